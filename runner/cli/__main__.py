@@ -1,0 +1,5 @@
+import sys
+
+from stepsmith.runner.cli import main
+
+sys.exit(main())

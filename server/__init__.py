@@ -1,0 +1,1 @@
+"""stepsmith.server: the pygls language server. Adapts stepsmith.runner to LSP; no analysis here."""
