@@ -1,0 +1,215 @@
+"""`stepsmith check [PATH...]`: validate manifests and every step file they name.
+
+PATH may be a folder (manifests found below it: workflow.yaml, *.workflow.yaml), a manifest,
+or a step `.py` file (the workflow(s) in the nearest folder above it that holds a manifest are
+checked; a `.py` file no manifest names is validated on its own, with no reach). Default: the current folder.
+
+Text output is ruff-style, `path:line:col: CODE message [step]`, with **1-based columns** (as
+ruff prints them). `--format json` emits Problem records exactly as the internal contract
+defines them (line 1-based, column 0-based in code points, end exclusive).
+
+Exit status: 0 clean, 1 problems found, 2 usage or internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+DESCRIPTION = __doc__.split("\n\n", 1)[1]
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "check",
+        help="validate workflow manifests and their step code",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("paths", nargs="*", metavar="PATH", help="folders, manifests or step files (default: .)")
+    p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--first",
+        dest="first",
+        action="store_true",
+        help="report only the first broken rule per step in step code (the harness's gate)",
+    )
+    mode.add_argument(
+        "--all", dest="first", action="store_false", help="report every problem (default)"
+    )
+    p.set_defaults(func=run, first=False)
+
+
+def _display(path: Path) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return str(path) if rel.startswith(".." + os.sep + "..") else rel
+
+
+def _ancestor_manifests(py: Path) -> list[Path]:
+    from stepsmith.runner.manifest import is_manifest_name
+
+    found: list[Path] = []
+    d = py.resolve().parent
+    for _ in range(32):
+        try:
+            names = sorted(os.listdir(d))
+        except OSError:
+            names = []
+        found.extend(d / n for n in names if is_manifest_name(n) and (d / n).is_file())
+        # the nearest folder holding a manifest is the step file's workflow; never past the
+        # repository root
+        if found or (d / ".git").exists() or d.parent == d:
+            break
+        d = d.parent
+    return found
+
+
+def _first_per_step(problems):
+    try:
+        from stepsmith.runner.validator import first_violation_per_step
+    except ImportError:  # same behaviour, until the validator package is present
+        def first_violation_per_step(ps):
+            seen, out = set(), []
+            for p in sorted(ps, key=lambda p: (p.span.line, p.span.column, p.code)):
+                if p.step not in seen:
+                    seen.add(p.step)
+                    out.append(p)
+            return out
+    return first_violation_per_step(problems)
+
+
+def _validate_alone(path: Path):
+    from stepsmith.runner.problems import Problem, Span
+
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return [Problem(code="SS004", message=f"cannot read file: {exc.strerror or exc}",
+                        span=Span(1, 0, 1, 1), path=str(path))]
+    try:
+        from stepsmith.runner.validator import validate
+    except ImportError as exc:
+        return [Problem(code="SS003", message=f"step validator unavailable ({exc}); the file was "
+                        "not checked", span=Span(1, 0, 1, 1), path=str(path))]
+    import dataclasses
+
+    return [dataclasses.replace(p, path=str(path)) for p in validate(data, python="3.11", uses=())]
+
+
+def collect(paths: list[str], first: bool = False):
+    """Returns (problems_by_path: dict[Path, list[Problem]], files_checked: list[Path])."""
+    from stepsmith.runner.manifest import (
+        check_workflow,
+        find_manifests,
+        is_manifest_name,
+    )
+
+    manifests: list[Path] = []
+    py_files: list[Path] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            manifests.extend(find_manifests([p]))
+        elif p.suffix == ".py":
+            py_files.append(p)
+            manifests.extend(_ancestor_manifests(p))
+        elif is_manifest_name(p.name) or p.suffix in (".yaml", ".yml"):
+            manifests.append(p)
+        else:
+            raise UsageError(f"{raw}: not a folder, workflow manifest or step .py file")
+
+    results: dict[Path, list] = {}
+    step_files: set[Path] = set()
+    manifest_keys: set[Path] = set()
+    seen: set[Path] = set()
+    seen_problems: dict[Path, set] = {}
+    for m in manifests:
+        key = m.resolve()
+        if key in seen:
+            continue
+        seen.add(key)
+        wc = check_workflow(m)
+        for path, probs in wc.problems.items():
+            rkey = Path(path).resolve()
+            if rkey == key:
+                manifest_keys.add(rkey)
+            if first and rkey != key:
+                probs = _first_per_step(probs)
+            bucket = results.setdefault(rkey, [])
+            seen_in = seen_problems.setdefault(rkey, set())
+            for pr in probs:
+                if pr not in seen_in:  # a step file shared by two workflows: report once
+                    seen_in.add(pr)
+                    bucket.append(pr)
+        step_files.update(Path(p).resolve() for p in wc.step_files)
+    for py in py_files:
+        key = py.resolve()
+        if key in step_files or key in results:
+            continue
+        probs = _validate_alone(py)
+        results[key] = _first_per_step(probs) if first else probs
+    return results
+
+
+class UsageError(Exception):
+    pass
+
+
+def run(args) -> int:
+    paths = args.paths or ["."]
+    missing = [p for p in paths if not os.path.exists(p)]
+    if missing:
+        for p in missing:
+            print(f"stepsmith check: {p}: no such file or folder", file=sys.stderr)
+        return 2
+    try:
+        results = collect(paths, first=args.first)
+    except UsageError as exc:
+        print(f"stepsmith check: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # an internal error must not look like a clean run
+        if os.environ.get("STEPSMITH_DEBUG"):
+            raise
+        print(f"stepsmith check: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2
+
+    rows = []
+    for path in sorted(results, key=lambda p: _display(p)):
+        shown = _display(path)
+        for pr in sorted(results[path], key=lambda p: (p.span.line, p.span.column, p.code)):
+            rows.append((shown, pr))
+    n_files = len({shown for shown, _ in rows})
+
+    if args.format == "json":
+        out = []
+        for shown, pr in rows:
+            d = pr.to_json()
+            d["path"] = shown
+            out.append(d)
+        json.dump(
+            {"problems": out, "files_checked": len(results), "files_with_problems": n_files},
+            sys.stdout,
+            indent=2,
+        )
+        sys.stdout.write("\n")
+    else:
+        if not results:
+            print("stepsmith check: no workflow manifests or step files found under "
+                  + ", ".join(paths), file=sys.stderr)
+        for shown, pr in rows:
+            step = f" [{pr.step}]" if pr.step else ""
+            print(f"{shown}:{pr.span.line}:{pr.span.column + 1}: {pr.code} {pr.message}{step}")
+        if rows:
+            noun = "problem" if len(rows) == 1 else "problems"
+            fnoun = "file" if n_files == 1 else "files"
+            print(f"Found {len(rows)} {noun} in {n_files} {fnoun}.")
+        else:
+            print("All checks passed!")
+    return 1 if rows else 0

@@ -1,0 +1,70 @@
+"""`stepsmith replay RUN [PATH]`: re-execute a run's accepted steps from their stored
+requests and report every step whose fresh result differs from the accepted one (a
+determinism check). Exit 0 all identical, 1 differences / changed requests / identity
+mismatch / unknown run, 2 usage errors or sandbox unavailable."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(sub) -> None:
+    p = sub.add_parser("replay", help="re-execute an accepted run and report differences",
+                       description="Re-execute every accepted step of run RUN from its stored "
+                       "request and compare the fresh result with the accepted one.")
+    p.add_argument("run_id", metavar="RUN", help="run id (see run-workflow)")
+    p.add_argument("path", nargs="?", default=".", metavar="PATH",
+                   help="workflow folder or manifest (default: .)")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+
+    from rich.console import Console
+    from stepsmith.runner.cli.run_workflow import print_outcome
+    from stepsmith.runner.fixtures.invoke import (
+        InvokeError,
+        load_workflow,
+        sandbox_status,
+    )
+    from stepsmith.runner.store.db import StoreError, store_path
+    from stepsmith.runner.store.runs import RunError, SandboxUnavailable, replay_run
+
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    out = Console(highlight=False, soft_wrap=True)
+    try:
+        lw = load_workflow(args.path)
+    except InvokeError as exc:
+        err.print(f"stepsmith replay: {exc}", markup=False)
+        return 2
+    if not store_path(lw.dir).exists():
+        err.print(f"stepsmith replay: no accepted results in {store_path(lw.dir)}", markup=False)
+        return 1
+    ok, why = sandbox_status()
+    if not ok:
+        err.print(f"stepsmith replay: the sandbox is unavailable: {why}", markup=False)
+        return 2
+    text = args.format == "text"
+
+    try:
+        report = replay_run(lw, args.run_id, on_step=(lambda o: print_outcome(out, o)) if text else None)
+    except SandboxUnavailable as exc:
+        err.print(f"stepsmith replay: the sandbox is unavailable: {exc}", markup=False)
+        return 2
+    except (RunError, StoreError) as exc:
+        err.print(f"stepsmith replay: {exc}", markup=False)
+        return 1
+    if not text:
+        sys.stdout.write(json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n")
+    else:
+        bad = [s for s in report.steps if s.outcome in ("differs", "changed")]
+        same = sum(s.outcome == "same" for s in report.steps)
+        rec = sum(s.outcome == "recorded" for s in report.steps)
+        out.print(f"replay {args.run_id}: {same} identical, {rec} recorded (not re-executed), "
+                  f"{len(bad)} differ or changed")
+        if bad:
+            out.print("[red]the run is NOT reproducible as accepted[/]")
+    return 0 if report.ok else 1

@@ -1,0 +1,21 @@
+"""`stepsmith serve [--tcp HOST:PORT]`: start the language server (stdio by default)."""
+
+from __future__ import annotations
+
+
+def register(sub) -> None:
+    p = sub.add_parser("serve", help="start the language server (LSP over stdio, or --tcp)")
+    p.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
+    p.add_argument("--log-level", default=None, help="stderr log level (default WARNING)")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from stepsmith.server.main import main
+
+    argv = []
+    if args.tcp:
+        argv += ["--tcp", args.tcp]
+    if args.log_level:
+        argv += ["--log-level", args.log_level]
+    return main(argv)

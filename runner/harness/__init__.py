@@ -1,0 +1,107 @@
+"""The in-sandbox harness, as the parent ships it.
+
+The files next to this one (`inside.py`, `facades.py`) run INSIDE the sandbox. They are never
+imported by the runner: `bundle()` compiles them once per process (and the validator's modules
+too: the harness re-validates every step before executing it) and caches the marshalled code
+objects; the sandbox's interpreter is the very binary the runner runs on, so marshal's format
+matches. The constant `BOOTSTRAP` is the only code on the sandbox's command line; everything
+else arrives on stdin.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import sys
+import threading
+from pathlib import Path
+
+HARNESS_VERSION = "1"
+
+BOOTSTRAP = (
+    "import sys,marshal\n"
+    "c,*a=marshal.loads(sys.stdin.buffer.read())\n"
+    "exec(c,{'__name__':'__stepsmith_harness__','ARGS':a})\n"
+)
+
+_HERE = Path(__file__).resolve().parent
+_RUNNER = _HERE.parent
+_lock = threading.Lock()
+_cache: dict | None = None
+
+
+def _validator_files() -> list[tuple[str, Path]]:
+    """(module name, path) for the validator and the runner modules it is built on."""
+    out: list[tuple[str, Path]] = []
+    problems = _RUNNER / "problems.py"
+    if problems.is_file():
+        out.append(("stepsmith.runner.problems", problems))
+    for pkg in ("rules", "validator"):
+        root = _RUNNER / pkg
+        if not root.is_dir():
+            continue
+        for path in sorted(root.rglob("*.py")):
+            if "__pycache__" in path.parts:
+                continue
+            rel = path.relative_to(_RUNNER).with_suffix("")
+            parts = list(rel.parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            out.append((".".join(["stepsmith", "runner", *parts]), path))
+    return out
+
+
+def bundle() -> dict:
+    """Compiled harness, facades and validator, cached per process.
+
+    Returns {"main": bytes, "facades": bytes, "validator": bytes | None, "sha256": str,
+    "files": [...]}; "sha256" covers the source of everything that runs inside the sandbox.
+    """
+    global _cache
+    with _lock:
+        if _cache is not None:
+            return _cache
+        digest = hashlib.sha256()
+        files = []
+
+        def load(path: Path, label: str):
+            src = path.read_bytes()
+            digest.update(label.encode() + b"\0" + src + b"\0")
+            files.append(label)
+            return src
+
+        main = compile(load(_HERE / "inside.py", "harness/inside.py"),
+                       "<stepsmith-harness>", "exec", dont_inherit=True, optimize=0)
+        fac = compile(load(_HERE / "facades.py", "harness/facades.py"),
+                      "<stepsmith-facades>", "exec", dont_inherit=True, optimize=0)
+        mods = {}
+        for name, path in _validator_files():
+            rel = str(path.relative_to(_RUNNER))
+            code = compile(load(path, rel), f"<stepsmith-validator:{rel}>", "exec",
+                           dont_inherit=True)
+            mods[name] = (path.name == "__init__.py", code)
+        has_validator = "stepsmith.runner.validator" in mods
+        _cache = {
+            "main": marshal.dumps(main),
+            "main_code": main,
+            "facades": marshal.dumps(fac),
+            "validator": marshal.dumps(mods) if has_validator else None,
+            "sha256": digest.hexdigest(),
+            "files": files,
+        }
+        return _cache
+
+
+def reset_cache() -> None:
+    """Forget the compiled bundle (tests; a long-lived server after an upgrade)."""
+    global _cache
+    with _lock:
+        _cache = None
+
+
+def source_sha256() -> str:
+    return bundle()["sha256"]
+
+
+def python_version() -> str:
+    return "%d.%d.%d" % sys.version_info[:3]

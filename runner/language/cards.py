@@ -1,0 +1,82 @@
+"""Hover cards as Markdown: reach card, rule card, pinned-clock note."""
+
+from __future__ import annotations
+
+NETWORK_MEANING = {
+    "none": "no network at all: the sandbox has no network interface beyond loopback",
+    "public_egress": "may reach the public internet, only in an explicitly live run "
+    "(fixture tests serve it from recorded results; a failed live run is never retried)",
+}
+
+PINNED_TIME = (
+    "**Pinned clock.** Inside the stepsmith sandbox `{call}` returns the run's pinned "
+    "*evaluation time* (the fixture's `evaluation_time`, or `--at`), never the host clock; "
+    "with no pinned time it is an error. Runs are reproducible because of this."
+)
+
+
+def _names(values) -> str:
+    return ", ".join(f"`{v}`" for v in values) if values else "none"
+
+
+def reach_card(row) -> str:
+    """The reach card of one step (`StepReach`), ending with the honest sentence."""
+    from stepsmith.runner.reach import REACH_SENTENCE
+
+    lines = [f"### Step `{row.step_id}` — what it can reach", ""]
+    if row.reaches_nothing:
+        lines.append("**Reaches nothing**: no network, no connections, no sources, no effects.")
+        lines.append("")
+    lines += [
+        f"- **network**: `{row.network}` — {NETWORK_MEANING.get(row.network, row.network)}",
+        f"- **connections**: {_names(row.connections)}",
+        f"- **sources read**: {_names(row.sources)}",
+        f"- **effects**: {_names(row.effects)}",
+        f"- **code**: `{row.code}`",
+        "",
+        f"> {row.explanation.strip()}",
+        "",
+        f"*{REACH_SENTENCE}*",
+    ]
+    return "\n".join(lines)
+
+
+def rule_card(code: str, message: str | None = None) -> str | None:
+    """Code, summary and rationale of a rule (None for an unknown code)."""
+    try:
+        from stepsmith.runner import rules
+
+        rule = rules.get(code)
+    except Exception:
+        return None
+    out = [f"### {rule.code} `{rule.name}`", ""]
+    if message:
+        out += [f"**{message}**", ""]
+    out += [rule.summary, "", f"*Why:* {rule.rationale}"]
+    if rule.security:
+        out += ["", "Security rule: it cannot be suppressed."]
+    if getattr(rule, "fix", "") and not rule.fix.startswith("("):
+        out += ["", "Accepted instead:", "", "```python", rule.fix.rstrip("\n"), "```"]
+    out += ["", f"`stepsmith rule {rule.code}` prints this in a terminal."]
+    return "\n".join(out)
+
+
+def rule_json(code: str) -> dict | None:
+    try:
+        from stepsmith.runner import rules
+
+        rule = rules.get(code)
+    except Exception:
+        return None
+    return {
+        "code": rule.code,
+        "name": rule.name,
+        "summary": rule.summary,
+        "rationale": rule.rationale,
+        "security": rule.security,
+        "markdown": rule_card(rule.code),
+    }
+
+
+def pinned_time_card(call: str) -> str:
+    return PINNED_TIME.format(call=call)

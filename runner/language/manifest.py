@@ -1,0 +1,411 @@
+"""Language-service logic for manifests: symbols, hover, completion, definitions.
+
+Pure functions over a parsed `ManifestDoc` (and, for `code:` completion/definition, a way to list
+and read files). Positions are Problem-style: 1-based lines, 0-based code-point columns.
+"""
+
+from __future__ import annotations
+
+import os
+import typing
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from stepsmith.runner.problems import Span
+
+from .cards import reach_card, rule_card
+
+_LEAF_TYPES = (str, int, float, bool, type(None))
+
+
+@dataclass
+class Symbol:
+    name: str
+    kind: str  # "step" | "source" | "effect" | "connection" | "section" | "function" | "import" | "key"
+    span: Span
+    selection: Span
+    detail: str = ""
+    children: list["Symbol"] = field(default_factory=list)
+
+
+@dataclass
+class Completion:
+    label: str
+    kind: str  # "property" | "value" | "reference" | "file" | "function" | "module"
+    detail: str = ""
+    documentation: str = ""
+    insert_text: str | None = None
+    replace: Span | None = None  # range the completion replaces (None = word at cursor)
+
+
+# ------------------------------------------------------------------ schema navigation
+
+
+def _unwrap(tp):
+    """Strip Annotated/Optional/Union-with-None."""
+    while True:
+        origin = typing.get_origin(tp)
+        if origin is typing.Annotated:
+            tp = typing.get_args(tp)[0]
+            continue
+        if origin is typing.Union or (origin is not None and str(origin) == "<class 'types.UnionType'>"):
+            args = [a for a in typing.get_args(tp) if a is not type(None)]
+            if len(args) == 1:
+                tp = args[0]
+                continue
+        return tp
+
+
+def _is_model(tp) -> bool:
+    return isinstance(tp, type) and hasattr(tp, "model_fields")
+
+
+def field_at(key_path: tuple) -> tuple[Any, Any]:
+    """(pydantic FieldInfo or None, annotation) of the key at `key_path` in a manifest."""
+    from stepsmith.runner.manifest.model import Workflow
+
+    tp: Any = Workflow
+    info = None
+    for part in key_path:
+        tp = _unwrap(tp)
+        if _is_model(tp):
+            if not isinstance(part, str) or part not in tp.model_fields:
+                return None, None
+            info = tp.model_fields[part]
+            tp = info.annotation
+            continue
+        origin = typing.get_origin(tp)
+        args = typing.get_args(tp)
+        if origin is dict and len(args) == 2:
+            tp, info = args[1], None
+            continue
+        if origin is list and args:
+            if not isinstance(part, int):
+                return None, None
+            tp, info = args[0], None
+            continue
+        return None, None
+    return info, tp
+
+
+def model_at(key_path: tuple):
+    """The model class whose keys are expected inside `key_path` (None if not a model)."""
+    _, tp = field_at(key_path)
+    tp = _unwrap(tp) if tp is not None else None
+    return tp if _is_model(tp) else None
+
+
+def literal_values(tp) -> list[str]:
+    tp = _unwrap(tp)
+    if typing.get_origin(tp) is typing.Literal:
+        return [str(a) for a in typing.get_args(tp)]
+    return []
+
+
+def describe_key(key_path: tuple) -> str | None:
+    info, tp = field_at(key_path)
+    if info is None:
+        return None
+    name = key_path[-1]
+    text = f"**`{name}`** — {info.description or ''}".rstrip(" —")
+    values = literal_values(tp)
+    if values:
+        text += "\n\nOne of: " + ", ".join(f"`{v}`" for v in values)
+    if info.is_required():
+        text += "\n\n*Required.*"
+    return text
+
+
+# ------------------------------------------------------------------ helpers over the tree
+
+
+def _nodes():
+    from stepsmith.runner.manifest import YMap, YScalar, YSeq
+
+    return YMap, YScalar, YSeq
+
+
+def step_items(doc) -> list[tuple[int, Any]]:
+    YMap, YScalar, YSeq = _nodes()
+    root = doc.root
+    if not isinstance(root, YMap):
+        return []
+    steps = root.get("steps")
+    if not isinstance(steps, YSeq):
+        return []
+    return [(i, item) for i, item in enumerate(steps.items) if isinstance(item, YMap)]
+
+
+def step_id_of(item) -> str | None:
+    YMap, YScalar, YSeq = _nodes()
+    idn = item.get("id")
+    return idn.data if isinstance(idn, YScalar) and isinstance(idn.data, str) else None
+
+
+def step_code_of(item) -> str | None:
+    YMap, YScalar, YSeq = _nodes()
+    c = item.get("code")
+    return c.data if isinstance(c, YScalar) and isinstance(c.data, str) else None
+
+
+def declared(doc, section: str) -> list[str]:
+    YMap, YScalar, YSeq = _nodes()
+    root = doc.root
+    if not isinstance(root, YMap):
+        return []
+    sec = root.get(section)
+    if not isinstance(sec, YMap):
+        return []
+    return [p.name for p in sec.pairs]
+
+
+def step_entry_span(doc, step_id: str) -> Span | None:
+    for i, item in step_items(doc):
+        if step_id_of(item) == step_id:
+            return item.span
+    return None
+
+
+def step_id_span(doc, step_id: str) -> Span | None:
+    YMap, YScalar, YSeq = _nodes()
+    for i, item in step_items(doc):
+        if step_id_of(item) == step_id:
+            return item.get("id").span
+    return None
+
+
+def steps_using_function(doc, rel_file: str, function: str) -> list[tuple[str, Span]]:
+    """(step id, span of the `code:` value) for every step whose code is rel_file:function."""
+    YMap, YScalar, YSeq = _nodes()
+    out = []
+    want = os.path.normpath(rel_file)
+    for i, item in step_items(doc):
+        code = step_code_of(item)
+        if not code or ":" not in code:
+            continue
+        f, fn = code.rsplit(":", 1)
+        if fn == function and os.path.normpath(f) == want:
+            out.append((step_id_of(item) or f"#{i}", item.get("code").span))
+    return out
+
+
+# ------------------------------------------------------------------ symbols
+
+
+def manifest_symbols(doc) -> list[Symbol]:
+    YMap, YScalar, YSeq = _nodes()
+    root = doc.root
+    out: list[Symbol] = []
+    if not isinstance(root, YMap):
+        return out
+    kinds = {"connections": "connection", "sources": "source", "effects": "effect"}
+    for pair in root.pairs:
+        key_span = pair.key.span
+        whole = Span(key_span.line, key_span.column, pair.value.span.end_line, pair.value.span.end_column)
+        sec = Symbol(pair.name, "section", whole, key_span)
+        if pair.name in kinds and isinstance(pair.value, YMap):
+            for sub in pair.value.pairs:
+                ks = sub.key.span
+                sec.children.append(Symbol(sub.name, kinds[pair.name],
+                                           Span(ks.line, ks.column, sub.value.span.end_line,
+                                                sub.value.span.end_column), ks))
+        elif pair.name == "steps" and isinstance(pair.value, YSeq):
+            for i, item in enumerate(pair.value.items):
+                if not isinstance(item, YMap):
+                    continue
+                sid = step_id_of(item) or f"step {i + 1}"
+                idn = item.get("id")
+                sel = idn.span if idn is not None else item.span
+                sec.children.append(Symbol(sid, "step", item.span, sel, detail=step_code_of(item) or ""))
+        elif pair.name == "workflow" and isinstance(pair.value, YScalar):
+            sec.detail = str(pair.value.data)
+        out.append(sec)
+    return out
+
+
+# ------------------------------------------------------------------ hover
+
+
+def _reach_row(doc, step_id: str):
+    if doc.workflow is None:
+        return None
+    from stepsmith.runner.reach import reach_rows
+
+    for row in reach_rows(doc.workflow):
+        if row.step_id == step_id:
+            return row
+    return None
+
+
+def manifest_hover(doc, line: int, column: int) -> tuple[str, Span] | None:
+    """Markdown and the span it is about, for the position (1-based line, 0-based column)."""
+    YMap, YScalar, YSeq = _nodes()
+    # a problem under the cursor: its rule
+    for p in doc.problems:
+        s = p.span
+        if (s.line, s.column) <= (line, column) <= (s.end_line, s.end_column):
+            card = rule_card(p.code, p.message)
+            if card:
+                return card, s
+    found = doc.path_at(line, column)
+    if found is None:
+        return None
+    path, part = found
+    # on a step (its id, network or connections) -> the reach card
+    if len(path) >= 2 and path[0] == "steps" and isinstance(path[1], int):
+        item = doc.node(path[:2])
+        sid = step_id_of(item) if isinstance(item, YMap) else None
+        key = path[2] if len(path) >= 3 else None
+        if sid and (key in ("id", "network", "connections", "effects") or key is None):
+            row = _reach_row(doc, sid)
+            if row is not None:
+                span = doc.locate(path, part) or item.span
+                text = reach_card(row)
+                if key not in (None, "id") and part == "key":
+                    desc = describe_key(tuple(path[:3]))
+                    if desc:
+                        text = desc + "\n\n---\n\n" + text
+                return text, span
+    # a key -> its schema description
+    norm_path = tuple(path if part == "key" else path)
+    desc = describe_key(norm_path)
+    if desc is None and part == "value":
+        # a value: describe the key it belongs to (walk up past list indices)
+        p = tuple(path)
+        while p and isinstance(p[-1], int):
+            p = p[:-1]
+        desc = describe_key(p) if p else None
+    if desc is None:
+        return None
+    span = doc.locate(tuple(path), part) or Span(line, column, line, column + 1)
+    return desc, span
+
+
+# ------------------------------------------------------------------ completion
+
+
+def _line_prefix(text_line: str, column: int) -> str:
+    return text_line[:column]
+
+
+def _indent(s: str) -> int:
+    return len(s) - len(s.lstrip(" "))
+
+
+def _key_path_for_indent(doc, lines: list[str], line: int, indent: int) -> tuple | None:
+    """Find the mapping a new key at (line, indent) would belong to, by looking upwards for a
+    less-indented `key:` line and mapping it to a key path with the parsed tree."""
+    YMap, YScalar, YSeq = _nodes()
+    for i in range(line - 2, -1, -1):
+        raw = lines[i].rstrip("\r\n")
+        stripped = raw.lstrip(" ")
+        if not stripped or stripped.startswith("#"):
+            continue
+        ind = _indent(raw)
+        if stripped.startswith("- "):
+            ind_item = ind + 2
+            if ind_item == indent:
+                # sibling key inside a list item: the item's mapping
+                found = doc.path_at(i + 1, ind_item)
+                if found:
+                    path, part = found
+                    while path and not isinstance(path[-1], int):
+                        path = path[:-1]
+                    return tuple(path)
+                return None
+        if ind < indent and stripped.rstrip().endswith(":"):
+            found = doc.path_at(i + 1, ind)
+            if found:
+                path, part = found
+                return tuple(path)
+            return None
+        if ind < indent:
+            return None
+        if ind == 0 and indent == 0:
+            return ()
+    return () if indent == 0 else None
+
+
+def manifest_completions(doc, text: str, line: int, column: int, *,
+                         list_dir: Callable[[str], list[str]] | None = None,
+                         functions_in: Callable[[str], list[str]] | None = None) -> list[Completion]:
+    """Completion candidates at (1-based line, 0-based column) of a manifest."""
+    from stepsmith.runner.language.incremental import split_lines
+
+    YMap, YScalar, YSeq = _nodes()
+    lines = split_lines(text)
+    if not 1 <= line <= len(lines):
+        return []
+    cur = lines[line - 1].rstrip("\r\n")
+    prefix = cur[:column]
+    stripped = prefix.lstrip(" ")
+    out: list[Completion] = []
+    # ---- value position: `key: <cursor>`
+    if ":" in stripped and not stripped.startswith("#"):
+        key_part, _, value_part = stripped.partition(":")
+        key = key_part.strip().lstrip("- ").strip()
+        value_part = value_part.lstrip()
+        key_indent = _indent(prefix) + (2 if stripped.startswith("- ") else 0)
+        parent = _key_path_for_indent(doc, lines, line, key_indent)
+        if parent is None:
+            parent = ()
+        in_step = len(parent) >= 2 and parent[0] == "steps"
+        # enum values from the schema
+        _, tp = field_at(tuple(parent) + (key,))
+        for v in literal_values(tp) if tp is not None else []:
+            out.append(Completion(v, "value", detail=f"{key} value"))
+        # references
+        if key in ("connection",) or (in_step and key == "connections"):
+            out += [Completion(n, "reference", detail="connection") for n in declared(doc, "connections")]
+        if in_step and key == "effects":
+            out += [Completion(n, "reference", detail="effect") for n in declared(doc, "effects")]
+        if len(parent) >= 3 and parent[0] == "steps" and parent[2] == "inputs" or (in_step and key not in ("id", "code", "explanation", "network", "connections", "effects", "inputs") and len(parent) >= 3):
+            out += [Completion(f"sources.{n}", "reference", detail="source") for n in declared(doc, "sources")]
+            for i, item in step_items(doc):
+                sid = step_id_of(item)
+                if sid:
+                    out.append(Completion(f"steps.{sid}.output", "reference", detail="output of a step"))
+        if in_step and key == "code":
+            out += _code_completions(value_part, list_dir, functions_in)
+        return out
+    # ---- key position
+    if stripped.startswith("#"):
+        return []
+    indent = _indent(prefix) + (2 if stripped.startswith("- ") else 0)
+    parent = _key_path_for_indent(doc, lines, line, indent)
+    if parent is None:
+        return []
+    model = model_at(tuple(parent))
+    if model is None:
+        # inside a list of steps without an index yet
+        if tuple(parent) == ("steps",):
+            from stepsmith.runner.manifest.model import Step
+
+            model = Step
+        else:
+            return []
+    existing = set()
+    node = doc.node(tuple(parent))
+    if isinstance(node, YMap):
+        existing = set(node.index)
+    for name, info in model.model_fields.items():
+        if name in existing:
+            continue
+        out.append(Completion(name, "property", detail="required" if info.is_required() else "optional",
+                              documentation=info.description or "", insert_text=f"{name}: "))
+    return out
+
+
+def _code_completions(value_part: str, list_dir, functions_in) -> list[Completion]:
+    out: list[Completion] = []
+    value = value_part.strip().strip("'\"")
+    if ":" in value:
+        file_part = value.split(":", 1)[0]
+        if functions_in is not None:
+            for fn in functions_in(file_part):
+                out.append(Completion(f"{file_part}:{fn}", "function", detail=f"function in {file_part}"))
+        return out
+    if list_dir is not None:
+        for rel in list_dir(value):
+            out.append(Completion(rel, "file", detail="step file"))
+    return out

@@ -1,0 +1,420 @@
+"""Cross references inside one manifest, checked on the positioned tree.
+
+These run even when the schema fails elsewhere (each check guards its own shapes), so an
+author sees every problem at once. Every problem points at the exact key or value.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable
+from typing import Any
+
+from stepsmith.runner.problems import Span
+
+from .yamlpos import YMap, YNode, YPair, YScalar, YSeq
+
+FORBIDDEN_FIELD_NAMES = frozenset(
+    {"secret", "secrets", "credential", "credentials", "apikey", "apikeys", "token", "tokens"}
+)
+STEP_REF = re.compile(r"^steps\.([^.]*)\.output$")
+SOURCE_REF = re.compile(r"^sources\.([a-z][a-z0-9_]*)$")
+RESERVED_INPUTS = ("connections", "effects")
+
+
+def is_forbidden_field(name: Any) -> bool:
+    """`secret`, `credentials`, `api_key`, `token` (and singular/plural forms), compared
+    case-insensitively with `-`, `_` and spaces ignored: `API_KEY`, `apiKey`, `api-key` match;
+    `token_count` or `access_token` do not (a whole field name must match)."""
+    if not isinstance(name, str):
+        return False
+    norm = name.lower().replace("_", "").replace("-", "").replace(" ", "")
+    return norm in FORBIDDEN_FIELD_NAMES
+
+
+def find_forbidden_fields(value: Any) -> list[tuple]:
+    """Paths (tuples of keys / list indices) to every mapping key in `value`, at any depth,
+    whose name is forbidden in stored inputs. Iterative: any depth, no recursion limit.
+    Usable on fixtures and recorded inputs as well as manifest literals."""
+    found: list[tuple] = []
+    # paths as linked (parent, key) cells: O(1) per step, a tuple only for each hit
+    stack: list[tuple[Any, Any]] = [(None, value)]
+    seen: set[int] = set()
+
+    def materialise(cell) -> tuple:
+        parts = []
+        while cell is not None:
+            cell, key = cell
+            parts.append(key)
+        return tuple(reversed(parts))
+
+    while stack:
+        cell, v = stack.pop()
+        if isinstance(v, dict):
+            if id(v) in seen:
+                continue
+            seen.add(id(v))
+            children = []
+            for k, child in v.items():
+                sub = (cell, k)
+                if is_forbidden_field(k):
+                    found.append(materialise(sub))
+                children.append((sub, child))
+            stack.extend(reversed(children))
+        elif isinstance(v, (list, tuple)):
+            if id(v) in seen:
+                continue
+            seen.add(id(v))
+            stack.extend(reversed([((cell, i), c) for i, c in enumerate(v)]))
+    return found
+
+
+def closest(name: str, choices) -> str | None:
+    close = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def did_you_mean(name: str, choices) -> str:
+    close = closest(name, choices)
+    return f"; did you mean '{close}'?" if close else ""
+
+
+def replace_fix(name: str, choices) -> dict | None:
+    """`Problem.data` hint for editors: replace the problem's span with `replacement`."""
+    close = closest(name, choices)
+    return {"fix": "replace", "replacement": close} if close else None
+
+
+def value_span(pair: YPair) -> Span:
+    """The value's span, or the key's when the value is empty (a zero-width span at a line end
+    is invisible in editors)."""
+    sp = pair.value.span
+    if sp.line == sp.end_line and sp.column == sp.end_column:
+        return pair.key.span
+    return sp
+
+
+def sub_span(node: YScalar, start: int, end: int) -> Span:
+    """Span of characters [start, end) of a single-line scalar's text, when the written form
+    maps 1:1 onto the value (plain, or quoted without escapes); else the whole scalar."""
+    sp = node.span
+    if node.tagged or sp.line != sp.end_line:
+        return sp
+    width = sp.end_column - sp.column
+    if node.style == "" and width == len(node.text):
+        off = 0
+    elif node.style in ("'", '"') and width == len(node.text) + 2:
+        off = 1
+    else:
+        return sp
+    return Span(sp.line, sp.column + off + start, sp.line, sp.column + off + end)
+
+
+def _declared(root: YMap, section: str) -> dict[str, YPair]:
+    node = root.get(section)
+    if isinstance(node, YMap):
+        return node.index
+    return {}
+
+
+def _step_id(step: YNode) -> str | None:
+    if isinstance(step, YMap):
+        idn = step.get("id")
+        if isinstance(idn, YScalar) and isinstance(idn.data, str):
+            return idn.data
+    return None
+
+
+def check_crossrefs(root: YMap, add: Callable[..., None]) -> None:
+    """`add(code, message, span, step=None, data=None)` receives every problem; `data` may
+    carry `{"fix": "replace", "replacement": name}` (replace the span's text) for editors."""
+    connections = _declared(root, "connections")
+    sources = _declared(root, "sources")
+    effects = _declared(root, "effects")
+
+    def check_connection_ref(pair: YPair | None, where: str, step: str | None = None):
+        if pair is None or not isinstance(pair.value, YScalar):
+            return
+        name = pair.value.data
+        if isinstance(name, str) and name not in connections:
+            add(
+                "SM101",
+                f"{where} uses connection '{name}', which is not declared under `connections`"
+                + did_you_mean(name, connections),
+                value_span(pair),
+                step,
+                replace_fix(name, connections),
+            )
+
+    for section in ("sources", "effects"):
+        node = root.get(section)
+        if isinstance(node, YMap):
+            for pair in node.pairs:
+                if isinstance(pair.value, YMap):
+                    kind = "source" if section == "sources" else "effect"
+                    check_connection_ref(pair.value.pair("connection"), f"{kind} '{pair.name}'")
+    trigger = root.get("trigger")
+    tpair = root.pair("trigger")
+    if isinstance(trigger, YMap):
+        kinds = [p for p in trigger.pairs if p.name in ("schedule", "event", "manual")]
+        if len(kinds) > 1:
+            add(
+                "SM005",
+                "trigger has more than one of schedule, event, manual; keep exactly one",
+                kinds[1].key.span,
+            )
+        elif not kinds and not any(True for p in trigger.pairs):
+            add("SM005", "trigger needs exactly one of schedule, event or manual", tpair.key.span)
+        event = trigger.get("event")
+        if isinstance(event, YMap):
+            check_connection_ref(event.pair("connection"), "the event trigger")
+
+    steps = root.get("steps")
+    if not isinstance(steps, YSeq):
+        return
+
+    # ids: duplicates at the second occurrence
+    ids: dict[str, YScalar] = {}
+    for step in steps.items:
+        if not isinstance(step, YMap):
+            continue
+        idn = step.get("id")
+        if isinstance(idn, YScalar) and isinstance(idn.data, str):
+            first = ids.get(idn.data)
+            if first is not None:
+                add(
+                    "SM106",
+                    f"duplicate step id '{idn.data}' (first used at line {first.span.line})",
+                    idn.span,
+                    idn.data,
+                )
+            else:
+                ids[idn.data] = idn
+
+    # per-step references; wiring edges for the cycle check
+    edges: dict[str, list[tuple[str, YNode]]] = {}
+    for step in steps.items:
+        if not isinstance(step, YMap):
+            continue
+        sid = _step_id(step)
+        for section, declared, code, noun in (
+            ("connections", connections, "SM101", "connection"),
+            ("effects", effects, "SM103", "effect"),
+        ):
+            lst = step.get(section)
+            if not isinstance(lst, YSeq):
+                continue
+            seen: dict[str, YNode] = {}
+            for item in lst.items:
+                if not isinstance(item, YScalar) or not isinstance(item.data, str):
+                    continue
+                name = item.data
+                if name not in declared:
+                    add(
+                        code,
+                        f"step uses {noun} '{name}', which is not declared under `{section}`"
+                        + did_you_mean(name, declared),
+                        item.span,
+                        sid,
+                        replace_fix(name, declared),
+                    )
+                if name in seen:
+                    add("SM109", f"{noun} '{name}' is listed twice", item.span, sid)
+                else:
+                    seen[name] = item
+        inputs = step.get("inputs")
+        if not isinstance(inputs, YMap):
+            continue
+        for pair in inputs.pairs:
+            if pair.name in RESERVED_INPUTS:
+                add(
+                    "SM108",
+                    f"'{pair.name}' is reserved for the step's "
+                    + ("granted credentials" if pair.name == "connections" else "effect recorder")
+                    + "; name this input differently",
+                    pair.key.span,
+                    sid,
+                )
+            val = pair.value
+            if isinstance(val, YScalar) and isinstance(val.data, str):
+                text = val.data
+                if text.startswith("sources."):
+                    m = SOURCE_REF.match(text)
+                    if not m:
+                        add(
+                            "SM102",
+                            f"malformed source reference {text!r}: expected sources.<name>",
+                            val.span,
+                            sid,
+                        )
+                    elif m.group(1) not in sources:
+                        name = m.group(1)
+                        add(
+                            "SM102",
+                            f"input '{pair.name}' reads source '{name}', which is not declared "
+                            "under `sources`" + did_you_mean(name, sources),
+                            sub_span(val, 8, len(text)),
+                            sid,
+                            replace_fix(name, sources)
+                            if sub_span(val, 8, len(text)) != val.span
+                            else None,
+                        )
+                elif text.startswith("steps."):
+                    m = STEP_REF.match(text)
+                    if not m:
+                        add(
+                            "SM104",
+                            f"malformed step reference {text!r}: expected steps.<id>.output",
+                            val.span,
+                            sid,
+                        )
+                    elif m.group(1) not in ids:
+                        ref = m.group(1)
+                        add(
+                            "SM104",
+                            f"input '{pair.name}' uses the output of step '{ref}', but there is "
+                            "no such step" + did_you_mean(ref, ids),
+                            sub_span(val, 6, 6 + len(ref)),
+                            sid,
+                            replace_fix(ref, ids) if sub_span(val, 6, 6 + len(ref)) != val.span else None,
+                        )
+                    elif sid is not None:
+                        edges.setdefault(sid, []).append((m.group(1), val))
+            # forbidden field names: the parameter name itself and any key in a literal
+            if is_forbidden_field(pair.name):
+                add(
+                    "SM301",
+                    f"input '{pair.name}' has a forbidden name: inputs are stored verbatim, so "
+                    "credentials must arrive through `connections`",
+                    pair.key.span,
+                    sid,
+                )
+            if isinstance(val, (YMap, YSeq)):
+                for path in find_forbidden_fields(val.data):
+                    keynode = _key_node_at(val, path)
+                    add(
+                        "SM301",
+                        f"input '{pair.name}' carries a field named '{path[-1]}': inputs are "
+                        "stored verbatim, so credentials must arrive through `connections`",
+                        keynode.span if keynode is not None else val.span,
+                        sid,
+                    )
+
+    _check_cycles(steps, edges, add)
+
+
+def _key_node_at(node: YNode, path: tuple) -> YScalar | None:
+    for i, part in enumerate(path):
+        if isinstance(node, YMap) and isinstance(part, str):
+            pair = node.pair(part)
+            if pair is None:
+                return None
+            if i == len(path) - 1:
+                return pair.key
+            node = pair.value
+        elif isinstance(node, YSeq) and isinstance(part, int) and part < len(node.items):
+            node = node.items[part]
+        else:
+            return None
+    return None
+
+
+def _check_cycles(steps: YSeq, edges: dict[str, list[tuple[str, YNode]]], add) -> None:
+    order = [sid for sid in (_step_id(s) for s in steps.items) if sid is not None]
+    # Tarjan's SCC, iterative
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    sccs: list[list[str]] = []
+    counter = 0
+    for start in order:
+        if start in index:
+            continue
+        work = [(start, 0)]
+        while work:
+            v, i = work.pop()
+            if i == 0:
+                index[v] = low[v] = counter
+                counter += 1
+                stack.append(v)
+                on_stack.add(v)
+            succ = edges.get(v, [])
+            recurse = False
+            while i < len(succ):
+                w = succ[i][0]
+                i += 1
+                if w not in index:
+                    work.append((v, i))
+                    work.append((w, 0))
+                    recurse = True
+                    break
+                if w in on_stack:
+                    low[v] = min(low[v], index[w])
+            if recurse:
+                continue
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                sccs.append(comp)
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[v])
+
+    position = {sid: i for i, sid in enumerate(order)}
+    for comp in sccs:
+        members = set(comp)
+        first = min(comp, key=lambda s: position.get(s, 0))
+        self_loop = [val for (w, val) in edges.get(first, []) if w == first]
+        if len(comp) == 1 and not self_loop:
+            continue
+        if self_loop:
+            add(
+                "SM105",
+                f"wiring cycle: step '{first}' uses its own output",
+                self_loop[0].span,
+                first,
+            )
+            continue
+        # shortest path back to `first` inside the component (BFS), reported at first's input
+        prev: dict[str, str | None] = {}
+        frontier = []
+        for w, val in edges.get(first, []):
+            if w in members and w not in prev:
+                prev[w] = None
+                frontier.append(w)
+        target_found = None
+        while frontier and target_found is None:
+            nxt = []
+            for v in frontier:
+                for w, _ in edges.get(v, []):
+                    if w == first:
+                        target_found = v
+                        break
+                    if w in members and w not in prev:
+                        prev[w] = v
+                        nxt.append(w)
+                if target_found:
+                    break
+            frontier = nxt
+        path = []
+        v = target_found
+        while v is not None:
+            path.append(v)
+            v = prev.get(v)
+        path.reverse()  # first -> path[0] -> ... -> path[-1] -> first
+        cycle = [first] + path + [first]
+        head = path[0] if path else first
+        val = next((val for (w, val) in edges.get(first, []) if w == head), None)
+        add(
+            "SM105",
+            "wiring cycle: " + " -> ".join(cycle),
+            val.span if val is not None else steps.span,
+            first,
+        )

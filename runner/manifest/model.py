@@ -1,0 +1,287 @@
+"""The workflow manifest model (pydantic v2, strict, unknown keys forbidden).
+
+This model is the single source of truth for `workflow.yaml`; `schemas/workflow.schema.json`
+is generated from it (`stepsmith schema`). Every field carries a description because editors
+show it on hover. Cross references (declared names, wiring, cycles, code files) are checked
+in `crossref.py` / `check.py`, where exact positions are known.
+"""
+
+from __future__ import annotations
+
+import re
+import zoneinfo
+from typing import Annotated, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+SLUG_PATTERN = r"^[a-z][a-z0-9_-]*$"
+NAME_PATTERN = r"^[a-z][a-z0-9_]*$"  # connection aliases, source and effect names
+PARAM_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
+CODE_PATTERN = r"^[^:\s][^:]*\.py:[A-Za-z_][A-Za-z0-9_]*$"
+PYTHON_PATTERN = r"^3\.[0-9]{1,2}$"
+EVENT_PATTERN = r"^[a-z][a-z0-9_.-]*$"
+
+Slug = Annotated[str, StringConstraints(pattern=SLUG_PATTERN)]
+Name = Annotated[str, StringConstraints(pattern=NAME_PATTERN)]
+ParamName = Annotated[str, StringConstraints(pattern=PARAM_PATTERN)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+
+# --------------------------------------------------------------------------------- trigger
+
+_CRON_FIELDS = (
+    ("minute", 0, 59, None),
+    ("hour", 0, 23, None),
+    ("day of month", 1, 31, None),
+    ("month", 1, 12, ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]),
+    ("day of week", 0, 7, ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]),
+)
+_CRON_ITEM = re.compile(r"^(?:(\*)|([0-9a-zA-Z]+)(?:-([0-9a-zA-Z]+))?)(?:/([0-9]+))?$")
+
+
+def check_cron(expr: str) -> str:
+    """Validate a 5-field cron expression; raise ValueError with a precise message."""
+    fields = expr.split()
+    if len(fields) != 5:
+        raise ValueError(
+            f"cron needs 5 fields (minute hour day-of-month month day-of-week), got {len(fields)}"
+        )
+    for text, (name, lo, hi, names) in zip(fields, _CRON_FIELDS):
+        for item in text.split(","):
+            m = _CRON_ITEM.match(item)
+            if not m:
+                raise ValueError(f"cron {name} field {text!r} is not valid")
+            star, a, b, step = m.groups()
+            vals = []
+            for v in (a, b):
+                if v is None:
+                    continue
+                if v.isdigit():
+                    n = int(v)
+                elif names and v.lower() in names:
+                    n = names.index(v.lower()) + (1 if name == "month" else 0)
+                else:
+                    raise ValueError(f"cron {name} field has unknown value {v!r}")
+                if not lo <= n <= hi:
+                    raise ValueError(f"cron {name} value {v} is out of range {lo}-{hi}")
+                vals.append(n)
+            if len(vals) == 2 and vals[0] > vals[1]:
+                raise ValueError(f"cron {name} range {a}-{b} runs backwards")
+            if step is not None and int(step) == 0:
+                raise ValueError(f"cron {name} step must be at least 1")
+    return expr
+
+
+def check_timezone(name: str) -> str:
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
+        import difflib
+
+        try:
+            known = sorted(zoneinfo.available_timezones())
+        except Exception:  # pragma: no cover
+            known = []
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else " (use an IANA name such as Europe/London or UTC)"
+        raise ValueError(f"unknown timezone {name!r}{hint}") from None
+    return name
+
+
+class Schedule(_Strict):
+    """Run on a schedule."""
+
+    cron: str = Field(
+        description="Five-field cron expression (minute hour day-of-month month day-of-week), "
+        "e.g. \"0 7 * * 1-5\" for 07:00 on weekdays.",
+        examples=["0 7 * * 1-5"],
+    )
+    timezone: str = Field(
+        description="IANA timezone the cron expression is read in, e.g. Europe/London or UTC.",
+        examples=["Europe/London"],
+    )
+
+    @field_validator("cron")
+    @classmethod
+    def _check_cron(cls, v: str) -> str:
+        return check_cron(v)
+
+    @field_validator("timezone")
+    @classmethod
+    def _check_timezone(cls, v: str) -> str:
+        return check_timezone(v)
+
+
+class Event(_Strict):
+    """Run when an event arrives."""
+
+    name: str = Field(
+        pattern=EVENT_PATTERN,
+        description="Name of the event that starts the workflow, e.g. invoice.received.",
+        examples=["invoice.received"],
+    )
+    connection: Name = Field(  # type: ignore[assignment]  # absent = None; null is refused
+        default=None,
+        description="Alias (from `connections`) of the system the event comes from, if any.",
+    )
+
+
+class Manual(_Strict):
+    """Run only when a person starts it."""
+
+    description: str = Field(default="", description="Who starts this workflow and when.")
+
+
+class Trigger(_Strict):
+    """What starts the workflow: exactly one of `schedule`, `event` or `manual`."""
+
+    model_config = ConfigDict(json_schema_extra={"minProperties": 1, "maxProperties": 1})
+
+    # Absent keys default to None; an explicit null is refused for schedule/event (the schema
+    # says "object") and means "no description" for manual (`manual:` reads naturally).
+    schedule: Schedule = Field(default=None, description="Run on a cron schedule.")  # type: ignore[assignment]
+    event: Event = Field(default=None, description="Run when a named event arrives.")  # type: ignore[assignment]
+    manual: Manual | None = Field(
+        default=None,
+        description="Run only when started by hand: `manual: {}` or `manual:` (optionally with a "
+        "description).",
+    )
+
+    @field_validator("manual", mode="before")
+    @classmethod
+    def _manual_null(cls, v):
+        return Manual() if v is None else v
+
+    @model_validator(mode="after")
+    def _exactly_one(self):
+        n = sum(x is not None for x in (self.schedule, self.event, self.manual))
+        if n != 1:
+            raise PydanticCustomError(
+                "trigger_count",
+                "trigger needs exactly one of schedule, event or manual; found {n}",
+                {"n": n},
+            )
+        return self
+
+
+# ------------------------------------------------------------------------- declarations
+
+
+class Connection(_Strict):
+    """A connection alias. Only a name: the credential is never written in the manifest."""
+
+    description: str = Field(default="", description="What system this connection reaches.")
+
+
+class Source(_Strict):
+    """Data the workflow reads, through a declared connection."""
+
+    connection: Name = Field(description="Alias (from `connections`) this source is read through.")
+    description: str = Field(default="", description="What this source holds, in plain language.")
+
+
+class Effect(_Strict):
+    """A change the workflow may make in the outside world. Locally it is only recorded."""
+
+    connection: Name = Field(description="Alias (from `connections`) the effect is performed through.")
+    kind: Literal["create", "update", "delete", "send"] = Field(
+        description="What the effect does: create, update, delete or send."
+    )
+    key: str = Field(
+        pattern=PARAM_PATTERN,
+        description="Payload field that identifies the effect's target (its idempotency key), "
+        "e.g. invoice_id.",
+    )
+    description: str = Field(default="", description="What this effect does, in plain language.")
+
+
+# --------------------------------------------------------------------------------- steps
+
+
+class Step(_Strict):
+    """One step: a top-level Python function run in its own sandbox."""
+
+    id: Slug = Field(
+        description="Unique step id: lowercase letters, digits, '-' or '_', starting with a letter.",
+        examples=["match"],
+    )
+    explanation: str = Field(
+        min_length=1,
+        pattern=r"\S",
+        description="Plain-language explanation of what the step does; this is what the "
+        "workflow's owner reads.",
+    )
+    code: str = Field(
+        pattern=CODE_PATTERN,
+        description="The step function as `path/to/file.py:function`, relative to the manifest's "
+        "folder.",
+        examples=["steps/match.py:match"],
+    )
+    inputs: dict[ParamName, JsonValue] = Field(
+        default_factory=dict,
+        description="Parameter name -> where its value comes from: `sources.<name>`, "
+        "`steps.<id>.output`, or a literal JSON value (a string not starting with `sources.` or "
+        "`steps.` is a literal).",
+    )
+    network: Literal["none", "public_egress"] = Field(
+        default="none",
+        description="`none` (default) or `public_egress` (may reach the public internet in an "
+        "explicitly live run). There is deliberately no per-domain allowlist.",
+    )
+    connections: list[Name] = Field(
+        default_factory=list,
+        description="Connection aliases whose credentials this step receives through its "
+        "`connections` parameter. Default: none.",
+    )
+    effects: list[Name] = Field(
+        default_factory=list,
+        description="Effect names this step may emit through its `effects` parameter. Default: none.",
+    )
+
+
+class Workflow(_Strict):
+    """A stepsmith workflow manifest (workflow.yaml)."""
+
+    workflow: Slug = Field(
+        description="Workflow slug: lowercase letters, digits, '-' or '_', starting with a letter.",
+        examples=["invoice-matching"],
+    )
+    version: int = Field(ge=1, description="Immutable version number of this workflow (>= 1).")
+    python: str = Field(
+        pattern=PYTHON_PATTERN,
+        description="The Python version the steps are pinned to, as a quoted string, e.g. \"3.11\".",
+        examples=["3.11"],
+    )
+    trigger: Trigger = Field(description="What starts the workflow: exactly one of schedule, event or manual.")
+    connections: dict[Name, Connection] = Field(
+        default_factory=dict,
+        description="Connection aliases (names only, never credentials).",
+    )
+    sources: dict[Name, Source] = Field(
+        default_factory=dict, description="Data sources the steps may read, by name."
+    )
+    effects: dict[Name, Effect] = Field(
+        default_factory=dict, description="Effects the steps may emit, by name."
+    )
+    steps: list[Step] = Field(min_length=1, description="The steps, in order of declaration.")
+
+    def step(self, step_id: str) -> Step | None:
+        for s in self.steps:
+            if s.id == step_id:
+                return s
+        return None
+
+
+MODELS = (Workflow, Trigger, Schedule, Event, Manual, Connection, Source, Effect, Step)

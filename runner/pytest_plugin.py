@@ -1,0 +1,132 @@
+"""pytest plugin: ``pytest --stepsmith PATH`` collects every fixture of the workflows under
+PATH as a test item, so CI gets pytest's reporting, ``-k``, JUnit XML and xdist for free.
+
+Node ids: ``<workflow folder relative to rootdir>::<step>::<case>``, for example
+``examples/invoice-matching::match::acme-2026-12-01``. A fixture of a ``public_egress`` step
+is skipped as "served from recording" unless ``--stepsmith-live``. Failures show the
+structural diff. Without ``--stepsmith`` the plugin does nothing (it is loaded in every pytest
+run through the ``pytest11`` entry point): its hooks return at once and nothing heavy is
+imported until a workflow is actually collected.
+
+When ``--stepsmith`` is given and no test paths are on the command line, only the fixtures
+are collected (the ``testpaths`` ini setting is not used).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+def pytest_addoption(parser) -> None:
+    group = parser.getgroup("stepsmith", "stepsmith workflow fixtures")
+    group.addoption("--stepsmith", action="append", default=[], metavar="PATH",
+                    help="collect the fixtures of the workflows under PATH as tests "
+                    "(repeatable)")
+    group.addoption("--stepsmith-live", action="store_true", default=False,
+                    help="run public_egress steps against the network instead of serving "
+                    "their recordings")
+
+
+def pytest_configure(config) -> None:
+    config.addinivalue_line("markers", "stepsmith: a stepsmith workflow fixture")
+    paths = config.getoption("stepsmith", default=None)
+    if not paths:
+        return
+    roots = [Path(p).resolve() for p in paths]
+    config._stepsmith_roots = roots
+    source = getattr(config, "args_source", None)
+    explicit = source is not None and source.name == "ARGS"
+    args = list(config.args) if explicit else []
+    for p in paths:
+        if p not in args:
+            args.append(p)
+    config.args = args
+
+
+def _is_manifest(path: Path) -> bool:
+    return path.name in ("workflow.yaml", "workflow.yml") or path.name.endswith(".workflow.yaml")
+
+
+def pytest_collect_file(file_path: Path, parent):
+    roots = getattr(parent.config, "_stepsmith_roots", None)
+    if not roots or not _is_manifest(file_path) or ".stepsmith" in file_path.parts:
+        return None
+    resolved = file_path.resolve()
+    if not any(resolved == r or r in resolved.parents for r in roots):
+        return None
+    import os
+
+    rel = os.path.relpath(resolved.parent, parent.config.rootpath)
+    rel = rel.replace(os.sep, "/")
+    if file_path.name not in ("workflow.yaml", "workflow.yml"):
+        rel = rel + "/" + file_path.name
+    return StepsmithWorkflow.from_parent(parent, path=file_path, nodeid=rel)
+
+
+class StepsmithFailure(Exception):
+    def __init__(self, result):
+        super().__init__(result.failure_text())
+        self.result = result
+
+
+class StepsmithWorkflow(pytest.File):
+    def collect(self):
+        from stepsmith.runner.fixtures.invoke import load_workflow
+        from stepsmith.runner.fixtures.suite import workflow_cases
+
+        lw = load_workflow(self.path, base=self.config.rootpath)
+        lw.shown = self.nodeid
+        for case in workflow_cases(lw):
+            name = f"{case.step_id}::{case.case}" if case.step_id else case.case
+            yield StepsmithItem.from_parent(self, name=name, case=case)
+
+
+_sandbox_state: list = []
+
+
+class StepsmithItem(pytest.Item):
+    def __init__(self, *, case, **kw):
+        super().__init__(**kw)
+        self.case = case
+        # pytest-lsp's runtest_call wrapper does not yield for items without `funcargs`
+        self.funcargs = {}
+        if case.step_id:
+            self.add_marker(pytest.mark.stepsmith)
+
+    def runtest(self) -> None:
+        from stepsmith.runner.fixtures.suite import run_case
+
+        case = self.case
+        if case.fixture is not None:
+            if not _sandbox_state:
+                from stepsmith.runner.fixtures.invoke import sandbox_status
+
+                _sandbox_state.append(sandbox_status())
+            ok, why = _sandbox_state[0]
+            if not ok:
+                pytest.fail(f"the sandbox is unavailable: {why} (never run unsandboxed)",
+                            pytrace=False)
+        result = run_case(case, live=self.config.getoption("stepsmith_live"))
+        if result.outcome == "recorded":
+            pytest.skip(result.messages[0] if result.messages else "served from recording")
+        if result.outcome in ("failed", "error"):
+            raise StepsmithFailure(result)
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, StepsmithFailure):
+            from stepsmith.runner.fixtures.compare import unified_diff
+
+            r = excinfo.value.result
+            lines = [str(d) for d in r.differences] + list(r.messages)
+            for label, exp, act in r.big:
+                lines.append(unified_diff(exp, act, label).rstrip("\n"))
+            head = "fixture does not match" if r.outcome == "failed" else "fixture could not run"
+            lines.append(f"({head}: {self.case.shown_path})")
+            return "\n".join(lines)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self):
+        path = self.case.path or self.case.workflow.manifest_path
+        return path, None, self.case.id

@@ -1,0 +1,111 @@
+"""What each step is permitted to reach: every step, including the ones that reach nothing.
+
+Built from the manifest alone (declared permissions), never from reading the code: the honest
+sentence says so wherever the table is shown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+REACH_SENTENCE = "This is what each step is permitted to reach, not a review of what its code does."
+
+NETWORK_LABELS = {"none": "none", "public_egress": "public egress"}
+
+
+@dataclass(frozen=True)
+class StepReach:
+    step_id: str
+    function: str  # the step function's name
+    code: str  # "steps/match.py:match" as written
+    network: str  # "none" | "public_egress"
+    connections: tuple[str, ...]  # granted connection aliases, in declared order
+    sources: tuple[str, ...]  # sources read through inputs (`sources.<name>`), in input order
+    effects: tuple[str, ...]  # effect names the step may emit
+    explanation: str
+    reaches_nothing: bool  # no network, no connections, no sources, no effects
+
+    @property
+    def network_label(self) -> str:
+        return NETWORK_LABELS.get(self.network, self.network)
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        for k in ("connections", "sources", "effects"):
+            d[k] = list(d[k])
+        return d
+
+    def summary(self) -> str:
+        """One line for hovers: 'network: none; connections: xero; sources: invoices; effects: -'."""
+        if self.reaches_nothing:
+            return "reaches nothing: no network, no connections, no sources, no effects"
+        parts = [f"network: {self.network_label}"]
+        for label, values in (
+            ("connections", self.connections),
+            ("sources", self.sources),
+            ("effects", self.effects),
+        ):
+            parts.append(f"{label}: {', '.join(values) if values else 'none'}")
+        return "; ".join(parts)
+
+
+def _sources_read(inputs: dict) -> tuple[str, ...]:
+    out: list[str] = []
+    for value in inputs.values():
+        if isinstance(value, str) and value.startswith("sources."):
+            name = value[len("sources."):]
+            if name and name not in out:
+                out.append(name)
+    return tuple(out)
+
+
+def reach_rows(workflow) -> list[StepReach]:
+    """One row per step of a validated `Workflow`, in manifest order."""
+    rows = []
+    for step in workflow.steps:
+        function = step.code.rsplit(":", 1)[-1] if ":" in step.code else ""
+        connections = tuple(dict.fromkeys(step.connections))
+        effects = tuple(dict.fromkeys(step.effects))
+        sources = _sources_read(step.inputs)
+        nothing = step.network == "none" and not connections and not sources and not effects
+        rows.append(
+            StepReach(
+                step_id=step.id,
+                function=function,
+                code=step.code,
+                network=step.network,
+                connections=connections,
+                sources=sources,
+                effects=effects,
+                explanation=step.explanation,
+                reaches_nothing=nothing,
+            )
+        )
+    return rows
+
+
+def reach_markdown(row: StepReach, workflow=None) -> str:
+    """Hover text for one step (Markdown), ending with the honest sentence."""
+    lines = [f"**Step `{row.step_id}`** — `{row.code}`", "", row.explanation, ""]
+    if row.reaches_nothing:
+        lines.append("Reaches **nothing**: no network, no connections, no sources, no effects.")
+    else:
+        lines.append(f"- network: **{row.network_label}**")
+        lines.append(f"- connections: {', '.join(f'`{c}`' for c in row.connections) or 'none'}")
+        src = []
+        for s in row.sources:
+            conn = None
+            if workflow is not None and s in workflow.sources:
+                conn = workflow.sources[s].connection
+            src.append(f"`{s}`" + (f" (via `{conn}`)" if conn else ""))
+        lines.append(f"- sources read: {', '.join(src) or 'none'}")
+        eff = []
+        for e in row.effects:
+            desc = ""
+            if workflow is not None and e in workflow.effects:
+                ef = workflow.effects[e]
+                desc = f" ({ef.kind} via `{ef.connection}`)"
+            eff.append(f"`{e}`{desc}")
+        lines.append(f"- effects: {', '.join(eff) or 'none'}")
+    lines += ["", f"_{REACH_SENTENCE}_"]
+    return "\n".join(lines)

@@ -1,0 +1,113 @@
+"""The rules catalogue: every stable code the validator and the manifest checks report.
+
+`Rule(code, name, summary, rationale, security=True)` is the contract (docs/ARCHITECTURE.md);
+`example` (a snippet the rule refuses) and `fix` (a close snippet it accepts) are optional
+extras shown by `stepsmith rule CODE` and reused by the table-driven tests.
+
+Rules are collected lazily, on the first `get()`/`all_rules()`, from
+`step_rules.RULES` (SS codes) and `manifest_rules.RULES` (SM codes) when that module exists.
+Collecting lazily keeps `import stepsmith.runner.rules` cheap and lets either module import
+`Rule` from here while this package is still being initialised.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+__all__ = ["Rule", "UnknownRule", "all_rules", "get", "suggest"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str  # stable forever: SS0xx..SS5xx step code, SM0xx..SM3xx manifest
+    name: str  # kebab-case, also stable
+    summary: str  # one line: what the rule refuses
+    rationale: str  # one line: why
+    security: bool = True  # False only for rules a fix-it could suppress (none today)
+    example: str = ""  # a snippet the rule refuses
+    fix: str = ""  # a close snippet the rule accepts
+
+    def to_json(self) -> dict:
+        return {
+            "code": self.code,
+            "name": self.name,
+            "summary": self.summary,
+            "rationale": self.rationale,
+            "security": self.security,
+            "example": self.example,
+            "fix": self.fix,
+        }
+
+
+class UnknownRule(KeyError):
+    """`get()` was asked for a code no rule has; `suggestions` holds close codes."""
+
+    def __init__(self, code: str, suggestions: list[str]):
+        super().__init__(code)
+        self.code = code
+        self.suggestions = suggestions
+
+    def __str__(self) -> str:
+        hint = f"; did you mean {' or '.join(self.suggestions)}?" if self.suggestions else ""
+        return f"unknown rule {self.code!r}{hint}"
+
+
+_SOURCES = ("step_rules", "manifest_rules")
+_by_code: dict[str, Rule] | None = None
+
+
+def _collect() -> dict[str, Rule]:
+    global _by_code
+    if _by_code is None:
+        found: dict[str, Rule] = {}
+        for name in _SOURCES:
+            try:
+                module = importlib.import_module(f"{__name__}.{name}")
+            except ModuleNotFoundError as exc:  # a catalogue part not built yet
+                if exc.name != f"{__name__}.{name}":
+                    raise
+                continue
+            for rule in getattr(module, "RULES", ()):
+                if rule.code in found:
+                    raise RuntimeError(f"rule code {rule.code} defined twice")
+                found[rule.code] = rule
+        _by_code = dict(sorted(found.items()))
+    return _by_code
+
+
+def all_rules() -> list[Rule]:
+    """Every rule, sorted by code."""
+    return list(_collect().values())
+
+
+def suggest(text: str, limit: int = 3) -> list[str]:
+    """Codes close to `text` (a mistyped code or rule name), best first."""
+    import difflib
+
+    rules = _collect()
+    key = text.strip()
+    by_name = {r.name: r.code for r in rules.values()}
+    codes = difflib.get_close_matches(key.upper(), list(rules), n=limit, cutoff=0.6)
+    names = difflib.get_close_matches(key.lower(), list(by_name), n=limit, cutoff=0.6)
+    out: list[str] = []
+    for code in codes + [by_name[n] for n in names]:
+        if code not in out:
+            out.append(code)
+    return out[:limit]
+
+
+def get(code: str) -> Rule:
+    """The rule with this code (case-insensitive; a rule's name works too).
+
+    Raises `UnknownRule` (a KeyError) with did-you-mean suggestions otherwise.
+    """
+    rules = _collect()
+    key = code.strip()
+    rule = rules.get(key.upper())
+    if rule is not None:
+        return rule
+    for rule in rules.values():
+        if rule.name == key.lower():
+            return rule
+    raise UnknownRule(code, suggest(code))

@@ -1,0 +1,282 @@
+"""One bubblewrap process per step invocation: the command line, and its supervision.
+
+Containment, layer by layer (each holds on its own):
+- namespaces: `--unshare-all` (user, pid, net, ipc, uts, cgroup, mount) + `--unshare-user
+  --uid 65534 --gid 65534` and `--cap-drop ALL`: the step is "nobody" with no capabilities,
+  in its own pid namespace, with no network interface but loopback (unless a live run).
+- filesystem: a fresh tmpfs root remounted read-only holding only read-only binds of the
+  system's shared libraries (/usr/lib*, /lib*, /etc/ld.so.cache), the interpreter binary and
+  its standard library (site-packages hidden under an empty tmpfs), libfaketime; fresh /dev,
+  fresh /proc, a read-only /dev (device nodes still work) and a read-only empty /tmp. No workspace, no home, no /usr/bin (no shell), no
+  host socket.
+- environment: bwrap itself starts with an EMPTY environment (its pid-1 would otherwise show
+  the runner's environment in /proc/1/environ), `--clearenv`, then only PYTHONHASHSEED=0,
+  LC_ALL, PYTHONIOENCODING, the libfaketime plumbing (LD_PRELOAD, FAKETIME, ...) and granted
+  connections. Connection values go through `--args FD` (a memfd), never on bwrap's command
+  line, which every host user can read in /proc/<pid>/cmdline.
+- seccomp (seccomp.py) right before the exec of Python; rlimits set by the harness as its
+  first action (CPU, AS, FSIZE=0, NPROC=0, CORE=0).
+- parent: wall-clock deadline and output cap; SIGKILL to bwrap's process group (its own
+  session), which with `--die-with-parent` and the pid namespace takes every process in the
+  sandbox down with it; the parent reaps it.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import sysconfig
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from shutil import which
+
+from . import seccomp
+
+FAKETIME_CANDIDATES = (
+    "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
+    "/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1",
+    "/usr/lib/faketime/libfaketime.so.1",
+    "/usr/lib64/faketime/libfaketime.so.1",
+)
+SANDBOX_UID = 65534
+_lock = threading.Lock()
+_layout: dict | None = None
+
+
+class Unavailable(RuntimeError):
+    """The sandbox cannot be built on this machine (message says how to fix it)."""
+
+
+def find_bwrap() -> str | None:
+    for cand in (which("bwrap"), "/usr/bin/bwrap", "/bin/bwrap"):
+        if cand and os.path.isfile(cand) and os.access(cand, os.X_OK):
+            return cand
+    return None
+
+
+def find_faketime() -> str | None:
+    for cand in FAKETIME_CANDIDATES:
+        if os.path.isfile(cand):
+            return cand
+    return None
+
+
+def interpreter() -> str:
+    """The real interpreter binary (never a pyenv shim or a venv symlink)."""
+    exe = sys.executable
+    base = getattr(sys, "_base_executable", None) or exe
+    return os.path.realpath(base)
+
+
+def layout() -> dict:
+    """The static part of every sandbox's command line (computed once per process)."""
+    global _layout
+    with _lock:
+        if _layout is not None:
+            return _layout
+        bwrap = find_bwrap()
+        if bwrap is None:
+            raise Unavailable("bwrap not found: apt-get install bubblewrap "
+                              "(stepsmith never runs a step outside its sandbox)")
+        faketime = find_faketime()
+        if faketime is None:
+            raise Unavailable("libfaketime not found: apt-get install faketime "
+                              "(the sandbox pins the OS clock with it)")
+        exe = interpreter()
+        paths = sysconfig.get_paths()
+        stdlib = os.path.realpath(paths["stdlib"])
+        platstdlib = os.path.realpath(paths["platstdlib"])
+        libdir = sysconfig.get_config_var("LIBDIR")
+        binds: list[str] = []
+        for sysdir in ("/usr/lib", "/usr/lib64", "/usr/lib32"):
+            if os.path.isdir(sysdir) and not os.path.islink(sysdir):
+                binds.append(sysdir)
+        args: list[str] = []
+        for top in ("/lib", "/lib64", "/lib32"):
+            if os.path.islink(top):
+                args += ["--symlink", os.readlink(top), top]
+            elif os.path.isdir(top):
+                binds.append(top)
+        ro = set()
+        for p in [exe, stdlib, platstdlib, faketime] + (
+                [os.path.realpath(libdir)] if libdir and os.path.isdir(libdir) else []):
+            ro.add(p)
+        for b in binds:
+            ro.add(b)
+        # drop paths already covered by another bind
+        ordered = sorted(ro, key=lambda p: (len(p), p))
+        kept: list[str] = []
+        for p in ordered:
+            if not any(p == k or p.startswith(k.rstrip("/") + "/") for k in kept):
+                kept.append(p)
+        for p in kept:
+            args += ["--ro-bind", p, p]
+        if os.path.isfile("/etc/ld.so.cache"):
+            args += ["--ro-bind", "/etc/ld.so.cache", "/etc/ld.so.cache"]
+        hide = []
+        for key in ("purelib", "platlib"):
+            sp = os.path.realpath(paths.get(key, ""))
+            if sp and os.path.isdir(sp) and any(sp.startswith(k.rstrip("/") + "/") for k in kept):
+                hide.append(sp)
+        for sp in sorted(set(hide)):
+            args += ["--tmpfs", sp, "--remount-ro", sp]
+        _layout = {"bwrap": bwrap, "exe": exe, "faketime": faketime, "mounts": args,
+                   "version": "%d.%d" % sys.version_info[:2]}
+        return _layout
+
+
+def command(*, live_network: bool, faketime_spec: str, seccomp_fd: int,
+            args_fd: int | None, bootstrap: str) -> list[str]:
+    lay = layout()
+    cmd = [lay["bwrap"], "--unshare-all"]
+    if live_network:
+        cmd += ["--share-net"]
+    cmd += ["--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
+            "--die-with-parent", "--new-session", "--clearenv", "--cap-drop", "ALL"]
+    cmd += lay["mounts"]
+    if live_network:
+        for f in ("/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/ssl",
+                  "/etc/ca-certificates", "/usr/share/ca-certificates"):
+            if os.path.exists(f):
+                cmd += ["--ro-bind", os.path.realpath(f), f]
+    cmd += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--remount-ro", "/tmp",
+            "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/",
+            "--setenv", "PYTHONHASHSEED", "0",
+            "--setenv", "LC_ALL", "C.UTF-8",
+            "--setenv", "PYTHONIOENCODING", "utf-8",
+            "--setenv", "LD_PRELOAD", lay["faketime"],
+            "--setenv", "FAKETIME", faketime_spec,
+            "--setenv", "FAKETIME_DONT_FAKE_MONOTONIC", "1"]
+    if args_fd is not None:  # granted connections (--setenv ...), after --clearenv
+        cmd += ["--args", str(args_fd)]
+    cmd += ["--seccomp", str(seccomp_fd),
+            lay["exe"], "-s", "-S", "-B", "-P", "-c", bootstrap]
+    return cmd
+
+
+@dataclass
+class Outcome:
+    stdout: bytes
+    stderr: bytes
+    returncode: int | None  # bwrap's exit status (>= 128: 128 + signal in the sandbox)
+    wall_killed: bool
+    output_killed: bool
+    duration_s: float
+    cpu_s: float | None
+
+
+def supervise(cmd: list[str], stdin: bytes, pass_fds: tuple[int, ...], *, wall: float,
+              output_cap: int, stderr_cap: int = 16 * 1024) -> Outcome:
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={}, pass_fds=pass_fds, close_fds=True, start_new_session=True, bufsize=0,
+    )
+    pid = proc.pid
+    deadline = start + wall
+    out = bytearray()
+    err = bytearray()
+    wall_killed = output_killed = False
+    pidfd = None
+    sel = selectors.DefaultSelector()
+    try:
+        try:
+            pidfd = os.pidfd_open(pid)
+        except (AttributeError, OSError):
+            pidfd = None
+        for f in (proc.stdin, proc.stdout, proc.stderr):
+            os.set_blocking(f.fileno(), False)
+        sel.register(proc.stdout, selectors.EVENT_READ, "out")
+        sel.register(proc.stderr, selectors.EVENT_READ, "err")
+        view = memoryview(stdin)
+        if view:
+            sel.register(proc.stdin, selectors.EVENT_WRITE, "in")
+        else:
+            proc.stdin.close()
+        if pidfd is not None:
+            sel.register(pidfd, selectors.EVENT_READ, "pid")
+        open_streams = 2
+        exited = False
+        while open_streams or not exited:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                wall_killed = True
+                break
+            if not open_streams and pidfd is None:
+                # no pidfd: poll the child
+                if proc.poll() is not None:
+                    break
+                time.sleep(min(0.005, remaining))
+                continue
+            events = sel.select(timeout=remaining)
+            for key, _ in events:
+                tag = key.data
+                if tag == "in":
+                    try:
+                        n = os.write(proc.stdin.fileno(), view[:65536])
+                        view = view[n:]
+                    except BlockingIOError:
+                        continue
+                    except (BrokenPipeError, OSError):
+                        view = view[:0]
+                    if not view:
+                        sel.unregister(proc.stdin)
+                        proc.stdin.close()
+                elif tag == "pid":
+                    exited = True
+                    sel.unregister(pidfd)
+                else:
+                    try:
+                        chunk = os.read(key.fileobj.fileno(), 65536)
+                    except BlockingIOError:
+                        continue
+                    if not chunk:
+                        sel.unregister(key.fileobj)
+                        open_streams -= 1
+                        continue
+                    if tag == "out":
+                        out += chunk
+                    else:
+                        room = stderr_cap - len(err)
+                        if room > 0:
+                            err += chunk[:room]
+                    if len(out) + (len(err) if tag == "err" else 0) > output_cap:
+                        output_killed = True
+                        break
+            if output_killed:
+                break
+    finally:
+        sel.close()
+        # Kill the whole group before reaping (a zombie leader keeps the pgid from reuse):
+        # with --die-with-parent and the pid namespace this takes the sandbox down entirely.
+        _kill(pid)
+        cpu = None
+        status = None
+        try:
+            _, status, usage = os.wait4(pid, 0)
+            cpu = usage.ru_utime + usage.ru_stime
+        except ChildProcessError:
+            pass
+        proc.returncode = (os.waitstatus_to_exitcode(status) if status is not None else -1)
+        for f in (proc.stdin, proc.stdout, proc.stderr):
+            try:
+                if f and not f.closed:
+                    f.close()
+            except OSError:
+                pass
+        if pidfd is not None:
+            os.close(pidfd)
+    return Outcome(bytes(out), bytes(err), proc.returncode, wall_killed, output_killed,
+                   time.monotonic() - start, cpu)
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass

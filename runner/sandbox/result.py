@@ -1,0 +1,70 @@
+"""Limits (settings with the spec's defaults) and the typed StepResult."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+STATUSES = frozenset({
+    "ok", "error", "refused", "cpu_limit", "wall_limit", "memory_limit", "output_limit",
+    "input_too_large", "unavailable",
+})
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Hard limits of one step invocation (SPEC: limits table)."""
+
+    cpu_seconds: int = 2  # RLIMIT_CPU (soft = hard) inside the sandbox: SIGKILL when spent
+    wall_seconds: float = 5.0  # the parent kills the whole process group
+    memory_bytes: int = 256 * 1024 * 1024  # RLIMIT_AS
+    input_bytes: int = 512 * 1024  # refused before the sandbox starts
+    output_bytes: int = 256 * 1024  # the parent stops reading and kills
+    stdout_chars: int = 64 * 1024  # captured print() text kept in the result
+
+    def to_json(self) -> dict:
+        return {
+            "cpu_seconds": self.cpu_seconds, "wall_seconds": self.wall_seconds,
+            "memory_bytes": self.memory_bytes, "input_bytes": self.input_bytes,
+            "output_bytes": self.output_bytes, "stdout_chars": self.stdout_chars,
+        }
+
+
+@dataclass
+class StepResult:
+    """What one step invocation produced.
+
+    status: one of STATUSES. output: the step's JSON return value (status "ok"). error:
+    {"type", "message", "traceback": [{"file", "line", "function", "text"}]} (status "error";
+    only frames from the step's own file). problems: validator findings (status "refused";
+    `stepsmith.runner.problems.Problem` objects). effects: recorded intents
+    [{"effect", "key", "payload"}]. stdout: what the step print()ed (capped). message: a
+    one-line human explanation for every non-ok status. Every credential of the run is
+    already replaced by "[redacted:<alias>]" in all of these.
+    duration_ms is measured by the parent, never reported by the sandbox.
+    """
+
+    status: str
+    output: Any = None
+    error: dict | None = None
+    problems: list = field(default_factory=list)
+    effects: list = field(default_factory=list)
+    duration_ms: float = 0.0
+    cpu_ms: float | None = None  # reserved: the parent cannot see the sandbox's CPU time
+    stdout: str = ""
+    message: str = ""
+    exit_status: int | None = None  # bwrap's exit status (diagnostics)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    def to_json(self) -> dict:
+        probs = []
+        for p in self.problems:
+            probs.append(p.to_json() if hasattr(p, "to_json") else dict(p))
+        return {
+            "status": self.status, "output": self.output, "error": self.error,
+            "problems": probs, "effects": self.effects, "duration_ms": self.duration_ms,
+            "cpu_ms": self.cpu_ms, "stdout": self.stdout, "message": self.message,
+        }

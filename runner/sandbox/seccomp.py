@@ -1,0 +1,101 @@
+"""The seccomp filter passed to `bwrap --seccomp FD` (applied right before bwrap execs Python).
+
+RLIMIT_NPROC is void for root and per-uid system-wide otherwise, so "no new processes" is
+enforced here: fork/vfork and non-thread clone fail with EPERM, clone3 with ENOSYS (glibc then
+falls back to clone, which the filter inspects). Sockets of every family fail with EPERM unless
+the run is live (then AF_INET/AF_INET6 only). A list of kernel attack surface a step never
+needs (ptrace, mount, namespaces, keyrings, bpf, io_uring, module loading, ...) fails too.
+The compiled BPF is cached per process (one for offline, one for live runs).
+
+Not filterable this way: execve (bwrap's own exec of Python happens after the filter is
+loaded). An exec'd program inherits the filter, the rlimits and the namespaces, and loses the
+harness's result fd (O_CLOEXEC); see docs in runner/sandbox/__init__.py.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import socket
+import tempfile
+import threading
+
+_CLONE_THREAD = 0x00010000
+_lock = threading.Lock()
+_cache: dict[bool, bytes] = {}
+
+DENIED = (
+    "ptrace", "process_vm_readv", "process_vm_writev", "mount", "umount2", "pivot_root",
+    "chroot", "unshare", "setns", "keyctl", "add_key", "request_key", "bpf",
+    "perf_event_open", "userfaultfd", "io_uring_setup", "io_uring_enter",
+    "io_uring_register", "kexec_load", "kexec_file_load", "init_module", "finit_module",
+    "delete_module", "acct", "swapon", "swapoff", "reboot", "syslog", "open_by_handle_at",
+    "name_to_handle_at", "fanotify_init", "quotactl", "lookup_dcookie", "iopl", "ioperm",
+    "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "kcmp", "pidfd_getfd",
+    "memfd_create", "move_pages", "mbind", "personality", "vhangup", "fsopen", "fsmount",
+    "fsconfig", "fspick", "open_tree", "move_mount", "mount_setattr",
+)
+
+
+class SeccompUnavailable(RuntimeError):
+    pass
+
+
+def bpf(live_network: bool = False) -> bytes:
+    """The compiled filter (raw BPF program bytes), built once per process."""
+    with _lock:
+        prog = _cache.get(live_network)
+        if prog is None:
+            prog = _build(live_network)
+            _cache[live_network] = prog
+        return prog
+
+
+def _build(live_network: bool) -> bytes:
+    try:
+        import pyseccomp as sc
+    except Exception as exc:  # pragma: no cover - dependency is declared
+        raise SeccompUnavailable(f"libseccomp bindings missing ({exc}): pip install pyseccomp "
+                                 "or apt-get install python3-seccomp") from exc
+    f = sc.SyscallFilter(sc.ALLOW)
+    eperm = sc.ERRNO(errno.EPERM)
+    for name in ("fork", "vfork"):
+        f.add_rule(eperm, name)
+    # clone without CLONE_THREAD == a new process
+    f.add_rule(eperm, "clone", sc.Arg(0, sc.MASKED_EQ, _CLONE_THREAD, 0))
+    f.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
+    if live_network:
+        for fam in range(0, 64):
+            if fam not in (socket.AF_INET, socket.AF_INET6):
+                f.add_rule(eperm, "socket", sc.Arg(0, sc.EQ, fam))
+        f.add_rule(eperm, "socket", sc.Arg(0, sc.GE, 64))
+        f.add_rule(eperm, "socketpair")
+    else:
+        f.add_rule(eperm, "socket")
+        f.add_rule(eperm, "socketpair")
+    for name in DENIED:
+        try:
+            f.add_rule(eperm, name)
+        except Exception:  # syscall unknown on this architecture / libseccomp version
+            continue
+    with tempfile.TemporaryFile() as tmp:
+        f.export_bpf(tmp)
+        tmp.seek(0)
+        data = tmp.read()
+    if not data:
+        raise SeccompUnavailable("libseccomp produced an empty filter")
+    return data
+
+
+def memfd_with(data: bytes, name: str) -> int:
+    """A read-positioned fd holding `data` (for bwrap's --seccomp / --args)."""
+    fd = os.memfd_create(name, os.MFD_CLOEXEC)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd

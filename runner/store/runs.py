@@ -1,0 +1,313 @@
+"""Whole-workflow runs against the accepted-results store, and replay.
+
+``run_workflow``: steps in manifest order made topological by the wiring
+(``steps.<id>.output``); sources come from ``fixtures/_workflow/<CASE>.json``; each step's
+result is ACCEPTED (stored in one transaction) before the next step starts. Only ``ok``
+results are accepted: a failing step stops the run and nothing is stored for it, so running
+the same run id again retries exactly that step and reuses everything accepted before it.
+``public_egress`` steps are served from the case's ``recorded`` outputs unless ``live``; the
+stored result says ``served_from: "recording"``.
+
+Default run id: the case name. Re-running a case resumes its run; a changed step (code,
+inputs, evaluation time, seed) under the same run id is a loud :class:`RequestMismatch` —
+pass a new ``--run-id`` to run the changed workflow.
+
+``replay_run``: re-executes every accepted step of a run from its STORED request (inputs,
+evaluation time, seed; code must still hash to the stored code hash) and compares the fresh
+result with the accepted one: a determinism check. Recorded steps are not re-executed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from stepsmith.runner.fixtures.compare import Difference, diff_values
+from stepsmith.runner.fixtures.invoke import (
+    InvokeError,
+    LoadedWorkflow,
+    build_inputs,
+    check_effects,
+    invoke,
+    load_granted,
+    result_dict,
+    secrets_in,
+    step_code,
+)
+from stepsmith.runner.fixtures.model import (
+    WORKFLOW_DIR,
+    classify_input,
+    forbidden_fields,
+    load_workflow_case,
+)
+from stepsmith.runner.store.canonical import (
+    build_request,
+    request_differences,
+    request_sha256,
+)
+from stepsmith.runner.store.db import RequestMismatch, ResultStore, StoreError
+
+RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@+-]{0,199}$")
+
+
+class RunError(Exception):
+    """The run cannot start or continue (bad case, missing recording, ...): exit 1."""
+
+
+class SandboxUnavailable(Exception):
+    """exit 2: never run unsandboxed."""
+
+
+@dataclass
+class StepOutcome:
+    step_id: str
+    outcome: str  # accepted | reused | failed | recorded(replay) | same | differs | changed
+    detail: str = ""
+    result: Any = None
+    request_sha256: str | None = None
+    differences: list[Difference] = field(default_factory=list)
+    served_from: str = "execution"
+
+    def to_json(self) -> dict:
+        return {"step": self.step_id, "outcome": self.outcome, "detail": self.detail,
+                "request_sha256": self.request_sha256, "served_from": self.served_from,
+                "differences": [d.to_json() for d in self.differences], "result": self.result}
+
+
+@dataclass
+class RunReport:
+    workflow: str
+    version: int
+    run_id: str
+    steps: list[StepOutcome] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(s.outcome in ("accepted", "reused", "same", "recorded") for s in self.steps)
+
+    def to_json(self) -> dict:
+        return {"workflow": self.workflow, "version": self.version, "run_id": self.run_id,
+                "ok": self.ok, "steps": [s.to_json() for s in self.steps]}
+
+
+def topological_steps(workflow) -> list:
+    """Steps in manifest order, moved after the steps they are wired to (stable Kahn)."""
+    steps = list(workflow.steps)
+    ids = {s.id for s in steps}
+    deps = {s.id: {what for kind, what in (classify_input(v) for v in s.inputs.values())
+                   if kind == "step" and what in ids} for s in steps}
+    done: set[str] = set()
+    order = []
+    while len(order) < len(steps):
+        progressed = False
+        for s in steps:
+            if s.id not in done and deps[s.id] <= done:
+                order.append(s)
+                done.add(s.id)
+                progressed = True
+                break
+        if not progressed:
+            raise RunError("the step wiring has a cycle")  # check_workflow reports it first
+    return order
+
+
+def _case(lw: LoadedWorkflow, case: str):
+    path = lw.dir / "fixtures" / WORKFLOW_DIR / f"{case}.json"
+    if not path.is_file():
+        avail = sorted(p.stem for p in path.parent.glob("*.json")) if path.parent.is_dir() else []
+        raise RunError(f"no workflow case {case!r} ({path}); available: "
+                       f"{', '.join(avail) or 'none'}")
+    wc, problems = load_workflow_case(path)
+    if problems:
+        raise RunError("\n".join(str(p) for p in problems))
+    return wc
+
+
+def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
+                 live: bool = False, store: ResultStore | None = None,
+                 on_step: Callable[[StepOutcome], None] | None = None) -> RunReport:
+    if not lw.ok:
+        raise RunError("the workflow has check problems:\n"
+                       + "\n".join("  " + x for x in lw.error_lines()))
+    wc = _case(lw, case)
+    run_id = run_id or case
+    if not RUN_ID.match(run_id):
+        raise RunError(f"run id {run_id!r}: use letters, digits and . _ : @ + - (at most 200)")
+    wf = lw.workflow
+    version = int(wf.version)
+    own_store = store is None
+    store = store or ResultStore.for_workflow(lw.dir)
+    report = RunReport(workflow=wf.workflow, version=version, run_id=run_id)
+
+    def emit(o: StepOutcome) -> None:
+        report.steps.append(o)
+        if on_step:
+            on_step(o)
+
+    try:
+        outputs: dict[str, Any] = {}
+        for step in topological_steps(wf):
+            try:
+                code = step_code(lw, step)
+                inputs = build_inputs(step, {}, sources=wc.sources, outputs=outputs)
+            except InvokeError as exc:
+                emit(StepOutcome(step.id, "failed", str(exc)))
+                break
+            bad_fields = forbidden_fields(inputs)
+            if bad_fields:  # inputs are stored verbatim: never a credential-like field
+                emit(StepOutcome(step.id, "failed", "its inputs carry forbidden field names at "
+                                 + ", ".join(bad_fields) + "; nothing stored"))
+                break
+            request = build_request(source=code.raw, function=code.function, inputs=inputs,
+                                    evaluation_time=wc.evaluation_time, seed=wc.seed)
+            sha = request_sha256(request)
+            stored = store.lookup(wf.workflow, version, run_id, step.id, request)  # may raise
+            if stored is not None:
+                outputs[step.id] = stored.result.get("output")
+                emit(StepOutcome(step.id, "reused", f"accepted {stored.accepted_at}",
+                                 stored.result, sha,
+                                 served_from=stored.result.get("served_from", "execution")))
+                continue
+            granted = {}
+            if step.network == "public_egress" and not live:
+                if step.id not in wc.recorded:
+                    emit(StepOutcome(step.id, "failed",
+                                     f"public_egress step {step.id!r} has no recorded output in "
+                                     f"case {case!r} (add recorded.{step.id}, or --live)", None,
+                                     sha))
+                    break
+                result = {"status": "ok", "output": wc.recorded[step.id], "effects": [],
+                          "served_from": "recording"}
+            else:
+                granted = load_granted(lw, step)
+                res = result_dict(invoke(lw, code, inputs, evaluation_time=wc.evaluation_time,
+                                         seed=wc.seed, live=live, connections=granted))
+                if res.get("status") == "unavailable":
+                    raise SandboxUnavailable(str(res.get("error") or "sandbox unavailable"))
+                if res.get("status") != "ok":
+                    from stepsmith.runner.fixtures.suite import describe_result
+
+                    emit(StepOutcome(step.id, "failed",
+                                     "\n".join([f"status {res.get('status')}"]
+                                               + describe_result(res)), res, sha))
+                    break
+                result = {"status": "ok", "output": res.get("output"),
+                          "effects": res.get("effects") or [], "served_from": "execution"}
+            bad = check_effects(wf, step, result["effects"])
+            if bad:
+                emit(StepOutcome(step.id, "failed", "; ".join(map(str, bad)), result, sha))
+                break
+            leaked = secrets_in(result, granted)
+            if leaked:
+                emit(StepOutcome(step.id, "failed", "the result contains the credential of "
+                                 f"{', '.join(leaked)}; not accepted", None, sha))
+                break
+            acc = store.accept(workflow=wf.workflow, version=version, run_id=run_id,
+                               step_id=step.id, request=request, result=result,
+                               effects=result["effects"], source=code.source, filename=code.rel)
+            outputs[step.id] = acc.result.get("output")
+            if acc.reused:
+                emit(StepOutcome(step.id, "reused",
+                                 f"accepted concurrently by another run at {acc.accepted_at}",
+                                 acc.result, sha, served_from=result["served_from"]))
+            else:
+                emit(StepOutcome(step.id, "accepted", "", acc.result, sha,
+                                 served_from=result["served_from"]))
+    finally:
+        if own_store:
+            store.close()
+    return report
+
+
+def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = None,
+               on_step: Callable[[StepOutcome], None] | None = None) -> RunReport:
+    wf = lw.workflow
+    if wf is None:
+        raise RunError("the manifest could not be loaded:\n"
+                       + "\n".join("  " + x for x in lw.error_lines()))
+    version = int(wf.version)
+    own_store = store is None
+    store = store or ResultStore.for_workflow(lw.dir)
+    report = RunReport(workflow=wf.workflow, version=version, run_id=run_id)
+
+    def emit(o: StepOutcome) -> None:
+        report.steps.append(o)
+        if on_step:
+            on_step(o)
+
+    try:
+        rows = store.run_rows(wf.workflow, version, run_id)
+        if not rows:
+            runs = [f"{r[2]} (v{r[1]})" for r in store.runs(wf.workflow)]
+            raise RunError(f"no accepted results for run {run_id!r} of {wf.workflow} "
+                           f"v{version}; runs in this store: {', '.join(runs) or 'none'}")
+        for row in rows:
+            if row.identity != store.identity:
+                from stepsmith.runner.store.db import IdentityMismatch
+
+                raise IdentityMismatch(run_id=run_id, step_id=row.step_id, stored=row.identity,
+                                       current=store.identity)
+            step = lw.step(row.step_id)
+            if step is None:
+                emit(StepOutcome(row.step_id, "changed", "the step is no longer in the manifest",
+                                 None, row.request_sha256))
+                continue
+            if row.result.get("served_from") == "recording":
+                emit(StepOutcome(step.id, "recorded", "served from recording; not re-executed",
+                                 row.result, row.request_sha256, served_from="recording"))
+                continue
+            if step.network == "public_egress":  # a live call is never repeated automatically
+                emit(StepOutcome(step.id, "recorded", "public_egress step run live; not "
+                                 "re-executed (that would call the network again)", row.result,
+                                 row.request_sha256, served_from="execution"))
+                continue
+            req = row.request
+            try:
+                code = step_code(lw, step)
+            except InvokeError as exc:
+                emit(StepOutcome(step.id, "changed", str(exc), None, row.request_sha256))
+                continue
+            fresh = build_request(source=code.raw, function=code.function,
+                                  inputs=req.get("inputs"),
+                                  evaluation_time=req.get("evaluation_time"),
+                                  seed=req.get("seed"))
+            fresh_sha = request_sha256(fresh)
+            if fresh_sha != row.request_sha256:
+                exc = RequestMismatch(run_id=run_id, step_id=step.id, effect_key="",
+                                      stored_sha256=row.request_sha256, fresh_sha256=fresh_sha,
+                                      differences=request_differences(req, fresh))
+                emit(StepOutcome(step.id, "changed", str(exc), None, fresh_sha))
+                continue
+            res = result_dict(invoke(lw, code, req.get("inputs") or {},
+                                     evaluation_time=req.get("evaluation_time"),
+                                     seed=req.get("seed")))
+            if res.get("status") == "unavailable":
+                raise SandboxUnavailable(str(res.get("error") or "sandbox unavailable"))
+            diffs: list[Difference] = []
+            if res.get("status") != "ok":
+                diffs.append(Difference("status", f"expected 'ok', got {res.get('status')!r}"))
+            else:
+                diffs += diff_values(row.result.get("output"), res.get("output"), "output")
+                diffs += diff_values(row.result.get("effects") or [], res.get("effects") or [],
+                                     "effects")
+            emit(StepOutcome(step.id, "differs" if diffs else "same",
+                             "the fresh result differs from the accepted one" if diffs else "",
+                             res, row.request_sha256, diffs))
+    finally:
+        if own_store:
+            store.close()
+    return report
+
+
+__all__ = [
+    "RunError",
+    "RunReport",
+    "SandboxUnavailable",
+    "StepOutcome",
+    "StoreError",
+    "replay_run",
+    "run_workflow",
+    "topological_steps",
+]

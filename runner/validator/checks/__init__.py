@@ -1,0 +1,29 @@
+"""The rule checks, one module per family. `DISPATCH` merges their `HANDLERS` maps into the
+single node-type -> handlers table the walk uses (one pass over the tree for all rules)."""
+
+from __future__ import annotations
+
+from stepsmith.runner.validator.checks import (
+    attributes,
+    calls,
+    constructs,
+    determinism,
+    imports,
+    names,
+    strings,
+)
+from stepsmith.runner.validator.walk import build_dispatch
+
+DISPATCH = build_dispatch([
+    calls.HANDLERS,  # first: approves callees before the name/attribute handlers see them
+    names.HANDLERS,
+    attributes.HANDLERS,
+    strings.HANDLERS,
+    determinism.HANDLERS,
+    imports.HANDLERS,
+    constructs.HANDLERS,
+])
+
+check_top_level = constructs.check_top_level
+
+__all__ = ["DISPATCH", "check_top_level"]

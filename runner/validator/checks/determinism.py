@@ -1,0 +1,69 @@
+"""SS501: sampling needs an explicit seed. SS502: clock reads only on a spelled-out class.
+
+`X.samples(n)` must carry a `seed=` keyword whose value is not the literal `None`, and must
+be called directly (`s = nd.samples; s(3)` would dodge the check). A non-literal seed is
+accepted; the sandbox refuses a `None` seed at run time too.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from stepsmith.runner.validator import policy
+
+
+def _seed_given(node: ast.Call) -> bool:
+    for kw in node.keywords:
+        if kw.arg == "seed":
+            return not (isinstance(kw.value, ast.Constant) and kw.value.value is None)
+    return False
+
+
+def check_samples_call(ctx, node: ast.Call, func: ast.Attribute) -> None:
+    ctx.approved.add(id(func))
+    if not _seed_given(node):
+        ctx.report("SS501", ctx.pos.trailing_name_span(func),
+                   f"`.{func.attr}()` without an explicit `seed=` is not allowed",
+                   data={"fix": "add-seed"})
+
+
+def check_samples_attribute(ctx, node: ast.Attribute) -> None:
+    if id(node) not in ctx.approved:
+        ctx.report("SS501", ctx.pos.trailing_name_span(node),
+                   f"`.{node.attr}` must be called directly with an explicit `seed=`")
+
+
+def _dotted(node) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def check_clock_attribute(ctx, node: ast.Attribute) -> None:
+    """SS502: `.now()`/`.today()`/`.utcnow()` only on `datetime.datetime`, `datetime.date`
+    (or `datetime`/`date` imported from the module), not on an instance or an alias: an
+    instance's `.now()` is its real class's, which may bypass the pinned clock."""
+    if _dotted(node.value) not in policy.CLOCK_RECEIVERS:
+        ctx.report("SS502", ctx.pos.trailing_name_span(node),
+                   f"`.{node.attr}` is allowed only as `datetime.datetime.{node.attr}` "
+                   f"or `datetime.date.{node.attr}` spelled out")
+
+
+_SAMPLING = policy.SAMPLING_METHODS
+_CLOCK = policy.CLOCK_METHODS
+
+
+def check_attribute(ctx, node: ast.Attribute) -> None:
+    attr = node.attr
+    if attr in _SAMPLING:
+        check_samples_attribute(ctx, node)
+    elif attr in _CLOCK:
+        check_clock_attribute(ctx, node)
+
+
+HANDLERS = {ast.Attribute: check_attribute}

@@ -1,0 +1,100 @@
+"""SS101 module not allowed, SS102 submodule, SS103 relative, SS104 star import,
+SS105 network module in a file not used only by `public_egress` steps.
+
+Names imported *from* a module are attribute reads of that module, so they go through the
+same attribute rules as `m.name` (`from json import codecs` is SS305, `from re import _parser`
+SS201). Aliases go through the identifier rules (`import json as __builtins__` is SS202).
+Imports inside functions follow the same rules.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from stepsmith.runner.validator import policy
+from stepsmith.runner.validator.checks.attributes import report_attribute
+from stepsmith.runner.validator.checks.names import check_identifier
+
+_ALLOWED = policy.ALLOWED_MODULES
+_NETWORK = policy.NETWORK_MODULES
+_REMOVE = {"fix": "remove-import"}
+_ALLOWED_LIST = ", ".join(sorted(_ALLOWED))
+
+
+def _module_refusal(ctx, module: str) -> tuple[str, str] | None:
+    """(code, message) when importing dotted `module` is refused."""
+    if module in _ALLOWED:
+        return None
+    if module in _NETWORK:
+        if ctx.egress_allowed:
+            return None
+        return ("SS105", (f"`{module}` may be imported only by code used solely by "
+                          "`network: public_egress` steps"))
+    top = module.partition(".")[0]
+    if top in _ALLOWED or module.startswith(tuple(m + "." for m in _NETWORK)):
+        return "SS102", f"submodule `{module}` is not allowed; import `{top}` itself"
+    if module == "urllib":
+        return "SS101", "`urllib` is not allowed; egress steps import `urllib.request` etc."
+    return "SS101", f"module `{module}` is not allowed; steps may import {_ALLOWED_LIST}"
+
+
+def _check_alias_name(ctx, alias: ast.alias) -> None:
+    asname = alias.asname
+    if asname:
+        check_identifier(ctx, asname, lambda: ctx.pos.name_in_node(alias, asname, last=True))
+
+
+def check_import(ctx, node: ast.Import) -> None:
+    for alias in node.names:
+        refusal = _module_refusal(ctx, alias.name)
+        if refusal is not None:
+            ctx.report(refusal[0], ctx.pos.node_span(alias), refusal[1], data=_REMOVE)
+        _check_alias_name(ctx, alias)
+
+
+def check_import_from(ctx, node: ast.ImportFrom) -> None:
+    pos = ctx.pos
+    if node.level:
+        ctx.report("SS103", pos.first_line_span(node),
+                   "relative imports are not allowed; a step file stands alone", data=_REMOVE)
+        return
+    module = node.module or ""
+    if module == "urllib":
+        # `from urllib import request` is `import urllib.request`
+        for alias in node.names:
+            if alias.name == "*":
+                ctx.report("SS104", pos.node_span(alias), "star imports are not allowed",
+                           data=_REMOVE)
+                continue
+            refusal = _module_refusal(ctx, f"urllib.{alias.name}")
+            if refusal is not None and refusal[0] == "SS102":
+                refusal = ("SS101", f"module `urllib.{alias.name}` is not allowed")
+            if refusal is not None:
+                ctx.report(refusal[0], pos.node_span(alias), refusal[1], data=_REMOVE)
+            _check_alias_name(ctx, alias)
+        return
+    refusal = _module_refusal(ctx, module)
+    if refusal is not None:
+        ctx.report(refusal[0], pos.first_line_span(node), refusal[1], data=_REMOVE)
+        for alias in node.names:
+            _check_alias_name(ctx, alias)
+        return
+    submodules = policy.SUBMODULES.get(module, ())
+    for alias in node.names:
+        name = alias.name
+        span_of = pos.node_span(alias)
+        if name == "*":
+            ctx.report("SS104", span_of, f"`from {module} import *` is not allowed; name what "
+                       "you use", data=_REMOVE)
+        elif name in submodules:
+            ctx.report("SS102", pos.name_in_node(alias, name),
+                       f"submodule `{module}.{name}` is not allowed", data=_REMOVE)
+        else:
+            report_attribute(ctx, name, pos.name_in_node(alias, name))
+        _check_alias_name(ctx, alias)
+
+
+HANDLERS = {
+    ast.Import: check_import,
+    ast.ImportFrom: check_import_from,
+}

@@ -1,0 +1,128 @@
+"""The single iterative pass over the AST, dispatching on node type.
+
+No recursion (a recursive `NodeVisitor` dies on a 500-term expression): an explicit stack.
+Each check module under `checks/` exports `HANDLERS: {node type: handler}`; handlers get
+`(ctx, node)` and call `ctx.report(...)`. The walk visits a parent before its children, so
+a handler may mark a child in `ctx.approved` (by `id`) to tell that child's handler it sits
+in an allowed position (e.g. the `getattr` in `getattr(x, "name")`).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+from stepsmith.runner.problems import Problem, Span
+from stepsmith.runner.rules.step_rules import BY_CODE
+from stepsmith.runner.validator.positions import Positions
+
+Handler = Callable[["Context", ast.AST], None]
+
+
+class Context:
+    """State of one validation: positions, reach, the current step, findings so far.
+    (A plain class, not a dataclass: the validator is imported inside every sandbox, where
+    import time counts.)"""
+
+    __slots__ = ("approved", "egress_allowed", "pos", "problems", "step")
+
+    def __init__(self, pos: Positions, egress_allowed: bool,
+                 problems: list[Problem] | None = None):
+        self.pos = pos
+        self.egress_allowed = egress_allowed  # every use of this file is a public_egress step
+        self.step: str | None = None  # enclosing top-level function
+        self.problems: list[Problem] = [] if problems is None else problems
+        self.approved: set[int] = set()
+
+    def report(self, code: str, span: Span, message: str, data: dict | None = None) -> None:
+        self.problems.append(Problem(
+            code=code,
+            message=message,
+            span=span,
+            step=self.step,
+            rationale=BY_CODE[code].rationale,
+            data=dict(data) if data else {},
+        ))
+
+
+# Fields never holding nodes we need to visit: identifiers, flags, and the `ctx`/`op`
+# singletons. Per-class exceptions below cover fields whose name is reused for nodes elsewhere.
+_SCALAR_FIELDS = frozenset({
+    "id", "attr", "name", "asname", "module", "level", "kind", "type_comment", "conversion",
+    "is_async", "ctx", "op", "ops", "kwd_attrs", "tag", "simple",
+})
+_SCALAR_BY_CLASS = {
+    ast.Constant: {"value"},
+    ast.MatchSingleton: {"value"},
+    ast.Global: {"names"},
+    ast.Nonlocal: {"names"},
+    ast.Import: {"names"},  # alias nodes are checked by the import handlers
+    ast.ImportFrom: {"names"},
+    ast.arg: {"arg"},
+    ast.keyword: {"arg"},
+    ast.MatchMapping: {"rest"},
+}
+
+
+def _child_fields(cls: type) -> tuple[str, ...]:
+    skip = _SCALAR_FIELDS | _SCALAR_BY_CLASS.get(cls, set())
+    return tuple(f for f in getattr(cls, "_fields", ()) if f not in skip)
+
+
+def _all_node_classes() -> list[type]:
+    out, todo = [], [ast.AST]
+    while todo:
+        cls = todo.pop()
+        out.append(cls)
+        todo.extend(cls.__subclasses__())
+    return out
+
+
+CHILD_FIELDS: dict[type, tuple[str, ...]] = {cls: _child_fields(cls) for cls in _all_node_classes()}
+
+
+def build_dispatch(handler_maps) -> dict[type, tuple[Handler, ...]]:
+    merged: dict[type, list[Handler]] = {}
+    for mapping in handler_maps:
+        for node_type, handler in mapping.items():
+            merged.setdefault(node_type, []).append(handler)
+    return {t: tuple(hs) for t, hs in merged.items()}
+
+
+def _table(dispatch: dict[type, tuple[Handler, ...]]) -> dict[type, tuple]:
+    return {cls: (dispatch.get(cls), names) for cls, names in CHILD_FIELDS.items()}
+
+
+_TABLES: dict[int, tuple[dict, dict]] = {}
+
+
+def walk(root: ast.AST, ctx: Context, dispatch: dict[type, tuple[Handler, ...]]) -> None:
+    """Visit `root` and every node below it, once, iteratively."""
+    cached = _TABLES.get(id(dispatch))
+    if cached is None or cached[0] is not dispatch:
+        cached = _TABLES[id(dispatch)] = (dispatch, _table(dispatch))
+    table = cached[1]
+    stack: list = [root]
+    pop = stack.pop
+    push = stack.append
+    extend = stack.extend
+    while stack:
+        node = pop()
+        if node is None:  # Dict.keys / kw_defaults hold None
+            continue
+        entry = table.get(node.__class__)
+        if entry is None:  # a node class created after import (never in practice)
+            cls = node.__class__
+            entry = table[cls] = (dispatch.get(cls), _child_fields(cls))
+        handlers, names = entry
+        if handlers is not None:
+            for handler in handlers:
+                handler(ctx, node)
+        for name in names:
+            value = getattr(node, name)
+            if value is None:
+                continue
+            if value.__class__ is list:
+                extend(value)
+            else:
+                push(value)

@@ -1,0 +1,305 @@
+"""Analysis off the event loop, on snapshots, coalesced, version-checked.
+
+One worker thread takes jobs from an insertion-ordered set: a burst of edits to one document
+leaves one pending job, which analyses the *latest* snapshot when it runs (coalescing); a result
+whose version is no longer the document's version is dropped on the loop thread, never
+published (a newer job is pending by construction). Step files are validated incrementally per
+top-level function (`IncrementalValidator`); manifests get the whole-workflow check, and step
+files depending on a manifest are re-validated when the manifest changes what they may do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import traceback
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from stepsmith.runner.problems import Problem, Severity, Span
+from stepsmith.server.documents import from_codepoints
+from stepsmith.server.workspace import is_manifest_path, norm, path_to_uri, uri_to_path
+
+if TYPE_CHECKING:
+    from stepsmith.server.server import StepsmithServer
+
+log = logging.getLogger(__name__)
+
+
+def _strip(line: str) -> str:
+    if line.endswith("\r\n"):
+        return line[:-2]
+    if line.endswith(("\n", "\r")):
+        return line[:-1]
+    return line
+
+
+def lsp_range(span: Span, lines, encoding: str) -> dict:
+    n = len(lines)
+
+    def pos(line1: int, col: int) -> dict:
+        i = line1 - 1
+        if i < 0:
+            return {"line": 0, "character": 0}
+        if i >= n:
+            i = n - 1
+            text = _strip(lines[i])
+            return {"line": i, "character": from_codepoints(text, len(text), encoding)}
+        text = _strip(lines[i])
+        return {"line": i, "character": from_codepoints(text, min(col, len(text)), encoding)}
+
+    start = pos(span.line, span.column)
+    end = pos(span.end_line, span.end_column)
+    if (end["line"], end["character"]) < (start["line"], start["character"]):
+        end = dict(start)
+    return {"start": start, "end": end}
+
+
+def to_diagnostic(p: Problem, lines, encoding: str, source: str = "stepsmith") -> dict:
+    data = {"rule": p.code, "step": p.step}
+    if p.data:
+        data["fix"] = p.data
+    return {
+        "range": lsp_range(p.span, lines, encoding),
+        "severity": 2 if p.severity == Severity.WARNING else 1,
+        "code": p.code,
+        "source": source,
+        "message": p.message,
+        "data": data,
+    }
+
+
+class Analyzer:
+    def __init__(self, ls: "StepsmithServer") -> None:
+        self.ls = ls
+        self.cond = threading.Condition()
+        self.pending: dict[tuple, None] = {}
+        self.running: tuple | None = None
+        self.validators: dict[str, Any] = {}
+        self.fingerprints: dict[str, Any] = {}
+        self.results: dict[str, tuple[int | None, list[dict]]] = {}  # uri -> (version, diags)
+        self.crossfile: dict[str, list[Problem]] = {}  # step path -> non-SS problems
+        self.waiters: dict[str, list[tuple[int | None, asyncio.Future]]] = {}
+        self._thread: threading.Thread | None = None
+        self._stopped = False
+        self.discovered = False
+        self._discover_lock = threading.Lock()
+
+    # ------------------------------------------------------------------ scheduling
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="stepsmith-analysis", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        with self.cond:
+            self._stopped = True
+            self.cond.notify_all()
+
+    def schedule(self, kind: str, key: str, front: bool = False) -> None:
+        job = (kind, key)
+        with self.cond:
+            if front and job not in self.pending:
+                items = dict.fromkeys([job])
+                items.update(self.pending)
+                self.pending = items
+            else:
+                self.pending[job] = None
+            self.cond.notify()
+        self.start()
+
+    def is_pending(self, uri: str) -> bool:
+        with self.cond:
+            return ("doc", uri) in self.pending or self.running == ("doc", uri)
+
+    def idle(self) -> bool:
+        with self.cond:
+            return not self.pending and self.running is None
+
+    def _run(self) -> None:
+        while True:
+            with self.cond:
+                while not self.pending and not self._stopped:
+                    self.cond.wait()
+                if self._stopped:
+                    return
+                job = next(iter(self.pending))
+                del self.pending[job]
+                self.running = job
+            try:
+                if job[0] == "doc":
+                    self._process_doc(job[1])
+                elif job[0] == "manifest":
+                    self._check_manifest(job[1], None)
+                elif job[0] == "discover":
+                    self.discover(force=True)
+            except Exception as exc:  # never let the worker die
+                self.ls.log_exception(f"analysis of {job[1]} failed", exc)
+                if job[0] == "doc":
+                    self._deliver_failure(job[1], exc)
+            finally:
+                with self.cond:
+                    self.running = None
+
+    # ------------------------------------------------------------------ jobs
+    def _post(self, fn, *args) -> None:
+        loop = self.ls.loop
+        if loop is None or loop.is_closed():
+            return
+        try:
+            loop.call_soon_threadsafe(fn, *args)
+        except RuntimeError:
+            pass
+
+    def _deliver_failure(self, uri: str, exc: Exception) -> None:
+        snap = self.ls.docs.snapshot(uri)
+        if snap is None:
+            return
+        p = Problem(code="SS003", message=f"stepsmith could not analyse this file "
+                    f"({type(exc).__name__}: {exc}); see the server log", span=Span(1, 0, 1, 1))
+        diags = [to_diagnostic(p, snap.lines, self.ls.encoding)]
+        self._post(self.ls.deliver, uri, snap.version, diags)
+
+    def _process_doc(self, uri: str) -> None:
+        snap = self.ls.docs.snapshot(uri)
+        if snap is None:
+            return
+        path = uri_to_path(uri)
+        if is_manifest_path(path):
+            self._check_manifest(path, snap)
+        elif (path or "").endswith(".py") or snap.language_id == "python":
+            self._first_checks()
+            self._analyze_step(snap, path)
+        else:
+            self._post(self.ls.deliver, uri, snap.version, [])
+
+    def discover(self, force: bool = False) -> None:
+        """Find the manifests of the workspace folders (once, or again when forced)."""
+        if self.discovered and not force:
+            return
+        with self._discover_lock:
+            if self.discovered and not force:
+                return
+            try:
+                new = self.ls.model.discover()
+            except Exception as exc:
+                self.ls.log_exception("workflow discovery failed", exc)
+                new = []
+            self.discovered = True
+        for p in new:
+            self.schedule("manifest", p)
+
+    def _first_checks(self) -> None:
+        """Check manifests never checked yet before a step file, so its first diagnostics
+        already know which steps use it (no flash of a wrong reach-dependent error)."""
+        self.discover()
+        with self.ls.model.lock:
+            todo = [m.path for m in self.ls.model.manifests.values() if not m.checked]
+        for path in todo:
+            with self.cond:
+                self.pending.pop(("manifest", path), None)
+            try:
+                self._check_manifest(path, None)
+            except Exception as exc:
+                self.ls.log_exception(f"check of {path} failed", exc)
+                self.ls.model.record_check(path, None, None)
+
+    def _too_large(self, snap, limit: int, code: str) -> list[dict]:
+        p = Problem(
+            code=code,
+            message=f"file is too large for live checking ({len(snap.text):,} characters; the "
+            f"limit is stepsmith.maxFileSize = {limit:,})",
+            span=Span(1, 0, 1, 1),
+        )
+        return [to_diagnostic(p, snap.lines, self.ls.encoding)]
+
+    def _analyze_step(self, snap, path: str | None) -> None:
+        ls = self.ls
+        limit = ls.settings.maxFileSize
+        if len(snap.text) > limit:
+            self.validators.pop(snap.uri, None)
+            self._post(ls.deliver, snap.uri, snap.version, self._too_large(snap, limit, "SS002"))
+            return
+        python, uses = ls.model.step_context(path)
+        v = self.validators.get(snap.uri)
+        if v is None:
+            from stepsmith.runner.language.incremental import IncrementalValidator
+
+            v = self.validators[snap.uri] = IncrementalValidator(python=python, uses=uses)
+        else:
+            v.configure(python=python, uses=uses)
+        problems = v.update(snap.text, snap.lines)
+        enc = ls.encoding
+        lines = snap.lines
+        diags = [to_diagnostic(p, lines, enc) for p in problems]
+        self._post(ls.deliver, snap.uri, snap.version, diags)
+        # cross-file: a changed function signature re-checks the manifests naming this file
+        if path:
+            fp = self._fingerprint(v.functions, lines, path)
+            old = self.fingerprints.get(path)
+            self.fingerprints[path] = fp
+            if old is not None and old != fp:
+                for m in ls.model.manifests_using(path):
+                    self.schedule("manifest", m.path)
+
+    def _fingerprint(self, functions, lines, path: str) -> tuple:
+        out = []
+        with_lines = bool(self.crossfile.get(path))
+        for f in functions:
+            header = []
+            for i in range(f.line - 1, min(f.end_line, f.line + 20)):
+                header.append(lines[i].rstrip())
+                if lines[i].rstrip().endswith(":"):
+                    break
+            out.append((f.name, "\n".join(header), f.line if with_lines else 0))
+        return tuple(out)
+
+    def _check_manifest(self, path: str, snap) -> None:
+        ls = self.ls
+        if snap is None:
+            uri = ls.open_uri(path)
+            if uri is not None:
+                snap = ls.docs.snapshot(uri)
+        from stepsmith.runner.manifest import check_workflow
+
+        if snap is not None and len(snap.text) > ls.settings.maxFileSize:
+            self._post(ls.deliver, snap.uri, snap.version,
+                       self._too_large(snap, ls.settings.maxFileSize, "SM007"))
+            return
+
+        def read_text(p: Path) -> str | None:
+            key = norm(p)
+            if snap is not None and key == path:
+                return snap.text
+            return ls.buffer_text(key)
+
+        check = check_workflow(Path(path), read_text)
+        changed, files = ls.model.record_check(path, check, snap.version if snap else None)
+        # manifest diagnostics
+        mprobs = []
+        for p, probs in check.problems.items():
+            if norm(p) == path:
+                mprobs.extend(probs)
+        if snap is not None:
+            diags = [to_diagnostic(p, snap.lines, ls.encoding) for p in mprobs]
+            self._post(ls.deliver, snap.uri, snap.version, diags)
+        # cross-file problems in step files (not the validator's: those come from the
+        # incremental validator on the buffer)
+        for p, probs in check.problems.items():
+            key = norm(p)
+            if key == path:
+                continue
+            extra = [q for q in probs if not q.code.startswith("SS")]
+            old = self.crossfile.get(key, [])
+            if extra or key in self.crossfile:
+                self.crossfile[key] = extra
+            if extra != old:
+                uri = ls.open_uri(key)
+                if uri is not None:
+                    self._post(ls.republish, uri)
+        for key in changed:
+            uri = ls.open_uri(key)
+            if uri is not None:
+                self.schedule("doc", uri)
+        self._post(ls.after_manifest_check, path)

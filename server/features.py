@@ -1,0 +1,669 @@
+"""LSP feature handlers: thin adapters from LSP to stepsmith.runner.language."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+from lsprotocol import types as T
+from pygls.exceptions import JsonRpcException
+
+from stepsmith.runner.problems import Problem, Span
+from stepsmith.server.documents import UTF8, UTF16, to_codepoints
+from stepsmith.server.server import COMMANDS, StepsmithServer, safe
+from stepsmith.server.workspace import is_manifest_path, norm, path_to_uri, uri_to_path
+
+SYMBOL_KINDS = {
+    "step": T.SymbolKind.Function,
+    "source": T.SymbolKind.Field,
+    "effect": T.SymbolKind.Event,
+    "connection": T.SymbolKind.Interface,
+    "section": T.SymbolKind.Namespace,
+    "function": T.SymbolKind.Function,
+    "import": T.SymbolKind.Module,
+    "key": T.SymbolKind.Key,
+}
+COMPLETION_KINDS = {
+    "property": T.CompletionItemKind.Property,
+    "value": T.CompletionItemKind.EnumMember,
+    "reference": T.CompletionItemKind.Reference,
+    "file": T.CompletionItemKind.File,
+    "function": T.CompletionItemKind.Function,
+    "module": T.CompletionItemKind.Module,
+}
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+class _ManifestCache:
+    def __init__(self):
+        self.key = {}
+        self.val = {}
+
+    def get(self, uri: str, version, text: str, path: str | None):
+        k = (version, len(text), hash(text))
+        if self.key.get(uri) == k:
+            return self.val[uri]
+        from stepsmith.runner.manifest import parse_manifest
+
+        doc = parse_manifest(text, path)
+        self.key[uri], self.val[uri] = k, doc
+        return doc
+
+
+_manifests = _ManifestCache()
+
+
+def manifest_doc(ls: StepsmithServer, uri: str):
+    doc = ls.docs.get(uri)
+    if doc is None:
+        return None
+    return _manifests.get(uri, doc.version, doc.text, uri_to_path(uri))
+
+
+def manifest_doc_for_path(ls: StepsmithServer, path: str):
+    """Parsed manifest from the last check, or parsed now from buffer/disk."""
+    uri = ls.open_uri(path)
+    if uri is not None:
+        return manifest_doc(ls, uri)
+    m = ls.model.manifests.get(path)
+    if m is not None and m.check is not None:
+        return m.check.manifest
+    text = ls.read_text(path)
+    if text is None:
+        return None
+    from stepsmith.runner.manifest import parse_manifest
+
+    return parse_manifest(text, path)
+
+
+def step_uses(ls: StepsmithServer, step_path: str, function: str | None = None):
+    """[(manifest path, ManifestDoc, step id, code span)] for steps implemented in step_path."""
+    from stepsmith.runner.language.manifest import step_code_of, step_id_of, step_items
+
+    out = []
+    for m in ls.model.manifests_using(step_path):
+        doc = manifest_doc_for_path(ls, m.path)
+        if doc is None:
+            continue
+        folder = os.path.dirname(m.path)
+        for i, item in step_items(doc):
+            code = step_code_of(item)
+            if not code or ":" not in code:
+                continue
+            f, fn = code.rsplit(":", 1)
+            if norm(os.path.join(folder, f)) != step_path:
+                continue
+            if function is not None and fn != function:
+                continue
+            out.append((m.path, doc, step_id_of(item), item.get("code").span, fn))
+    return out
+
+
+def _problem_from_diag(ls, uri: str, d: T.Diagnostic) -> Problem | None:
+    doc = ls.docs.get(uri)
+    if doc is None or not isinstance(d.code, str):
+        return None
+    r = d.range
+    l1, c1 = doc.offset_pos(r.start.line, r.start.character, ls.encoding)
+    l2, c2 = doc.offset_pos(r.end.line, r.end.character, ls.encoding)
+    data = d.data if isinstance(d.data, dict) else {}
+    fix = data.get("fix") if isinstance(data.get("fix"), dict) else {}
+    return Problem(code=d.code, message=d.message, span=Span(l1 + 1, c1, l2 + 1, c2),
+                   step=data.get("step"), data=fix)
+
+
+def _symbol(ls, lines, s) -> T.DocumentSymbol:
+    return T.DocumentSymbol(
+        name=s.name or "?",
+        kind=SYMBOL_KINDS.get(s.kind, T.SymbolKind.Key),
+        range=ls.lsp_span(lines, s.span),
+        selection_range=ls.lsp_span(lines, s.selection),
+        detail=s.detail or None,
+        children=[_symbol(ls, lines, c) for c in s.children] or None,
+    )
+
+
+def _in_range(r: dict, line: int, character: int) -> bool:
+    s, e = r["start"], r["end"]
+    return (s["line"], s["character"]) <= (line, character) <= (e["line"], e["character"])
+
+
+# ---------------------------------------------------------------------- registration
+
+
+def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every handler
+    @ls.feature(T.INITIALIZE)
+    @safe()
+    def initialize(ls: StepsmithServer, params: T.InitializeParams):
+        ls.loop = asyncio.get_running_loop()
+        caps = params.capabilities
+        encs = (caps.general.position_encodings if caps.general else None) or []
+        ls.encoding = UTF8 if T.PositionEncodingKind.Utf8 in encs else UTF16
+        td = caps.text_document
+        ls.pull = bool(td is not None and td.diagnostic is not None)
+        ws = caps.workspace
+        ls.refresh_support = bool(ws and ws.diagnostics and ws.diagnostics.refresh_support)
+        ls.config_support = bool(ws and ws.configuration)
+        ls.codelens_refresh = bool(ws and ws.code_lens and ws.code_lens.refresh_support)
+        ls.progress_support = bool(caps.window and caps.window.work_done_progress)
+        ls.settings = ls.settings.merged(params.initialization_options)
+        folders = [uri_to_path(f.uri) for f in (params.workspace_folders or [])]
+        if not folders:
+            root = params.root_uri and uri_to_path(params.root_uri)
+            if not root and params.root_path:
+                root = norm(params.root_path)
+            folders = [root] if root else []
+        ls.model.set_folders([f for f in folders if f])
+
+    @ls.feature(T.INITIALIZED)
+    @safe()
+    async def initialized(ls: StepsmithServer, params):
+        ls.analyzer.schedule("discover", "")
+        if getattr(ls, "config_support", False):
+            await _pull_configuration(ls)
+
+    @ls.feature(T.SHUTDOWN)
+    def shutdown(ls: StepsmithServer, params):
+        ls.analyzer.stop()
+        if ls._runner is not None:
+            ls._runner.shutdown()
+
+    @ls.feature(T.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    @safe()
+    async def did_change_configuration(ls: StepsmithServer, params: T.DidChangeConfigurationParams):
+        settings = params.settings
+        if isinstance(settings, dict) and settings:
+            ls.apply_settings(settings)
+        elif getattr(ls, "config_support", False):
+            await _pull_configuration(ls)
+
+    @ls.feature(T.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    @safe()
+    async def did_change_folders(ls: StepsmithServer, params: T.DidChangeWorkspaceFoldersParams):
+        folders = set(ls.model.folders)
+        for f in params.event.removed or []:
+            folders.discard(uri_to_path(f.uri))
+        for f in params.event.added or []:
+            folders.add(uri_to_path(f.uri))
+        ls.model.set_folders(sorted(p for p in folders if p))
+        with ls.model.lock:
+            for key in list(ls.model.manifests):
+                if not any(key.startswith(f + os.sep) for f in ls.model.folders) and ls.open_uri(key) is None:
+                    ls.model.remove_manifest(key)
+        ls.analyzer.schedule("discover", "")
+
+    @ls.feature(T.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    @safe()
+    def did_change_watched(ls: StepsmithServer, params: T.DidChangeWatchedFilesParams):
+        for ch in params.changes:
+            path = uri_to_path(ch.uri)
+            if not path:
+                continue
+            if is_manifest_path(path):
+                if ch.type == T.FileChangeType.Deleted and ls.open_uri(path) is None:
+                    ls.model.remove_manifest(path)
+                    continue
+                ls.model.add_manifest(path)
+                ls.analyzer.schedule("manifest", path)
+            else:
+                for m in ls.model.manifests_using(path):
+                    ls.analyzer.schedule("manifest", m.path)
+
+    @ls.feature(T.TEXT_DOCUMENT_DID_SAVE)
+    @safe()
+    def did_save(ls: StepsmithServer, params: T.DidSaveTextDocumentParams):
+        uri = params.text_document.uri
+        path = uri_to_path(uri)
+        if path and path.endswith(".py") and ls.settings.runOnSave:
+            ls.runner.on_save(uri)
+        elif path and path.endswith(".json"):
+            ls.runner.fixture_saved(uri)
+
+    # ------------------------------------------------------------ pull diagnostics
+    @ls.feature(T.TEXT_DOCUMENT_DIAGNOSTIC,
+                T.DiagnosticOptions(identifier="stepsmith", inter_file_dependencies=True,
+                                    workspace_diagnostics=False))
+    async def diagnostic(ls: StepsmithServer, params: T.DocumentDiagnosticParams):
+        uri = params.text_document.uri
+        doc = ls.docs.get(uri)
+        if doc is None:
+            return T.RelatedFullDocumentDiagnosticReport(items=[])
+        ok = await ls.wait_analysed(uri)
+        diags = ls.combined(uri) if ok else None
+        if diags is None:
+            raise JsonRpcException(message="document changed; retrigger",
+                                   code=T.LSPErrorCodes.ServerCancelled.value,
+                                   data={"retriggerRequest": True})
+        version = ls.docs.version(uri)
+        result_id = f"{version}:{hash(repr(diags)) & 0xFFFFFFFF:x}"
+        if params.previous_result_id == result_id:
+            return T.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
+        items = ls.protocol._converter.structure(diags, list[T.Diagnostic])
+        return T.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
+
+    # ------------------------------------------------------------ hover
+    @ls.feature(T.TEXT_DOCUMENT_HOVER)
+    @safe()
+    def hover(ls: StepsmithServer, params: T.HoverParams):
+        uri = params.text_document.uri
+        at = ls.cp_position(uri, params.position)
+        if at is None:
+            return None
+        doc, line, col = at
+        path = uri_to_path(uri)
+        if is_manifest_path(path):
+            from stepsmith.runner.language.manifest import manifest_hover
+
+            mdoc = manifest_doc(ls, uri)
+            found = manifest_hover(mdoc, line, col)
+            if not found:
+                return None
+            text, span = found
+            return T.Hover(contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value=text),
+                           range=ls.lsp_span(doc.lines, span))
+        if not (path or "").endswith(".py") and doc.language_id != "python":
+            return None
+        return _step_hover(ls, uri, doc, path, line, col, params.position)
+
+    # ------------------------------------------------------------ completion
+    @ls.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=[":", " ", ".", "/"]))
+    @safe()
+    def completion(ls: StepsmithServer, params: T.CompletionParams):
+        uri = params.text_document.uri
+        at = ls.cp_position(uri, params.position)
+        if at is None:
+            return None
+        doc, line, col = at
+        path = uri_to_path(uri)
+        if is_manifest_path(path):
+            from stepsmith.runner.language.incremental import function_spans
+            from stepsmith.runner.language.manifest import manifest_completions
+
+            folder = os.path.dirname(path)
+
+            def list_dir(prefix: str) -> list[str]:
+                out = []
+                for dirpath, dirnames, filenames in os.walk(folder):
+                    dirnames[:] = [d for d in dirnames if not d.startswith(".") and d not in ("fixtures", "__pycache__")]
+                    for n in filenames:
+                        if n.endswith(".py"):
+                            rel = os.path.relpath(os.path.join(dirpath, n), folder).replace(os.sep, "/")
+                            out.append(rel)
+                    if len(out) > 500:
+                        break
+                return sorted(out)
+
+            def functions_in(rel: str) -> list[str]:
+                text = ls.read_text(norm(os.path.join(folder, rel)))
+                return [f.name for f in function_spans(text)] if text else []
+
+            items = manifest_completions(manifest_doc(ls, uri), doc.text, line, col,
+                                         list_dir=list_dir, functions_in=functions_in)
+        elif (path or "").endswith(".py") or doc.language_id == "python":
+            from stepsmith.runner.language.steps import step_completions
+
+            items = step_completions(doc.text, line, col)
+        else:
+            return None
+        return T.CompletionList(is_incomplete=False, items=[
+            T.CompletionItem(label=c.label, kind=COMPLETION_KINDS.get(c.kind), detail=c.detail or None,
+                             documentation=(T.MarkupContent(kind=T.MarkupKind.Markdown, value=c.documentation)
+                                            if c.documentation else None),
+                             insert_text=c.insert_text)
+            for c in items])
+
+    # ------------------------------------------------------------ navigation
+    @ls.feature(T.TEXT_DOCUMENT_DEFINITION)
+    @safe()
+    def definition(ls: StepsmithServer, params: T.DefinitionParams):
+        uri = params.text_document.uri
+        at = ls.cp_position(uri, params.position)
+        if at is None:
+            return None
+        doc, line, col = at
+        path = uri_to_path(uri)
+        if is_manifest_path(path):
+            return _manifest_definition(ls, uri, path, line, col)
+        if (path or "").endswith(".py"):
+            from stepsmith.runner.language.steps import def_name_at
+
+            f = def_name_at(doc.text, line, col)
+            if f is None:
+                return None
+            return [_manifest_location(ls, mp, mdoc, sid) for mp, mdoc, sid, _, _ in step_uses(ls, path, f.name)
+                    if sid] or None
+        return None
+
+    @ls.feature(T.TEXT_DOCUMENT_REFERENCES)
+    @safe()
+    def references(ls: StepsmithServer, params: T.ReferenceParams):
+        uri = params.text_document.uri
+        at = ls.cp_position(uri, params.position)
+        if at is None:
+            return None
+        doc, line, col = at
+        path = uri_to_path(uri)
+        if not (path or "").endswith(".py"):
+            if is_manifest_path(path):
+                loc = _manifest_definition(ls, uri, path, line, col)
+                return [loc] if loc else None
+            return None
+        from stepsmith.runner.language.steps import def_name_at, function_at_line
+
+        f = def_name_at(doc.text, line, col) or function_at_line(doc.text, line)
+        if f is None:
+            return None
+        out = []
+        if params.context.include_declaration:
+            out.append(T.Location(uri=uri, range=ls.lsp_span(doc.lines, Span(f.line, f.column, f.line, f.column + len(f.name)))))
+        for mp, mdoc, sid, code_span, fn in step_uses(ls, path, f.name):
+            mlines = _lines_of(ls, mp, mdoc)
+            out.append(T.Location(uri=ls.open_uri(mp) or path_to_uri(mp), range=ls.lsp_span(mlines, code_span)))
+        return out
+
+    @ls.feature(T.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    @safe()
+    def document_symbol(ls: StepsmithServer, params: T.DocumentSymbolParams):
+        uri = params.text_document.uri
+        doc = ls.docs.get(uri)
+        if doc is None:
+            return None
+        path = uri_to_path(uri)
+        if is_manifest_path(path):
+            from stepsmith.runner.language.manifest import manifest_symbols
+
+            syms = manifest_symbols(manifest_doc(ls, uri))
+        elif (path or "").endswith(".py") or doc.language_id == "python":
+            from stepsmith.runner.language.steps import step_symbols
+
+            syms = step_symbols(doc.text)
+        else:
+            return None
+        return [_symbol(ls, doc.lines, s) for s in syms]
+
+    # ------------------------------------------------------------ code actions
+    @ls.feature(T.TEXT_DOCUMENT_CODE_ACTION, T.CodeActionOptions(code_action_kinds=[T.CodeActionKind.QuickFix]))
+    @safe()
+    def code_action(ls: StepsmithServer, params: T.CodeActionParams):
+        uri = params.text_document.uri
+        doc = ls.docs.get(uri)
+        if doc is None:
+            return None
+        path = uri_to_path(uri)
+        only = params.context.only
+        if only and not any(str(k).startswith("quickfix") for k in only):
+            return None
+        from stepsmith.runner.language.steps import manifest_quick_fixes, quick_fixes
+
+        actions = []
+        for d in params.context.diagnostics:
+            if d.source not in (None, "stepsmith"):
+                continue
+            p = _problem_from_diag(ls, uri, d)
+            if p is None:
+                continue
+            if is_manifest_path(path):
+                fixes = manifest_quick_fixes(manifest_doc(ls, uri), p)
+            else:
+                fixes = quick_fixes(doc.text, p)
+            for fx in fixes:
+                edits = [T.TextEdit(range=ls.lsp_span(doc.lines, e.span), new_text=e.new_text) for e in fx.edits]
+                actions.append(T.CodeAction(
+                    title=fx.title, kind=T.CodeActionKind.QuickFix, diagnostics=[d], is_preferred=True,
+                    edit=T.WorkspaceEdit(document_changes=[T.TextDocumentEdit(
+                        text_document=T.OptionalVersionedTextDocumentIdentifier(uri=uri, version=doc.version),
+                        edits=edits)])))
+            # Deliberately no "suppress"/"ignore" action: a security rule cannot be waived from
+            # the editor (and every rule is a security rule today).
+        return actions or None
+
+    # ------------------------------------------------------------ code lens
+    @ls.feature(T.TEXT_DOCUMENT_CODE_LENS, T.CodeLensOptions(resolve_provider=False))
+    @safe()
+    def code_lens(ls: StepsmithServer, params: T.CodeLensParams):
+        uri = params.text_document.uri
+        doc = ls.docs.get(uri)
+        path = uri_to_path(uri)
+        if doc is None or not (path or "").endswith(".py"):
+            return None
+        return ls.runner.code_lenses(uri, path, doc)
+
+    # ------------------------------------------------------------ commands
+    @ls.command("stepsmith.runStepFixtures")
+    @safe({"results": []})
+    async def run_step_fixtures(ls: StepsmithServer, *args):
+        a = _args(args)
+        if len(a) < 2:
+            raise JsonRpcException(message="stepsmith.runStepFixtures needs [manifestUri, stepId]",
+                                   code=-32602)
+        return await ls.runner.run_step_command(str(a[0]), str(a[1]))
+
+    @ls.command("stepsmith.runFixture")
+    @safe({"results": []})
+    async def run_fixture(ls: StepsmithServer, *args):
+        a = _args(args)
+        if len(a) < 1:
+            raise JsonRpcException(message="stepsmith.runFixture needs [fixtureUri]", code=-32602)
+        return await ls.runner.run_fixture_command(str(a[0]))
+
+    @ls.command("stepsmith.recordFixture")
+    @safe({"results": []})
+    async def record_fixture(ls: StepsmithServer, *args):
+        a = _args(args)
+        if len(a) < 4:
+            raise JsonRpcException(
+                message="stepsmith.recordFixture needs [manifestUri, stepId, name, inputsJson, evaluationTime]",
+                code=-32602)
+        at = a[4] if len(a) > 4 else None
+        return await ls.runner.record_command(str(a[0]), str(a[1]), str(a[2]), a[3], at)
+
+    # ------------------------------------------------------------ custom requests
+    @ls.feature("stepsmith/reach")
+    @safe({"workflows": []})
+    def reach(ls: StepsmithServer, params):
+        ls.analyzer.discover()
+        return {"workflows": _reach(ls, _param(params, "uri"))}
+
+    @ls.feature("stepsmith/fixtures")
+    @safe({"workflows": []})
+    def fixtures(ls: StepsmithServer, params):
+        ls.analyzer.discover()
+        return {"workflows": ls.runner.fixtures_listing(_param(params, "uri"))}
+
+    @ls.feature("stepsmith/status")
+    @safe()
+    async def status(ls: StepsmithServer, params):
+        ok, reason = await asyncio.get_running_loop().run_in_executor(None, ls.runner.sandbox_status)
+        from stepsmith.runner import __version__
+
+        return {"sandboxAvailable": ok, "reason": "" if ok else reason, "version": __version__}
+
+    if os.environ.get("STEPSMITH_TEST_HOOKS") == "1":  # only for the test-suite
+        @ls.feature("stepsmith/_raise")
+        @safe({"survived": True})
+        def _raise(ls: StepsmithServer, params):
+            raise RuntimeError("deliberate failure for the robustness test")
+
+        @ls.feature("stepsmith/_print")
+        def _print(ls: StepsmithServer, params):
+            print("stray output that must not reach the protocol stream")
+            os.write(1, b"raw write to fd 1\n")
+            return {"printed": True}
+
+    @ls.feature("stepsmith/rule")
+    @safe()
+    def rule(ls: StepsmithServer, params):
+        from stepsmith.runner.language.cards import rule_json
+
+        code = _param(params, "code")
+        return rule_json(str(code)) if code else None
+
+
+# ---------------------------------------------------------------------- handler bodies
+
+
+def _args(args) -> list:
+    # pygls passes the arguments positionally; some clients wrap them in one list
+    if len(args) == 1 and isinstance(args[0], list):
+        return args[0]
+    return list(args)
+
+
+def _param(params, name: str):
+    if params is None:
+        return None
+    if isinstance(params, dict):
+        return params.get(name)
+    return getattr(params, name, None)
+
+
+async def _pull_configuration(ls: StepsmithServer) -> None:
+    try:
+        items = [T.ConfigurationItem(section="stepsmith")]
+        res = await ls.protocol.send_request_async(
+            T.WORKSPACE_CONFIGURATION, T.ConfigurationParams(items=items))
+    except Exception as exc:
+        ls.log_to_client(f"stepsmith: could not read configuration: {exc}")
+        return
+    if res and isinstance(res[0], dict):
+        ls.apply_settings(res[0])
+
+
+def _lines_of(ls: StepsmithServer, path: str, mdoc) -> list[str]:
+    from stepsmith.runner.language.incremental import split_lines
+
+    uri = ls.open_uri(path)
+    if uri is not None:
+        return ls.docs.get(uri).lines
+    return split_lines(getattr(mdoc, "text", "") or "")
+
+
+def _manifest_location(ls: StepsmithServer, mpath: str, mdoc, step_id: str) -> T.Location:
+    from stepsmith.runner.language.manifest import step_entry_span, step_id_span
+
+    span = step_id_span(mdoc, step_id) or step_entry_span(mdoc, step_id) or Span(1, 0, 1, 0)
+    return T.Location(uri=ls.open_uri(mpath) or path_to_uri(mpath),
+                      range=ls.lsp_span(_lines_of(ls, mpath, mdoc), span))
+
+
+def _manifest_definition(ls: StepsmithServer, uri: str, path: str, line: int, col: int):
+    from stepsmith.runner.language.incremental import function_spans, split_lines
+
+    mdoc = manifest_doc(ls, uri)
+    found = mdoc.path_at(line, col) if mdoc is not None else None
+    if not found:
+        return None
+    kp, part = found
+    if len(kp) == 3 and kp[0] == "steps" and kp[2] == "code":
+        node = mdoc.node(kp)
+        code = getattr(node, "data", None)
+        if not isinstance(code, str) or ":" not in code:
+            return None
+        rel, fn = code.rsplit(":", 1)
+        target = norm(os.path.join(os.path.dirname(path), rel))
+        text = ls.read_text(target)
+        if text is None:
+            return None
+        lines = ls.docs.get(ls.open_uri(target)).lines if ls.open_uri(target) else split_lines(text)
+        turi = ls.open_uri(target) or path_to_uri(target)
+        # on the file part: the file; on the function part: the function
+        node_span = node.span
+        for f in function_spans(text):
+            if f.name == fn:
+                return T.Location(uri=turi, range=ls.lsp_span(lines, Span(f.line, f.column, f.line, f.column + len(fn))))
+        return T.Location(uri=turi, range=T.Range(T.Position(0, 0), T.Position(0, 0)))
+    return None
+
+
+def _step_hover(ls: StepsmithServer, uri: str, doc, path, line: int, col: int, pos: T.Position):
+    from stepsmith.runner.language.cards import pinned_time_card, reach_card, rule_card
+    from stepsmith.runner.language.steps import clock_call_at, def_name_at
+
+    parts: list[str] = []
+    span = None
+    # violations under the cursor
+    diags = ls.combined(uri) or []
+    for d in diags:
+        if d.get("source") != "stepsmith":
+            continue
+        if _in_range(d["range"], pos.line, pos.character):
+            card = rule_card(d["code"], d["message"])
+            if card and card not in parts:
+                parts.append(card)
+                span = span or d["range"]
+    # the pinned clock
+    call = clock_call_at(doc.text, line, col)
+    if call:
+        parts.append(pinned_time_card(call))
+    # the reach card on a step function's def line
+    f = def_name_at(doc.text, line, col)
+    if f is not None and path:
+        from stepsmith.runner.reach import reach_rows
+
+        for mp, mdoc, sid, code_span, fn in step_uses(ls, path, f.name):
+            if mdoc.workflow is None:
+                parts.append(f"Step `{sid}` — the manifest `{os.path.basename(mp)}` has errors; "
+                             "fix them to see what this step can reach.")
+                continue
+            for row in reach_rows(mdoc.workflow):
+                if row.step_id == sid:
+                    parts.append(reach_card(row))
+    if not parts:
+        return None
+    rng = None
+    if span is not None:
+        rng = T.Range(T.Position(**span["start"]), T.Position(**span["end"]))
+    return T.Hover(contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value="\n\n---\n\n".join(parts)),
+                   range=rng)
+
+
+def _reach(ls: StepsmithServer, uri: str | None) -> list[dict]:
+    from stepsmith.runner.language.incremental import function_spans, split_lines
+    from stepsmith.runner.language.manifest import step_entry_span
+    from stepsmith.runner.reach import REACH_SENTENCE, reach_rows
+
+    path = uri_to_path(uri) if uri else None
+    out = []
+    for m in ls.model.manifests_for(path):
+        mdoc = manifest_doc_for_path(ls, m.path)
+        entry: dict[str, Any] = {
+            "manifestUri": ls.open_uri(m.path) or path_to_uri(m.path),
+            "workflow": None, "sentence": REACH_SENTENCE, "steps": [],
+        }
+        if mdoc is None or mdoc.workflow is None:
+            data = getattr(mdoc, "data", None)
+            entry["workflow"] = data.get("workflow") if isinstance(data, dict) else None
+            entry["error"] = "the manifest has errors; fix them to see the reach table"
+            out.append(entry)
+            continue
+        entry["workflow"] = mdoc.workflow.workflow
+        mlines = _lines_of(ls, m.path, mdoc)
+        folder = os.path.dirname(m.path)
+        for row in reach_rows(mdoc.workflow):
+            span = step_entry_span(mdoc, row.step_id) or Span(1, 0, 1, 0)
+            code_loc = None
+            rel = row.code.rsplit(":", 1)[0]
+            target = norm(os.path.join(folder, rel))
+            text = ls.read_text(target)
+            if text is not None:
+                for f in function_spans(text):
+                    if f.name == row.function:
+                        lines = split_lines(text)
+                        r = ls.lsp_span(lines, Span(f.line, f.column, f.line, f.column + len(f.name)))
+                        code_loc = {"uri": ls.open_uri(target) or path_to_uri(target),
+                                    "range": ls.protocol._converter.unstructure(r)}
+                        break
+            loc_range = ls.protocol._converter.unstructure(ls.lsp_span(mlines, span))
+            entry["steps"].append({
+                "id": row.step_id, "function": row.function, "network": row.network,
+                "connections": list(row.connections), "sources": list(row.sources),
+                "effects": list(row.effects), "explanation": row.explanation,
+                "reachesNothing": row.reaches_nothing,
+                "location": {"uri": entry["manifestUri"], "range": loc_range},
+                "codeLocation": code_loc,
+            })
+        out.append(entry)
+    return out

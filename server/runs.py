@@ -1,0 +1,518 @@
+"""Running fixtures from the editor: commands, run-on-save/type, code lens, result diagnostics.
+
+Runs use stepsmith.runner.fixtures (one fresh sandbox per fixture) on a small thread pool, never
+on the analysis worker, so they never delay diagnostics. Each step file has a generation
+counter: a newer edit/save bumps it, and a run whose generation is stale stops before its next
+fixture and publishes nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types as T
+
+from stepsmith.runner.problems import Problem, Severity, Span
+from stepsmith.server.workspace import norm, path_to_uri, uri_to_path
+
+if TYPE_CHECKING:
+    from stepsmith.server.server import StepsmithServer
+
+_FIXTURE_SOURCE = "stepsmith-fixtures"
+
+
+@dataclass
+class StepRun:
+    results: list[dict] = field(default_factory=list)
+
+    @property
+    def counts(self) -> tuple[int, int]:
+        bad = sum(1 for r in self.results if r["status"] in ("failed", "error"))
+        return len(self.results) - bad, bad
+
+
+class Runner:
+    def __init__(self, ls: "StepsmithServer") -> None:
+        self.ls = ls
+        self.pool = ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1)),
+                                       thread_name_prefix="stepsmith-run")
+        self.lock = threading.Lock()
+        self.generation: dict[str, int] = {}  # step file path -> generation
+        self.step_runs: dict[tuple[str, str], StepRun] = {}  # (manifest path, step id)
+        self.fixture_status: dict[str, str] = {}  # fixture path -> last status
+        self.problems: dict[str, list[Problem]] = {}  # path -> fixture-result problems
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._sandbox: tuple[bool, str] | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+    def shutdown(self) -> None:
+        for t in self._timers.values():
+            t.cancel()
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+    def settings_changed(self, old) -> None:
+        if not self.ls.settings.runOnType:
+            for t in self._timers.values():
+                t.cancel()
+            self._timers.clear()
+
+    def manifest_checked(self, path: str) -> None:
+        pass
+
+    def sandbox_status(self) -> tuple[bool, str]:
+        if self._sandbox is None:
+            fake = os.environ.get("STEPSMITH_TEST_NO_SANDBOX")
+            if fake and os.environ.get("STEPSMITH_TEST_HOOKS") == "1":  # test-suite only
+                self._sandbox = (False, fake)
+                return self._sandbox
+            try:
+                from stepsmith.runner.sandbox import sandbox_available
+
+                self._sandbox = tuple(sandbox_available())
+            except Exception as exc:  # the runner is not importable: still serve diagnostics
+                self._sandbox = (False, f"the stepsmith runner is unavailable: {exc}")
+        return self._sandbox
+
+    # ------------------------------------------------------------------ discovery helpers
+    def _fixtures_of(self, manifest_path: str, step_id: str) -> list[Path]:
+        d = Path(manifest_path).parent / "fixtures" / step_id
+        try:
+            return sorted(p for p in d.glob("*.json") if p.is_file())
+        except OSError:
+            return []
+
+    def fixtures_listing(self, uri: str | None) -> list[dict]:
+        from stepsmith.runner.language.incremental import function_spans, split_lines
+        from stepsmith.runner.language.manifest import step_code_of, step_entry_span, step_id_of, step_items
+        from stepsmith.server.features import _lines_of, manifest_doc_for_path
+
+        ls = self.ls
+        path = uri_to_path(uri) if uri else None
+        out = []
+        for m in ls.model.manifests_for(path):
+            mdoc = manifest_doc_for_path(ls, m.path)
+            if mdoc is None:
+                continue
+            data = mdoc.data if isinstance(mdoc.data, dict) else {}
+            entry = {"manifestUri": ls.open_uri(m.path) or path_to_uri(m.path),
+                     "workflow": data.get("workflow"), "steps": []}
+            folder = os.path.dirname(m.path)
+            mlines = _lines_of(ls, m.path, mdoc)
+            for i, item in step_items(mdoc):
+                sid = step_id_of(item)
+                if not sid:
+                    continue
+                code = step_code_of(item) or ""
+                loc_uri, rng = entry["manifestUri"], ls.lsp_span(mlines, item.span)
+                if ":" in code:
+                    rel, fn = code.rsplit(":", 1)
+                    target = norm(os.path.join(folder, rel))
+                    text = ls.read_text(target)
+                    if text is not None:
+                        for f in function_spans(text):
+                            if f.name == fn:
+                                lines = ls.docs.get(ls.open_uri(target)).lines if ls.open_uri(target) else split_lines(text)
+                                loc_uri = ls.open_uri(target) or path_to_uri(target)
+                                rng = ls.lsp_span(lines, Span(f.line, f.column, f.line, f.column + len(fn)))
+                                break
+                fixtures = [{"name": p.stem, "uri": path_to_uri(str(p)),
+                             "lastResult": self.fixture_status.get(norm(p))}
+                            for p in self._fixtures_of(m.path, sid)]
+                entry["steps"].append({"id": sid, "uri": loc_uri,
+                                       "range": ls.protocol._converter.unstructure(rng),
+                                       "fixtures": fixtures})
+            out.append(entry)
+        return out
+
+    # ------------------------------------------------------------------ code lens
+    def code_lenses(self, uri: str, path: str, doc) -> list[T.CodeLens]:
+        from stepsmith.runner.language.incremental import function_spans
+        from stepsmith.server.features import step_uses
+
+        ls = self.ls
+        lenses = []
+        spans = {f.name: f for f in function_spans(doc.text)}
+        for mp, mdoc, sid, _, fn in step_uses(ls, path):
+            f = spans.get(fn)
+            if f is None or not sid:
+                continue
+            n = len(self._fixtures_of(mp, sid))
+            rng = ls.lsp_span(doc.lines, Span(f.line, 0, f.line, 0))
+            args = [ls.open_uri(mp) or path_to_uri(mp), sid]
+            title = f"▶ Run {n} fixture{'s' if n != 1 else ''}" + (f" ({sid})" if sid != fn else "")
+            lenses.append(T.CodeLens(range=rng, command=T.Command(
+                title=title, command="stepsmith.runStepFixtures", arguments=args)))
+            run = self.step_runs.get((mp, sid))
+            if run is not None and run.results:
+                ok, bad = run.counts
+                title = f"✗ {bad} failed" if bad else f"✓ {ok} passed"
+                lenses.append(T.CodeLens(range=rng, command=T.Command(
+                    title=title, command="stepsmith.runStepFixtures", arguments=args)))
+        return lenses
+
+    # ------------------------------------------------------------------ triggers
+    def bump(self, path: str) -> int:
+        with self.lock:
+            g = self.generation.get(path, 0) + 1
+            self.generation[path] = g
+            return g
+
+    def on_save(self, uri: str) -> None:
+        path = uri_to_path(uri)
+        if not path:
+            return
+        gen = self.bump(path)
+        asyncio.ensure_future(self._run_file(path, gen, from_buffer=False))
+
+    def on_type(self, uri: str) -> None:
+        path = uri_to_path(uri)
+        if not path or not path.endswith(".py"):
+            return
+        gen = self.bump(path)  # cancels any older run of this file
+        old = self._timers.pop(uri, None)
+        if old is not None:
+            old.cancel()
+        delay = max(0, self.ls.settings.runOnTypeDelayMs) / 1000
+
+        def fire():
+            self._timers.pop(uri, None)
+            asyncio.ensure_future(self._run_file(path, gen, from_buffer=True))
+
+        self._timers[uri] = self.ls.loop.call_later(delay, fire)
+
+    def fixture_saved(self, uri: str) -> None:
+        pass
+
+    async def _run_file(self, path: str, gen: int, from_buffer: bool) -> None:
+        from stepsmith.server.features import step_uses
+
+        try:
+            for mp, mdoc, sid, _, fn in step_uses(self.ls, path):
+                if sid and self._fixtures_of(mp, sid):
+                    if self.generation.get(path) != gen:
+                        return
+                    await self.run_step(mp, sid, gen=(path, gen), from_buffer=from_buffer)
+        except Exception as exc:
+            self.ls.log_exception("background fixture run failed", exc)
+
+    # ------------------------------------------------------------------ commands
+    async def run_step_command(self, manifest_uri: str, step_id: str) -> dict:
+        mp = uri_to_path(manifest_uri)
+        if not mp:
+            return {"results": [], "error": f"not a file URI: {manifest_uri}"}
+        self.ls.model.add_manifest(mp)
+        results = await self.run_step(mp, step_id)
+        return {"results": results}
+
+    async def run_fixture_command(self, fixture_uri: str) -> dict:
+        fp = uri_to_path(fixture_uri)
+        if not fp:
+            return {"results": []}
+        step_dir = os.path.dirname(fp)
+        step_id = os.path.basename(step_dir)
+        folder = os.path.dirname(os.path.dirname(step_dir))
+        from stepsmith.runner.manifest import find_manifests
+
+        manifests = [norm(p) for p in find_manifests([folder]) if norm(os.path.dirname(p)) == folder]
+        if not manifests:
+            return {"results": [{"fixture": Path(fp).stem, "uri": fixture_uri, "status": "error",
+                                 "message": "no workflow manifest next to this fixture's fixtures/ folder",
+                                 "diff": ""}]}
+        results = await self.run_step(manifests[0], step_id, only=norm(fp))
+        return {"results": results}
+
+    async def record_command(self, manifest_uri: str, step_id: str, name: str, inputs: Any,
+                             at: str | None) -> dict:
+        mp = uri_to_path(manifest_uri)
+        loop = asyncio.get_running_loop()
+        res = await loop.run_in_executor(self.pool, self._record, mp, step_id, name, inputs, at)
+        if res["status"] == "recorded":
+            self._notify(mp, step_id, [res])
+        return {"results": [res]}
+
+    # ------------------------------------------------------------------ running
+    def _load(self, manifest_path: str, from_buffer: bool):
+        from stepsmith.runner.fixtures.invoke import LoadedWorkflow, display_path
+        from stepsmith.runner.manifest import check_workflow
+
+        read = (lambda p: self.ls.buffer_text(norm(p))) if from_buffer else None
+        mpath = Path(manifest_path)
+        check = check_workflow(mpath, read)
+        return LoadedWorkflow(manifest_path=mpath, dir=mpath.parent, check=check,
+                              workflow=check.manifest.workflow, shown=display_path(mpath.parent))
+
+    def _run_case(self, case, source: str | None):
+        from stepsmith.runner.fixtures import suite
+        from stepsmith.runner.fixtures.invoke import build_inputs, invoke, result_dict, step_code
+
+        if source is None or case.problems or case.fixture is None:
+            return suite.run_case(case)
+        lw, fx = case.workflow, case.fixture
+        step = lw.step(case.step_id)
+        if step is None or step.network == "public_egress":
+            return suite.run_case(case)
+        code = step_code(lw, step)
+        code.source = source
+        inputs = build_inputs(step, fx.inputs)
+        res = result_dict(invoke(lw, code, inputs, evaluation_time=fx.evaluation_time, seed=fx.seed))
+        if res.get("status") == "unavailable":
+            return suite.CaseResult(case=case, outcome="error", result=res,
+                                    messages=suite.describe_result(res) or ["sandbox unavailable"])
+        return suite.compare(case, res)
+
+    @staticmethod
+    def _result_json(cr) -> dict:
+        from stepsmith.runner.fixtures.compare import unified_diff
+
+        case = cr.case
+        diff_lines = [str(d) for d in cr.differences]
+        for label, expected, actual in cr.big or []:
+            diff_lines.append(unified_diff(expected, actual, label))
+        message = "; ".join(cr.messages) if cr.messages else ""
+        if cr.outcome == "failed" and not message:
+            message = f"{len(cr.differences)} difference(s)" if cr.differences else "output differs"
+        return {"fixture": case.case, "uri": path_to_uri(str(case.path)) if case.path else "",
+                "status": cr.outcome, "message": message,
+                "diff": "\n".join(diff_lines) if cr.outcome == "failed" else ""}
+
+    async def run_step(self, manifest_path: str, step_id: str, *, gen=None, from_buffer: bool = False,
+                       only: str | None = None) -> list[dict]:
+        ls = self.ls
+        loop = asyncio.get_running_loop()
+        ok, reason = await loop.run_in_executor(None, self.sandbox_status)
+        fixtures = self._fixtures_of(manifest_path, step_id)
+        if only is not None:
+            fixtures = [p for p in fixtures if norm(p) == only]
+        if not ok:
+            if not ls._shown_unavailable:
+                ls._shown_unavailable = True
+                ls.show_message(f"stepsmith: running fixtures is unavailable — {reason}. "
+                                "Diagnostics still work.", T.MessageType.Warning)
+            results = [{"fixture": p.stem, "uri": path_to_uri(str(p)), "status": "error",
+                        "message": f"sandbox unavailable: {reason}", "diff": ""} for p in fixtures]
+            if gen is None:
+                self._finish(manifest_path, step_id, results, only)
+            return results
+        token = None
+        if getattr(ls, "progress_support", False) and fixtures:
+            token = f"stepsmith-run-{uuid.uuid4()}"
+            try:
+                await ls.work_done_progress.create_async(token)
+                ls.work_done_progress.begin(token, T.WorkDoneProgressBegin(
+                    title=f"stepsmith: {step_id}", message=f"running {len(fixtures)} fixture(s)",
+                    percentage=0, cancellable=False))
+            except Exception:
+                token = None
+        try:
+            lw = await loop.run_in_executor(self.pool, self._load, manifest_path, from_buffer)
+            from stepsmith.runner.fixtures import suite
+
+            cases = [c for c in suite.workflow_cases(lw) if c.step_id == step_id]
+            if only is not None:
+                cases = [c for c in cases if c.path is not None and norm(c.path) == only]
+            source = None
+            if from_buffer and lw.workflow is not None:
+                step = lw.step(step_id)
+                if step is not None:
+                    rel = step.code.rsplit(":", 1)[0]
+                    source = ls.buffer_text(norm(os.path.join(os.path.dirname(manifest_path), rel)))
+            results: list[dict] = []
+            done = 0
+            futures = [loop.run_in_executor(self.pool, self._run_case, c, source) for c in cases]
+            for fut in asyncio.as_completed(futures):
+                if gen is not None and self.generation.get(gen[0]) != gen[1]:
+                    for f in futures:
+                        f.cancel()
+                    return []  # a newer edit superseded this run: publish nothing
+                cr = await fut
+                results.append(self._result_json(cr))
+                done += 1
+                if token:
+                    ls.work_done_progress.report(token, T.WorkDoneProgressReport(
+                        message=f"{done}/{len(cases)} {cr.case.case}: {cr.outcome}",
+                        percentage=int(100 * done / max(1, len(cases)))))
+            if gen is not None and self.generation.get(gen[0]) != gen[1]:
+                return []
+            order = {c.case: i for i, c in enumerate(cases)}
+            results.sort(key=lambda r: order.get(r["fixture"], 0))
+            self._finish(manifest_path, step_id, results, only)
+            return results
+        finally:
+            if token:
+                ls.work_done_progress.end(token, T.WorkDoneProgressEnd(message="done"))
+
+    def _finish(self, manifest_path: str, step_id: str, results: list[dict], only: str | None) -> None:
+        ls = self.ls
+        key = (manifest_path, step_id)
+        run = self.step_runs.setdefault(key, StepRun())
+        if only is None:
+            run.results = results
+        else:
+            by = {r["uri"]: r for r in run.results}
+            for r in results:
+                by[r["uri"]] = r
+            run.results = list(by.values())
+        for r in results:
+            fp = uri_to_path(r["uri"]) if r["uri"] else None
+            if not fp:
+                continue
+            self.fixture_status[fp] = r["status"]
+            probs = []
+            if r["status"] in ("failed", "error"):
+                span = self._fixture_anchor(fp)
+                msg = f"fixture {r['fixture']} {r['status']}"
+                if r["message"]:
+                    msg += f": {r['message']}"
+                if r["diff"]:
+                    msg += "\n" + r["diff"]
+                probs.append(Problem(code="fixture-" + r["status"], message=msg, span=span, step=step_id))
+            self.problems[fp] = probs
+            self._publish_path(fp)
+        # on the step function's def line
+        from stepsmith.server.features import step_uses
+
+        mdoc_steps = []
+        for path in self._step_files_of(manifest_path, step_id):
+            probs = [p for p in self.problems.get(path, []) if p.step != step_id]
+            ok, bad = run.counts
+            f = self._def_of(path, manifest_path, step_id)
+            if bad and f is not None:
+                names = ", ".join(r["fixture"] for r in run.results if r["status"] in ("failed", "error"))
+                probs.append(Problem(code="fixture-failed",
+                                     message=f"✗ {bad} of {len(run.results)} fixture(s) of step "
+                                     f"{step_id} failed: {names}",
+                                     span=Span(f.line, f.column, f.line, f.column + len(f.name)),
+                                     step=step_id))
+            self.problems[path] = probs
+            self._publish_path(path)
+        self._notify(manifest_path, step_id, results)
+        if getattr(ls, "codelens_refresh", False):
+            try:
+                ls.protocol.send_request(T.WORKSPACE_CODE_LENS_REFRESH, None)
+            except Exception:
+                pass
+
+    def _notify(self, manifest_path: str, step_id: str, results: list[dict]) -> None:
+        ls = self.ls
+        ls.send_raw("stepsmith/fixtureResults", {
+            "manifestUri": ls.open_uri(manifest_path) or path_to_uri(manifest_path),
+            "stepId": step_id, "results": results})
+
+    def _step_files_of(self, manifest_path: str, step_id: str) -> list[str]:
+        m = self.ls.model.manifests.get(manifest_path)
+        if m is None:
+            return []
+        return [p for p, uses in m.step_files.items() if any(u.step_id == step_id for u in uses)]
+
+    def _def_of(self, path: str, manifest_path: str, step_id: str):
+        from stepsmith.runner.language.incremental import function_spans
+
+        m = self.ls.model.manifests.get(manifest_path)
+        fn = None
+        for u in (m.step_files.get(path, ()) if m else ()):
+            if u.step_id == step_id:
+                fn = u.function
+        text = self.ls.read_text(path)
+        if fn is None or text is None:
+            return None
+        for f in function_spans(text):
+            if f.name == fn:
+                return f
+        return None
+
+    def _fixture_anchor(self, fp: str) -> Span:
+        try:
+            text = Path(fp).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return Span(1, 0, 1, 1)
+        from stepsmith.runner.language.incremental import split_lines
+
+        for i, line in enumerate(split_lines(text)):
+            j = line.find('"expected"')
+            if j >= 0:
+                return Span(i + 1, j, i + 1, j + len('"expected"'))
+        return Span(1, 0, 1, 1)
+
+    def _publish_path(self, path: str) -> None:
+        ls = self.ls
+        uri = ls.open_uri(path)
+        if uri is not None and uri in ls.analyzer.results:
+            ls.publish(uri, refresh=True)
+            if not ls.pull:
+                return
+            if path.endswith((".py", ".yaml")):
+                return
+        if uri is None or not path.endswith((".py", ".yaml")):
+            from stepsmith.runner.language.incremental import split_lines
+
+            text = ls.read_text(path) or ""
+            lines = split_lines(text)
+            from stepsmith.server.analysis import to_diagnostic
+
+            diags = [to_diagnostic(p, lines, ls.encoding, source=_FIXTURE_SOURCE)
+                     for p in self.problems.get(path, [])]
+            ls.publish_unversioned(uri or path_to_uri(path), diags)
+
+    # ------------------------------------------------------------------ record
+    def _record(self, mp: str | None, step_id: str, name: str, inputs: Any, at: str | None) -> dict:
+        from stepsmith.runner.cli.record import CASE_NAME, NOT_RECORDABLE, fixture_document, write_atomic
+        from stepsmith.runner.fixtures.invoke import (
+            InvokeError, build_inputs, check_forbidden_inputs, invoke, load_granted, parse_at,
+            result_dict, secrets_in, step_code)
+
+        def err(msg: str, uri: str = "") -> dict:
+            return {"fixture": name, "uri": uri, "status": "error", "message": msg, "diff": ""}
+
+        if not mp:
+            return err("manifestUri is not a file URI")
+        if not CASE_NAME.match(name or ""):
+            return err(f"fixture name {name!r} is not a slug (lowercase letters, digits, '-' and '_')")
+        ok, reason = self.sandbox_status()
+        if not ok:
+            return err(f"sandbox unavailable: {reason}")
+        if isinstance(inputs, str):
+            try:
+                inputs = json.loads(inputs)
+            except json.JSONDecodeError as exc:
+                return err(f"inputsJson is not JSON: {exc}")
+        if not isinstance(inputs, dict):
+            return err("inputsJson must be a JSON object (parameter -> value)")
+        lw = self._load(mp, from_buffer=False)
+        if not lw.ok:
+            return err("the workflow has check problems; fix them first: " + "; ".join(lw.error_lines()[:3]))
+        step = lw.step(step_id)
+        if step is None:
+            return err(f"unknown step {step_id!r}")
+        if step.network == "public_egress":
+            return err(f"{step_id} is a public_egress step: record it with `stepsmith record --live`")
+        target = lw.dir / "fixtures" / step_id / f"{name}.json"
+        uri = path_to_uri(str(target))
+        if target.exists():
+            return err(f"fixture {name} already exists", uri)
+        try:
+            check_forbidden_inputs(inputs)
+            at = parse_at(at) if at else None
+            code = step_code(lw, step)
+            built = build_inputs(step, inputs)
+        except (InvokeError, ValueError) as exc:
+            return err(str(exc), uri)
+        granted = load_granted(lw, step)
+        res = result_dict(invoke(lw, code, built, evaluation_time=at, seed=None, connections=granted))
+        status = res.get("status")
+        if status in NOT_RECORDABLE:
+            return err(f"not recorded: the step was {status}", uri)
+        doc = fixture_document(inputs, at, None, res)
+        leaked = secrets_in(doc, granted)
+        if leaked:
+            return err("not recorded: the fixture would contain a credential of " + ", ".join(leaked), uri)
+        write_atomic(target, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        return {"fixture": name, "uri": uri, "status": "recorded",
+                "message": f"recorded fixtures/{step_id}/{name}.json (expected status {status})", "diff": ""}

@@ -1,0 +1,393 @@
+"""The stepsmith language server (pygls 2.x): adapts stepsmith.runner to LSP.
+
+Analysis lives in `stepsmith.runner` (validator, manifest, reach, language); this module only
+keeps documents, schedules work (analysis.Analyzer, runs.Runner) and converts to LSP shapes.
+Every handler is wrapped: an exception is logged to the client (window/logMessage) and the
+request gets an empty answer, so the server keeps serving.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import os
+import traceback
+from typing import Any
+
+from lsprotocol import types as T
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
+
+from stepsmith.runner import __version__
+from stepsmith.runner.problems import Span
+from stepsmith.server.analysis import Analyzer, lsp_range, to_diagnostic
+from stepsmith.server.documents import UTF8, UTF16, DocumentStore, to_codepoints
+from stepsmith.server.settings import Settings
+from stepsmith.server.workspace import (
+    WorkspaceModel,
+    is_manifest_path,
+    norm,
+    path_to_uri,
+    uri_to_path,
+)
+
+log = logging.getLogger("stepsmith.server")
+
+COMMANDS = ("stepsmith.runStepFixtures", "stepsmith.runFixture", "stepsmith.recordFixture")
+
+
+class StepsmithProtocol(LanguageServerProtocol):
+    """Own document store (fast incremental edits, exact encodings) instead of pygls's."""
+
+    @lsp_method(T.INITIALIZE)
+    def lsp_initialize(self, params: T.InitializeParams):
+        general = params.capabilities.general
+        if general is not None and general.position_encodings:
+            encs = list(general.position_encodings)
+            if T.PositionEncodingKind.Utf8 in encs:  # prefer UTF-8 when offered
+                encs.remove(T.PositionEncodingKind.Utf8)
+                general.position_encodings = [T.PositionEncodingKind.Utf8] + encs
+            elif T.PositionEncodingKind.Utf16 not in encs:
+                general.position_encodings = [T.PositionEncodingKind.Utf16]
+        result = yield from super().lsp_initialize(params)
+        return result
+
+    @lsp_method(T.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(self, params: T.DidOpenTextDocumentParams):
+        self._server.on_open(params)
+        yield from ()
+
+    @lsp_method(T.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: T.DidChangeTextDocumentParams):
+        self._server.on_change(params)
+        yield from ()
+
+    @lsp_method(T.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(self, params: T.DidCloseTextDocumentParams):
+        self._server.on_close(params)
+        yield from ()
+
+
+class StepsmithServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("stepsmith", __version__, protocol_cls=StepsmithProtocol,
+                         text_document_sync_kind=T.TextDocumentSyncKind.Incremental)
+        self.docs = DocumentStore()
+        self.model = WorkspaceModel()
+        self.analyzer = Analyzer(self)
+        self.settings = Settings()
+        self.encoding = UTF16
+        self.pull = False
+        self.refresh_support = False
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.path_uris: dict[str, str] = {}
+        self._published: dict[str, Any] = {}
+        self._refresh_pending = False
+        self._runner = None
+        self._shown_unavailable = False
+
+    # ------------------------------------------------------------------ utilities
+    @property
+    def runner(self):
+        if self._runner is None:
+            from stepsmith.server.runs import Runner
+
+            self._runner = Runner(self)
+        return self._runner
+
+    def log_exception(self, what: str, exc: BaseException) -> None:
+        text = f"{what}: {type(exc).__name__}: {exc}\n" + "".join(
+            traceback.format_exception(type(exc), exc, exc.__traceback__)[-6:])
+        log.error(text)
+        self.log_to_client(text, T.MessageType.Error)
+
+    def log_to_client(self, text: str, kind: T.MessageType = T.MessageType.Log) -> None:
+        def send():
+            try:
+                self.protocol.notify(T.WINDOW_LOG_MESSAGE, T.LogMessageParams(type=kind, message=text))
+            except Exception:
+                log.exception("could not send logMessage")
+
+        self._on_loop(send)
+
+    def show_message(self, text: str, kind: T.MessageType = T.MessageType.Warning) -> None:
+        self._on_loop(lambda: self.protocol.notify(
+            T.WINDOW_SHOW_MESSAGE, T.ShowMessageParams(type=kind, message=text)))
+
+    def _on_loop(self, fn) -> None:
+        loop = self.loop
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if loop is None or running is loop:
+            fn()
+        elif not loop.is_closed():
+            loop.call_soon_threadsafe(fn)
+
+    def send_raw(self, method: str, params: dict) -> None:
+        """Send a notification whose params are plain JSON data (skips cattrs)."""
+        self.protocol._send_data({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def report_server_error(self, error: Exception, source) -> None:
+        # pygls's default shows a popup per error; log instead and keep serving
+        try:
+            self.log_to_client(f"stepsmith server error ({getattr(source, '__name__', source)}): {error}",
+                               T.MessageType.Error)
+        except Exception:
+            pass
+
+    def open_uri(self, path: str) -> str | None:
+        uri = self.path_uris.get(path)
+        if uri is not None and uri in self.docs:
+            return uri
+        return None
+
+    def buffer_text(self, path: str) -> str | None:
+        uri = self.open_uri(path)
+        if uri is None:
+            return None
+        with self.docs.lock:
+            doc = self.docs.get(uri)
+            return doc.text if doc is not None else None
+
+    def read_text(self, path: str) -> str | None:
+        t = self.buffer_text(path)
+        if t is not None:
+            return t
+        try:
+            with open(path, encoding="utf-8") as fh:
+                return fh.read()
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    # ------------------------------------------------------------------ document events
+    def on_open(self, params: T.DidOpenTextDocumentParams) -> None:
+        td = params.text_document
+        self.docs.open(td.uri, td.language_id, td.version, td.text)
+        self._published.pop(td.uri, None)
+        self.analyzer.results.pop(td.uri, None)
+        path = uri_to_path(td.uri)
+        if path:
+            self.path_uris[path] = td.uri
+            if is_manifest_path(path) and self.model.add_manifest(path):
+                pass
+        self.analyzer.schedule("doc", td.uri, front=True)
+        # a step file open in a buffer now wins over disk for the manifests naming it
+        if path:
+            for m in self.model.manifests_using(path):
+                self.analyzer.schedule("manifest", m.path)
+
+    def on_change(self, params: T.DidChangeTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        doc = self.docs.get(uri)
+        if doc is None:
+            log.warning("didChange for a document that is not open: %s", uri)
+            return
+        enc = self.encoding
+        with self.docs.lock:
+            for change in params.content_changes:
+                rng = getattr(change, "range", None)
+                if rng is None:
+                    doc.apply(None, None, change.text, enc)
+                else:
+                    doc.apply((rng.start.line, rng.start.character),
+                              (rng.end.line, rng.end.character), change.text, enc)
+            doc.version = params.text_document.version
+        self.analyzer.schedule("doc", uri, front=True)
+        if self.settings.runOnType:
+            self.runner.on_type(uri)
+
+    def on_close(self, params: T.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        self.docs.close(uri)
+        path = uri_to_path(uri)
+        self.analyzer.validators.pop(uri, None)
+        self.analyzer.results.pop(uri, None)
+        self._published.pop(uri, None)
+        # clear what we published
+        self.send_raw(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, {"uri": uri, "diagnostics": []})
+        if path:
+            for m in self.model.manifests_using(path):  # the disk version applies again
+                self.analyzer.schedule("manifest", m.path)
+            if is_manifest_path(path):
+                self.analyzer.schedule("manifest", path)
+
+    # ------------------------------------------------------------------ results (loop thread)
+    def deliver(self, uri: str, version: int | None, diags: list[dict]) -> None:
+        doc = self.docs.get(uri)
+        if doc is None or doc.version != version:
+            return  # stale: a newer version is queued (or the document closed)
+        prev = self.analyzer.results.get(uri)
+        self.analyzer.results[uri] = (version, diags)
+        self._wake_waiters(uri, version)
+        # same version, different result: caused by another file (pull clients must re-pull)
+        self.publish(uri, refresh=prev is not None and prev[0] == version and prev[1] != diags)
+
+    def republish(self, uri: str) -> None:
+        if uri in self.analyzer.results:
+            self.publish(uri, refresh=True)
+
+    def combined(self, uri: str) -> list[dict] | None:
+        res = self.analyzer.results.get(uri)
+        doc = self.docs.get(uri)
+        if res is None or doc is None or res[0] != doc.version:
+            return None
+        diags = list(res[1])
+        path = uri_to_path(uri)
+        extra = self.analyzer.crossfile.get(path or "")
+        if extra:
+            diags += [to_diagnostic(p, doc.lines, self.encoding) for p in extra]
+        if self._runner is not None and path:
+            rp = self._runner.problems.get(path)
+            if rp:
+                diags += [to_diagnostic(p, doc.lines, self.encoding, source="stepsmith-fixtures")
+                          for p in rp]
+        return diags
+
+    def publish(self, uri: str, refresh: bool = False) -> None:
+        diags = self.combined(uri)
+        if diags is None:
+            return
+        doc = self.docs.get(uri)
+        if self.pull:
+            if refresh:
+                self.request_refresh()
+            return
+        key = (doc.version, diags)
+        if self._published.get(uri) == key:
+            return
+        self._published[uri] = key
+        self.send_raw(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
+                      {"uri": uri, "version": doc.version, "diagnostics": diags})
+
+    def publish_unversioned(self, uri: str, diags: list[dict]) -> None:
+        """Fixture-result diagnostics on a file that is not analysed (always pushed)."""
+        self.send_raw(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, {"uri": uri, "diagnostics": diags})
+
+    def request_refresh(self) -> None:
+        if not self.refresh_support or self._refresh_pending:
+            return
+        self._refresh_pending = True
+
+        def go():
+            self._refresh_pending = False
+            try:
+                self.protocol.send_request(T.WORKSPACE_DIAGNOSTIC_REFRESH, None)
+            except Exception as exc:
+                self.log_exception("diagnostic refresh failed", exc)
+
+        self.loop.call_later(0.05, go)
+
+    def after_manifest_check(self, path: str) -> None:
+        # code lenses depend on the manifests (which steps a function implements)
+        if self._runner is not None:
+            self._runner.manifest_checked(path)
+
+    def _wake_waiters(self, uri: str, version) -> None:
+        waiters = self.analyzer.waiters.get(uri)
+        if not waiters:
+            return
+        keep = []
+        for v, fut in waiters:
+            if fut.done():
+                continue
+            if v == version:
+                fut.set_result(True)
+            elif v is not None and version is not None and version > v:
+                fut.set_result(False)
+            else:
+                keep.append((v, fut))
+        self.analyzer.waiters[uri] = keep
+
+    async def wait_analysed(self, uri: str, timeout: float = 30.0) -> bool:
+        """Wait until the current version of `uri` has been analysed. False if it changed."""
+        doc = self.docs.get(uri)
+        if doc is None:
+            return False
+        version = doc.version
+        res = self.analyzer.results.get(uri)
+        if res is not None and res[0] == version:
+            return True
+        fut = asyncio.get_running_loop().create_future()
+        self.analyzer.waiters.setdefault(uri, []).append((version, fut))
+        if not self.analyzer.is_pending(uri):
+            self.analyzer.schedule("doc", uri, front=True)
+        try:
+            return await asyncio.wait_for(fut, timeout)
+        except asyncio.TimeoutError:
+            return False
+
+    # ------------------------------------------------------------------ settings
+    def apply_settings(self, raw: Any) -> None:
+        old = self.settings
+        self.settings = self.settings.merged(raw)
+        if old.maxFileSize != self.settings.maxFileSize:
+            for uri in self.docs.uris():
+                self.analyzer.schedule("doc", uri)
+        if self._runner is not None:
+            self._runner.settings_changed(old)
+
+    # ------------------------------------------------------------------ positions
+    def cp_position(self, uri: str, pos: T.Position) -> tuple[Any, int, int] | None:
+        """(doc, 1-based line, code point column) for an LSP position, clamped."""
+        doc = self.docs.get(uri)
+        if doc is None:
+            return None
+        line, col = doc.offset_pos(pos.line, pos.character, self.encoding)
+        return doc, line + 1, col
+
+    def lsp_span(self, doc_lines, span: Span) -> T.Range:
+        r = lsp_range(span, doc_lines, self.encoding)
+        return T.Range(T.Position(**r["start"]), T.Position(**r["end"]))
+
+    def file_lines(self, path: str) -> list[str] | None:
+        text = self.read_text(path)
+        if text is None:
+            return None
+        from stepsmith.runner.language.incremental import split_lines
+
+        return split_lines(text)
+
+
+def safe(default=None):
+    """Wrap a handler: log any exception to the client and answer `default`."""
+
+    def deco(fn):
+        if asyncio.iscoroutinefunction(fn):
+            @functools.wraps(fn)
+            async def wrapper(ls, *args, **kwargs):
+                try:
+                    return await fn(ls, *args, **kwargs)
+                except Exception as exc:
+                    from pygls.exceptions import JsonRpcException
+
+                    if isinstance(exc, JsonRpcException):
+                        raise
+                    ls.log_exception(f"{fn.__name__} failed", exc)
+                    return default
+        else:
+            @functools.wraps(fn)
+            def wrapper(ls, *args, **kwargs):
+                try:
+                    return fn(ls, *args, **kwargs)
+                except Exception as exc:
+                    from pygls.exceptions import JsonRpcException
+
+                    if isinstance(exc, JsonRpcException):
+                        raise
+                    ls.log_exception(f"{fn.__name__} failed", exc)
+                    return default
+        return wrapper
+
+    return deco
+
+
+def create_server() -> StepsmithServer:
+    ls = StepsmithServer()
+    from stepsmith.server import features
+
+    features.register(ls)
+    return ls

@@ -1,0 +1,42 @@
+"""The `stepsmith` settings section (see PROTOCOL.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+_ALIASES = {"run_on_save": "runOnSave", "run_on_type": "runOnType"}
+
+
+@dataclass(frozen=True)
+class Settings:
+    runOnSave: bool = True
+    runOnType: bool = False
+    runOnTypeDelayMs: int = 1500
+    maxFileSize: int = 2_000_000
+    interpreter: Any = None
+
+    def merged(self, raw: Any) -> "Settings":
+        """Return a copy updated from a client's settings object (unknown keys ignored,
+        wrongly-typed values ignored)."""
+        if not isinstance(raw, dict):
+            return self
+        if isinstance(raw.get("stepsmith"), dict):
+            raw = raw["stepsmith"]
+        elif isinstance(raw.get("settings"), dict):
+            return self.merged(raw["settings"])
+        changes: dict[str, Any] = {}
+        for f in fields(self):
+            if f.name not in raw:
+                continue
+            value = raw[f.name]
+            default = getattr(Settings, f.name)
+            if isinstance(default, bool):
+                if isinstance(value, bool):
+                    changes[f.name] = value
+            elif isinstance(default, int):
+                if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                    changes[f.name] = value
+            else:
+                changes[f.name] = value
+        return replace(self, **changes) if changes else self

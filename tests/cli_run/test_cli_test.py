@@ -1,0 +1,130 @@
+"""`stepsmith test`: real sandbox, real manifest check, tmp_path workflows."""
+
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+from stepsmith.runner.cli import main
+
+pytestmark = pytest.mark.usefixtures("sandbox")
+
+
+def run(capsys, *argv):
+    code = main(["test", *map(str, argv)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_all_pass_exit_0_with_summary(tmp_path, kit, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    kit.full_workflow(tmp_path / "wf")
+    code, out, err = run(capsys, "wf", "-j", "2")
+    assert code == 0, out + err
+    assert "6 passed, 1 recorded (served from recording, not executed), 0 failed, 0 errors" in out
+    assert "fixtures/s" in out
+    assert "stepsmith test" in out and "│ wf " in out  # the summary table
+
+
+def test_failure_exit_1_with_readable_diff(tmp_path, kit, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    fx = kit.passing_fixtures()
+    fx["add/simple"]["expected"]["output"]["sum"] = "1.5"
+    kit.full_workflow(tmp_path / "wf", fx)
+    code, out, _ = run(capsys, "wf")
+    assert code == 1
+    assert "FAILED wf::add::simple  wf/fixtures/add/simple.json" in out
+    assert 'output.sum: expected "1.5", got "1.50"' in out
+    assert "5 passed, 1 recorded (served from recording, not executed), 1 failed, 0 errors" in out
+
+
+def test_json_format(tmp_path, kit, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    fx = kit.passing_fixtures()
+    fx["add/simple"]["expected"]["output"]["sum"] = "9"
+    kit.full_workflow(tmp_path / "wf", fx)
+    code, out, err = run(capsys, "wf", "--format", "json")
+    assert code == 1 and err == ""  # no progress bar in json mode
+    doc = json.loads(out)
+    assert doc["summary"]["passed"] == 5 and doc["summary"]["failed"] == 1
+    assert doc["summary"]["recorded"] == 1 and doc["summary"]["total"] == 7
+    simple = next(r for r in doc["results"] if r["id"] == "wf::add::simple")
+    assert simple["differences"] == [{"path": "output.sum", "message": 'expected "9", got "1.50"'}]
+    assert simple["result"]["status"] == "ok"
+    assert doc["workflows"] == [{"path": "wf", "ok": True, "problems": []}]
+
+
+def test_junit_xml_is_valid(tmp_path, kit, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    fx = kit.passing_fixtures()
+    fx["add/simple"]["expected"]["output"]["sum"] = "9"
+    fx["add/broken"] = '{"inputs": '
+    kit.full_workflow(tmp_path / "wf", fx)
+    code, _, _ = run(capsys, "wf", "--junit-xml", tmp_path / "junit.xml")
+    assert code == 1
+    root = ET.parse(tmp_path / "junit.xml").getroot()
+    assert root.tag == "testsuites"
+    (suite,) = root.findall("testsuite")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors"),
+            suite.get("skipped")) == ("8", "1", "1", "1")
+    cases = {(c.get("classname"), c.get("name")): c for c in suite.findall("testcase")}
+    assert len(cases) == 8
+    fail = cases[("wf::add", "simple")].find("failure")
+    assert fail.get("message") == 'output.sum: expected "9", got "1.50"'
+    assert "invalid JSON" in cases[("wf::add", "broken")].find("error").text
+    assert cases[("wf::fetch", "recorded")].find("skipped") is not None
+    assert cases[("wf::double", "from-add")].find("failure") is None
+
+
+def test_select_step_and_keyword(tmp_path, kit, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    kit.full_workflow(tmp_path / "wf")
+    code, out, _ = run(capsys, "wf", "--step", "add", "--format", "json")
+    assert code == 0 and [r["id"] for r in json.loads(out)["results"]] == [
+        "wf::add::both", "wf::add::simple"]
+    code, out, _ = run(capsys, "wf", "-k", "from-add", "--format", "json")
+    assert [r["id"] for r in json.loads(out)["results"]] == ["wf::double::from-add"]
+    code, _, err = run(capsys, "wf", "-k", "no-such-case")
+    assert code == 2 and "no fixtures matched" in err
+
+
+def test_check_problems_are_errors_exit_1(tmp_path, kit, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    m = kit.demo_manifest()
+    m["steps"][0]["explanation"] = ""
+    kit.write_workflow(tmp_path / "wf", m, fixtures={"add/ok": kit.add_case("1", None, "1.5")})
+    code, out, _ = run(capsys, "wf")
+    assert code == 1
+    assert "ERROR  wf: the workflow has check problems, so its 1 fixture(s) cannot run:" in out
+    assert "wf/workflow.yaml:" in out
+
+
+def test_usage_errors_exit_2(tmp_path, kit, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, "does-not-exist")
+    assert code == 2 and "no such file" in err
+    (tmp_path / "empty").mkdir()
+    code, _, err = run(capsys, "empty")
+    assert code == 2 and "no workflow manifests" in err
+    code, _, err = run(capsys, "empty", "-j", "0")
+    assert code == 2
+
+
+def test_sandbox_unavailable_exit_2_never_runs_unsandboxed(tmp_path, kit, capsys, monkeypatch):
+    from stepsmith.runner import sandbox
+
+    monkeypatch.chdir(tmp_path)
+    kit.full_workflow(tmp_path / "wf")
+    calls = []
+    monkeypatch.setattr(sandbox, "sandbox_available",
+                        lambda: (False, "bwrap not found: apt-get install bubblewrap"))
+    monkeypatch.setattr(sandbox, "run_step", lambda *a, **k: calls.append(a))
+    code, _, err = run(capsys, "wf")
+    assert code == 2 and calls == []
+    assert "apt-get install bubblewrap" in err and "Refusing to run" in err
+
+
+def test_no_fixtures_is_fine(tmp_path, kit, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    kit.write_workflow(tmp_path / "wf")
+    code, out, _ = run(capsys, "wf")
+    assert code == 0 and "no fixtures found" in out

@@ -1,0 +1,169 @@
+"""Running fixtures from the editor: commands, progress, result diagnostics, code lens,
+run-on-save / run-on-type, and the sandbox-unavailable path. Push and pull clients."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+
+import pytest
+import pytest_lsp
+from lsprotocol import types as T
+
+from conftest import (
+    CONFIG,
+    change,
+    close_doc,
+    copy_data,
+    diagnostics,
+    initialize,
+    open_doc,
+    push_capabilities,
+    uri,
+)
+from test_features import plain
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+async def command(client, name, args):
+    return plain(await client.workspace_execute_command_async(
+        T.ExecuteCommandParams(command=name, arguments=args)))
+
+
+async def wait_for(pred, timeout=30.0):
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not pred():
+        if loop.time() > end:
+            raise AssertionError("condition not reached")
+        await asyncio.sleep(0.05)
+
+
+async def lens_titles(client, u):
+    lenses = await client.text_document_code_lens_async(T.CodeLensParams(
+        text_document=T.TextDocumentIdentifier(uri=u)))
+    return [lens.command.title for lens in lenses or []]
+
+
+async def test_run_step_fixtures_command(client, workspace):
+    manifest = workspace / "billing" / "workflow.yaml"
+    step = workspace / "billing" / "steps" / "total.py"
+    su = open_doc(client, step)
+    await diagnostics(client, su)
+    tokens_before = set(client.progress_reports)
+    res = await command(client, "stepsmith.runStepFixtures", [uri(manifest), "total"])
+    by = {r["fixture"]: r for r in res["results"]}
+    assert set(by) == {"empty", "two-items", "wrong"}
+    assert by["empty"]["status"] == "passed" and by["two-items"]["status"] == "passed"
+    assert by["wrong"]["status"] == "failed" and "2.00" in by["wrong"]["diff"]
+    assert by["wrong"]["uri"].endswith("fixtures/total/wrong.json")
+    # $/progress work-done progress: begin ... report ... end
+    new = [t for t in client.progress_reports if t not in tokens_before]
+    assert new
+    kinds = [type(v).__name__ for v in client.progress_reports[new[-1]]]
+    assert kinds[0] == "WorkDoneProgressBegin" and kinds[-1] == "WorkDoneProgressEnd"
+    assert "WorkDoneProgressReport" in kinds
+    # results as diagnostics: on the step's def line ...
+    diags = await diagnostics(client, su, predicate=lambda ds: any(d.source == "stepsmith-fixtures" for d in ds))
+    d = next(d for d in diags if d.source == "stepsmith-fixtures")
+    assert d.range.start.line == 5 and "wrong" in d.message
+    # ... and on the fixture file (always pushed)
+    wrong_uri = uri(workspace / "billing" / "fixtures" / "total" / "wrong.json")
+    await wait_for(lambda: client.diagnostics.get(wrong_uri))
+    assert "failed" in client.diagnostics[wrong_uri][0].message
+    # the code lens shows the outcome
+    assert await lens_titles(client, su) == ["▶ Run 3 fixtures", "✗ 1 failed"]
+    # the notification for test explorers
+    note = client.custom["stepsmith/fixtureResults"][-1]
+    assert plain(note)["stepId"] == "total"
+
+
+async def test_run_one_fixture_and_record(client, workspace):
+    fx = workspace / "billing" / "fixtures" / "total" / "two-items.json"
+    res = await command(client, "stepsmith.runFixture", [uri(fx)])
+    assert [(r["fixture"], r["status"]) for r in res["results"]] == [("two-items", "passed")]
+    manifest = workspace / "billing" / "workflow.yaml"
+    name = f"recorded-{client.mode}"
+    res = await command(client, "stepsmith.recordFixture",
+                        [uri(manifest), "total", name, json.dumps({"items": [{"amount": "4.10"}]}),
+                         "2026-12-01T07:00:00+00:00"])
+    r = res["results"][0]
+    assert r["status"] == "recorded", r
+    saved = json.loads((workspace / "billing" / "fixtures" / "total" / f"{name}.json").read_text())
+    assert saved["expected"]["output"] == "4.10"
+    # recording refuses forbidden field names and bad names
+    res = await command(client, "stepsmith.recordFixture",
+                        [uri(manifest), "total", "leaky", json.dumps({"items": [{"api_key": "x"}]}), None])
+    assert res["results"][0]["status"] == "error"
+    res = await command(client, "stepsmith.recordFixture", [uri(manifest), "total", "Bad Name", "{}", None])
+    assert res["results"][0]["status"] == "error"
+    (workspace / "billing" / "fixtures" / "total" / f"{name}.json").unlink()
+
+
+async def test_run_on_save_and_on_type(client, workspace):
+    step = workspace / "billing" / "steps" / "total.py"
+    su = open_doc(client, step)
+    await diagnostics(client, su)
+    notes = client.custom.setdefault("stepsmith/fixtureResults", [])
+    # runOnSave (enabled through didChangeConfiguration, no restart)
+    client.workspace_did_change_configuration(T.DidChangeConfigurationParams(
+        settings={"stepsmith": {"runOnSave": True}}))
+    n = len(notes)
+    client.text_document_did_save(T.DidSaveTextDocumentParams(text_document=T.TextDocumentIdentifier(uri=su)))
+    await wait_for(lambda: len(notes) > n)
+    assert {r["fixture"] for r in plain(notes[-1])["results"]} >= {"empty", "two-items", "wrong"}
+    # runOnType: the unsaved buffer is what runs; a newer edit supersedes the older run
+    client.workspace_did_change_configuration(T.DidChangeConfigurationParams(
+        settings={"stepsmith": {"runOnType": True, "runOnTypeDelayMs": 50}}))
+    text = step.read_text()
+    line = text.split("\n").index('    return str(sum((Decimal(i["amount"]) for i in items), Decimal("0")))')
+    n = len(notes)
+    change(client, su, (line, 11, line, 11, "'X' + "))      # intermediate: every fixture fails
+    change(client, su, (line, 11, line, 17, ""))            # back to the original
+    change(client, su, (line, 4, line, 10, "return '2.00' if items else '0' or"))  # 'wrong' now passes
+    await wait_for(lambda: len(notes) > n)
+    await asyncio.sleep(0.5)  # let any superseded run finish: it must publish nothing
+    last = {r["fixture"]: r["status"] for r in plain(notes[-1])["results"]}
+    assert last["wrong"] == "passed" and last["empty"] == "passed" and last["two-items"] == "failed"
+    for note in notes[n:]:  # never the intermediate buffer's results
+        assert {r["fixture"]: r["status"] for r in plain(note)["results"]} == last
+    client.workspace_did_change_configuration(T.DidChangeConfigurationParams(
+        settings={"stepsmith": {"runOnType": False, "runOnSave": False}}))
+    close_doc(client, su)
+
+
+@pytest_lsp.fixture(config=pytest_lsp.ClientServerConfig(
+    server_command=CONFIG.server_command, client_factory=CONFIG.client_factory,
+    server_env={**os.environ, "STEPSMITH_TEST_HOOKS": "1",
+                "STEPSMITH_TEST_NO_SANDBOX": "bwrap not found: apt-get install bubblewrap"}),
+    scope="module")
+async def nosandbox(lsp_client: pytest_lsp.LanguageClient, tmp_path_factory):
+    ws = copy_data(tmp_path_factory.mktemp("nosb"))
+    lsp_client.mode = "push"
+    lsp_client.versions = {}
+    lsp_client.ws = ws
+    await initialize(lsp_client, ws, push_capabilities())
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_without_sandbox_diagnostics_work_and_running_says_why(nosandbox):
+    client = nosandbox
+    ws = client.ws
+    u = open_doc(client, ws / "billing" / "steps" / "scratch.py", "import os\n")
+    assert [d.code for d in await diagnostics(client, u)] == ["SS101"]
+    st = plain(await client.protocol.send_request_async("stepsmith/status", {}))
+    assert st["sandboxAvailable"] is False and "apt-get install bubblewrap" in st["reason"]
+    res = await command(client, "stepsmith.runStepFixtures", [uri(ws / "billing" / "workflow.yaml"), "total"])
+    assert {r["status"] for r in res["results"]} == {"error"}
+    assert all("bubblewrap" in r["message"] for r in res["results"])
+    await command(client, "stepsmith.runStepFixtures", [uri(ws / "billing" / "workflow.yaml"), "total"])
+    await wait_for(lambda: client.messages)
+    shown = [m for m in client.messages if "unavailable" in m.message]
+    assert len(shown) == 1  # said once, clearly
+    # and diagnostics still flow after that
+    v = change(client, u, (0, 7, 0, 9, "json"))
+    assert await diagnostics(client, u, v) == []

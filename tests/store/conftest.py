@@ -1,0 +1,34 @@
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+if "stepsmith_wfkit" not in sys.modules:
+    _spec = importlib.util.spec_from_file_location(
+        "stepsmith_wfkit", Path(__file__).resolve().parent.parent / "fixtures" / "wfkit.py")
+    _mod = importlib.util.module_from_spec(_spec)
+    sys.modules["stepsmith_wfkit"] = _mod
+    _spec.loader.exec_module(_mod)
+
+import stepsmith_wfkit as wfkit
+
+
+@pytest.fixture
+def kit():
+    return wfkit
+
+
+def _sandbox_ok():
+    try:
+        from stepsmith.runner.sandbox import sandbox_available
+    except ImportError:
+        return False, "stepsmith.runner.sandbox is not importable"
+    return sandbox_available()
+
+
+@pytest.fixture
+def sandbox():
+    ok, why = _sandbox_ok()
+    if not ok:
+        pytest.fail(f"these tests need the real sandbox: {why}")

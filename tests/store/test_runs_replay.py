@@ -1,0 +1,228 @@
+"""run-workflow and replay through the CLI: real sandbox, real SQLite store."""
+
+import json
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+from stepsmith.runner.cli import main
+from stepsmith.runner.store import ResultStore, store_path
+
+pytestmark = pytest.mark.usefixtures("sandbox")
+STEPS = ["add", "double", "clock", "bill", "fetch"]
+
+
+def cli(capsys, *argv):
+    code = main([*map(str, argv)])
+    out, err = capsys.readouterr()
+    flat = lambda t: "\n".join(" ".join(line.split()) for line in t.splitlines())
+    return code, flat(out), flat(err)
+
+
+def rows(wf, run="day1", effects=False):
+    with ResultStore.for_workflow(wf) as st:
+        return st.run_rows("demo", 1, run, effect_rows=effects)
+
+
+def test_run_accepts_each_step_and_resumes(tmp_path, kit, capsys):
+    wf = kit.run_workflow_dir(tmp_path / "wf")
+    code, out, err = cli(capsys, "run-workflow", wf, "--case", "day1")
+    assert code == 0, out + err
+    for s in STEPS:
+        assert f"✓ accepted {s}" in out
+    assert "fetch (served from recording)" in out
+    assert "run day1: complete — 5 accepted, 0 reused, 0 failed, 0 not run" in out
+    got = rows(wf)
+    assert [r.step_id for r in got] == ["add", "double", "clock", "bill", "fetch"]
+    by = {r.step_id: r for r in got}
+    assert by["add"].result["output"] == {"sum": "1.75"}
+    assert by["double"].request["inputs"] == {"total": {"sum": "1.75"}}  # wired by the manifest
+    assert by["clock"].result["output"]["now"] == "2026-12-01T07:00:00"
+    assert by["fetch"].result["served_from"] == "recording"
+    assert by["add"].request["seed"] == 11
+    assert [r.effect_key for r in rows(wf, effects=True) if r.step_id == "bill"] == [
+        "", "draft_bill:INV-1", "draft_bill:INV-2"]
+    # the same run id again: everything reused, nothing recomputed or rewritten
+    code, out, _ = cli(capsys, "run-workflow", wf, "--case", "day1", "--format", "json")
+    doc = json.loads(out)
+    assert code == 0 and [s["outcome"] for s in doc["steps"]] == ["reused"] * 5
+    assert [r.rowid for r in rows(wf)] == [r.rowid for r in got]
+    # a new run id is a new run
+    code, out, _ = cli(capsys, "run-workflow", wf, "--case", "day1", "--run-id", "again")
+    assert code == 0 and out.count("✓ accepted") == 5
+
+
+def test_a_failing_step_stops_the_run_and_is_not_accepted(tmp_path, kit, capsys):
+    case = dict(kit.RUN_CASE, sources={"numbers": "n/a", "items": kit.BILL_ITEMS})
+    wf = kit.run_workflow_dir(tmp_path / "wf", case=case)
+    code, out, _ = cli(capsys, "run-workflow", wf, "--case", "day1")
+    assert code == 1
+    assert "✗ failed add" in out and "status error" in out
+    assert "0 accepted, 0 reused, 1 failed, 4 not run" in out
+    assert rows(wf) == []
+    # fix the code; the same run id runs the step (nothing was accepted for it)
+    fixed = kit.ADD_CODE.replace('return {"sum": str(Decimal(a) + Decimal(b))}',
+                                 'return {"sum": str(Decimal(a if a != "n/a" else "0") + '
+                                 'Decimal(b))}')
+    (wf / "steps/calc.py").write_text(fixed)
+    code, out, _ = cli(capsys, "run-workflow", wf, "--case", "day1")
+    assert code == 0 and out.count("✓ accepted") == 5
+
+
+def test_changed_code_under_the_same_run_id_fails_loudly(tmp_path, kit, capsys):
+    wf = kit.run_workflow_dir(tmp_path / "wf")
+    assert cli(capsys, "run-workflow", wf, "--case", "day1")[0] == 0
+    before = rows(wf)
+    (wf / "steps/calc.py").write_text(kit.ADD_CODE + "\n# an edit\n")
+    code, out, err = cli(capsys, "run-workflow", wf, "--case", "day1")
+    assert code == 1
+    stored = before[0].request_sha256
+    assert f"step 'add': an accepted result exists for a DIFFERENT request (stored request " \
+           f"sha256 {stored}, this request " in err
+    assert "code_hash differs" in err and "the step's code changed" in err
+    assert [(r.rowid, r.request_sha256) for r in rows(wf)] == [
+        (r.rowid, r.request_sha256) for r in before]
+    # replay notices the changed request too
+    code, out, _ = cli(capsys, "replay", "day1", wf)
+    assert code == 1 and "✗ changed add" in out and "code_hash differs" in out
+
+
+def test_missing_recording_for_a_public_egress_step(tmp_path, kit, capsys):
+    case = {k: v for k, v in kit.RUN_CASE.items() if k != "recorded"}
+    wf = kit.run_workflow_dir(tmp_path / "wf", case=case)
+    code, out, _ = cli(capsys, "run-workflow", wf, "--case", "day1")
+    assert code == 1 and "has no recorded output in case 'day1'" in out
+    assert [r.step_id for r in rows(wf)] == ["add", "double", "clock", "bill"]
+
+
+def test_run_workflow_usage(tmp_path, kit, capsys):
+    wf = kit.run_workflow_dir(tmp_path / "wf")
+    code, _, err = cli(capsys, "run-workflow", wf, "--case", "nope")
+    assert code == 1 and "no workflow case 'nope'" in err and "available: day1" in err
+    code, _, err = cli(capsys, "run-workflow", wf, "--case", "day1", "--run-id", "a/b")
+    assert code == 1 and "run id 'a/b'" in err
+
+
+def test_replay_identical(tmp_path, kit, capsys):
+    wf = kit.run_workflow_dir(tmp_path / "wf")
+    assert cli(capsys, "run-workflow", wf, "--case", "day1")[0] == 0
+    code, out, _ = cli(capsys, "replay", "day1", wf)
+    assert code == 0, out
+    assert "replay day1: 4 identical, 1 recorded (not re-executed), 0 differ or changed" in out
+    code, out, _ = cli(capsys, "replay", "nope", wf)
+    assert code == 1
+
+
+def test_replay_detects_a_nondeterministic_step_honestly(tmp_path, kit, capsys):
+    """id() of a fresh object is an address, and ASLR moves addresses between sandboxes: a
+    real nondeterministic step that the dialect accepts (reported to the validator owners).
+    The sandbox is otherwise deterministic, so this is the honest way to get one."""
+    m = kit.run_manifest()
+    m["steps"].append({"id": "nd", "explanation": "Depends on memory addresses.",
+                       "code": "steps/nd.py:nondeterministic", "inputs": {"x": 1}})
+    files = dict(kit.FULL_FILES, **{"steps/nd.py": kit.ND_CODE})
+    wf = kit.run_workflow_dir(tmp_path / "wf", m, files)
+    assert cli(capsys, "run-workflow", wf, "--case", "day1")[0] == 0
+    for _ in range(3):  # ASLR: equal addresses three times in a row is ~impossible
+        code, out, _ = cli(capsys, "replay", "day1", wf)
+        if code == 1:
+            break
+    assert code == 1
+    assert "✗ differs nd" in out and "output.where: expected " in out
+    assert "the run is NOT reproducible as accepted" in out
+
+
+def test_replay_detects_a_tampered_result(tmp_path, kit, capsys):
+    """Simulated nondeterminism: the accepted row is edited behind the store's back."""
+    wf = kit.run_workflow_dir(tmp_path / "wf")
+    assert cli(capsys, "run-workflow", wf, "--case", "day1")[0] == 0
+    con = sqlite3.connect(store_path(wf))
+    con.execute("UPDATE accepted SET result_json = ? WHERE step_id = 'double' AND "
+                "effect_key = ''", (json.dumps({"status": "ok", "output": {"twice": "3.49"},
+                                               "effects": [], "served_from": "execution"}),))
+    con.commit()
+    con.close()
+    code, out, _ = cli(capsys, "replay", "day1", wf, "--format", "json")
+    assert code == 1
+    doc = json.loads(out)
+    double = next(s for s in doc["steps"] if s["step"] == "double")
+    assert double["outcome"] == "differs"
+    assert double["differences"] == [{"path": "output.twice",
+                                      "message": 'expected "3.49", got "3.50"'}]
+    assert {s["step"]: s["outcome"] for s in doc["steps"]}["add"] == "same"
+
+
+def test_different_runtime_identity_stops_run_and_replay(tmp_path, kit, capsys):
+    wf = kit.run_workflow_dir(tmp_path / "wf")
+    assert cli(capsys, "run-workflow", wf, "--case", "day1")[0] == 0
+    con = sqlite3.connect(store_path(wf))
+    con.execute("UPDATE accepted SET harness_source_sha256 = ? WHERE step_id = 'add'",
+                ("0" * 64,))
+    con.commit()
+    con.close()
+    code, _, err = cli(capsys, "run-workflow", wf, "--case", "day1")
+    assert code == 1
+    assert "was produced by a different runtime (harness_source_sha256: stored " + "0" * 64 in err
+    assert "not reused and not overwritten" in err
+    code, _, err = cli(capsys, "replay", "day1", wf)
+    assert code == 1 and "different runtime" in err
+    assert rows(wf)[0].identity.harness_source_sha256 == "0" * 64  # untouched
+
+
+def test_two_runs_of_the_same_run_id_at_once(tmp_path, kit):
+    """Two processes run the same run id concurrently: each step is accepted exactly once;
+    the other process reuses the accepted result (or, if its request differed, fails loudly)."""
+    wf = kit.run_workflow_dir(tmp_path / "wf")
+    cmd = [sys.executable, "-m", "stepsmith.runner.cli", "run-workflow", str(wf), "--case",
+           "day1", "--format", "json"]
+    for attempt in range(2):
+        run_id = f"together-{attempt}"
+        procs = [subprocess.Popen(cmd + ["--run-id", run_id], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True) for _ in range(2)]
+        results = [p.communicate(timeout=300) for p in procs]
+        for p, (out, err) in zip(procs, results):
+            assert p.returncode == 0, err
+        docs = [json.loads(out) for out, _ in results]
+        for i, step in enumerate(STEPS):
+            outcomes = sorted(d["steps"][i]["outcome"] for d in docs)
+            assert outcomes == ["accepted", "reused"], (step, outcomes)  # never two rows
+            shas = {d["steps"][i]["request_sha256"] for d in docs}
+            outputs = {json.dumps(d["steps"][i]["result"]["output"]) for d in docs}
+            assert len(shas) == 1 and len(outputs) == 1
+        got = rows(wf, run_id, effects=True)
+        assert len(got) == len({(r.step_id, r.effect_key) for r in got}) == 7
+    con = sqlite3.connect(store_path(wf))
+    assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    con.close()
+
+
+def test_forbidden_field_names_never_reach_a_stored_request(tmp_path, kit, capsys):
+    m = kit.demo_manifest()
+    m["steps"] = [
+        {"id": "tok", "explanation": "Returns a field named token.", "code": "steps/t.py:tok",
+         "inputs": {"a": "sources.numbers"}},
+        {"id": "use", "explanation": "Uses it.", "code": "steps/t.py:use",
+         "inputs": {"t": "steps.tok.output"}},
+    ]
+    code = ("def tok(a):\n    return {\"Token\": a}\n\n\n"
+            "def use(t):\n    return 1\n")
+    wf = kit.write_workflow(tmp_path / "wf", m, {"steps/t.py": code},
+                            {"_workflow/day1": {"sources": {"numbers": "1"}}})
+    code_, out, _ = cli(capsys, "run-workflow", wf, "--case", "day1")
+    assert code_ == 1
+    assert "✗ failed use" in out and "forbidden field names at t.Token; nothing stored" in out
+    assert [r.step_id for r in rows(wf)] == ["tok"]
+
+
+def test_unavailable_sandbox_and_missing_store(tmp_path, kit, capsys, monkeypatch):
+    from stepsmith.runner import sandbox
+
+    wf = kit.run_workflow_dir(tmp_path / "wf")
+    code, _, err = cli(capsys, "replay", "day1", wf)
+    assert code == 1 and "no accepted results in" in err
+    monkeypatch.setattr(sandbox, "sandbox_available",
+                        lambda: (False, "bwrap not found: apt-get install bubblewrap"))
+    code, _, err = cli(capsys, "run-workflow", wf, "--case", "day1")
+    assert code == 2 and "apt-get install bubblewrap" in err
+    assert not store_path(wf).exists()

@@ -1,0 +1,19 @@
+"""Helpers shared by the validator tests."""
+
+from __future__ import annotations
+
+import textwrap
+
+from stepsmith.runner.validator import StepUse, validate
+
+EGRESS = (StepUse("fetch", "fetch", "public_egress"),)
+NONE_USE = (StepUse("match", "match", "none"),)
+
+
+def src(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def codes(source, **kw) -> list[str]:
+    return [p.code for p in validate(source, **kw)]
+

@@ -1,0 +1,39 @@
+// Entry point. Activation: a workspace containing workflow.yaml / *.workflow.yaml (package.json).
+
+import * as vscode from 'vscode';
+import { registerCommands } from './commands';
+import { ReachProvider } from './reachView';
+import { ServerManager } from './server';
+import { SandboxStatus } from './status';
+import { FixtureTests } from './testing';
+
+/** What activate() returns: used by the integration tests (and any extension that wants it). */
+export interface StepsmithApi {
+  server: ServerManager;
+  reach: ReachProvider;
+  tests: FixtureTests;
+  status: SandboxStatus;
+  /** resolves once the first server start has finished (running or failed) */
+  ready: Promise<void>;
+}
+
+let manager: ServerManager | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<StepsmithApi> {
+  const output = vscode.window.createOutputChannel('Stepsmith', { log: true });
+  context.subscriptions.push(output);
+  output.info(`Stepsmith ${context.extension.packageJSON.version} activating (workspace trusted: ${vscode.workspace.isTrusted})`);
+  manager = new ServerManager(context, output);
+  const reach = new ReachProvider(manager);
+  const tests = new FixtureTests(manager);
+  const status = new SandboxStatus(manager);
+  context.subscriptions.push(manager, reach, tests, status);
+  registerCommands(context, manager, reach, tests, status);
+  await vscode.commands.executeCommand('setContext', 'stepsmith.active', true);
+  const ready = manager.start();
+  return { server: manager, reach, tests, status, ready };
+}
+
+export async function deactivate(): Promise<void> {
+  await manager?.stop();
+}

@@ -1,0 +1,53 @@
+// Which documents the language client serves. Pure: no `vscode` import.
+//
+// Manifests (workflow.yaml, *.workflow.yaml) anywhere; Python only inside folders that hold a
+// manifest, so the server never sees the rest of the world's Python. VS Code's document selector
+// is fixed when the client starts, so the Python patterns are computed from the manifests found at
+// start, and the client restarts when that set of folders changes (a manifest created/deleted).
+
+import * as path from 'path';
+
+export const MANIFEST_GLOBS = ['**/workflow.yaml', '**/*.workflow.yaml'];
+
+export function isManifestPath(p: string): boolean {
+  const base = path.basename(p);
+  return base === 'workflow.yaml' || base.endsWith('.workflow.yaml');
+}
+
+/** Folders holding a manifest, deduplicated, with nested folders dropped (their parent covers them). */
+export function workflowFolders(manifestPaths: string[]): string[] {
+  const dirs = [...new Set(manifestPaths.filter(isManifestPath).map((p) => path.dirname(path.normalize(p))))].sort();
+  const out: string[] = [];
+  for (const d of dirs) {
+    if (!out.some((parent) => d === parent || d.startsWith(parent.endsWith(path.sep) ? parent : parent + path.sep))) {
+      out.push(d);
+    }
+  }
+  return out;
+}
+
+/** Escapes glob metacharacters in a literal path. */
+export function escapeGlob(p: string): string {
+  return p.replace(/[[\]{}()*?!]/g, (c) => `[${c}]`);
+}
+
+export interface Filter {
+  scheme: string;
+  language: string;
+  pattern: string;
+}
+
+/** The client's documentSelector: manifests everywhere, Python under each workflow folder. */
+export function documentSelector(manifestPaths: string[]): Filter[] {
+  const filters: Filter[] = MANIFEST_GLOBS.map((g) => ({ scheme: 'file', language: 'yaml', pattern: g }));
+  for (const dir of workflowFolders(manifestPaths)) {
+    const posix = dir.split(path.sep).join('/');
+    filters.push({ scheme: 'file', language: 'python', pattern: `${escapeGlob(posix)}/**/*.py` });
+  }
+  return filters;
+}
+
+/** A stable key to compare two sets of workflow folders (restart only when it changes). */
+export function folderKey(manifestPaths: string[]): string {
+  return workflowFolders(manifestPaths).join('\n');
+}

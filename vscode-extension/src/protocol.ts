@@ -1,0 +1,60 @@
+// Types of the stepsmith language server's custom protocol (server/PROTOCOL.md). Pure.
+
+export interface LspPosition { line: number; character: number }
+export interface LspRange { start: LspPosition; end: LspPosition }
+export interface LspLocation { uri: string; range: LspRange }
+
+export const REACH_SENTENCE = 'This is what each step is permitted to reach, not a review of what its code does.';
+
+export interface ReachStep {
+  id: string;
+  function: string;
+  network: 'none' | 'public_egress' | string;
+  connections: string[];
+  sources: string[];
+  effects: string[];
+  explanation: string;
+  reachesNothing: boolean;
+  location?: LspLocation | null;
+  codeLocation?: LspLocation | null;
+}
+
+export interface ReachWorkflow {
+  manifestUri: string;
+  workflow: string;
+  sentence?: string;
+  steps: ReachStep[];
+  error?: string;
+}
+
+export interface ReachResponse { workflows: ReachWorkflow[] }
+
+export type FixtureStatus = 'passed' | 'failed' | 'error' | 'recorded';
+
+export interface FixtureInfo { name: string; uri: string; lastResult?: FixtureStatus | null }
+export interface FixtureStep { id: string; uri: string; range?: LspRange | null; fixtures: FixtureInfo[] }
+export interface FixtureWorkflow { manifestUri: string; workflow: string; steps: FixtureStep[] }
+export interface FixturesResponse { workflows: FixtureWorkflow[] }
+
+export interface StatusResponse { sandboxAvailable: boolean; reason: string; version: string }
+
+export interface RuleDoc { code: string; name: string; summary: string; rationale: string; security: boolean; markdown: string }
+
+export interface FixtureResult { fixture: string; uri: string; status: FixtureStatus; message: string; diff: string }
+export interface RunResponse { results: FixtureResult[] }
+export interface FixtureResultsNotification { manifestUri: string; stepId: string; results: FixtureResult[] }
+
+export const Requests = {
+  reach: 'stepsmith/reach',
+  fixtures: 'stepsmith/fixtures',
+  status: 'stepsmith/status',
+  rule: 'stepsmith/rule',
+} as const;
+
+export const Notifications = { fixtureResults: 'stepsmith/fixtureResults' } as const;
+
+export const ServerCommands = {
+  runStepFixtures: 'stepsmith.runStepFixtures',
+  runFixture: 'stepsmith.runFixture',
+  recordFixture: 'stepsmith.recordFixture',
+} as const;

@@ -1,0 +1,110 @@
+// Reading the "stepsmith" settings into one typed object, deciding what a change needs (restart
+// vs. just telling the server), and what the server is told. Pure: no `vscode` import.
+
+import type { ImportStrategy } from './interpreter';
+
+export interface Settings {
+  interpreter: string[];
+  importStrategy: ImportStrategy;
+  serverEnv: Record<string, string>;
+  runOnSave: boolean;
+  runOnType: boolean;
+  manifestSchemaDiagnostics: 'auto' | 'stepsmith';
+  traceServer: 'off' | 'messages' | 'verbose';
+}
+
+export const DEFAULTS: Settings = {
+  interpreter: [],
+  importStrategy: 'auto',
+  serverEnv: {},
+  runOnSave: true,
+  runOnType: false,
+  manifestSchemaDiagnostics: 'auto',
+  traceServer: 'off',
+};
+
+/** Anything with `get(key)` like vscode.WorkspaceConfiguration for section "stepsmith". */
+export interface ConfigLike {
+  get<T>(key: string): T | undefined;
+}
+
+function oneOf<T extends string>(value: unknown, allowed: readonly T[], fallback: T): T {
+  return typeof value === 'string' && (allowed as readonly string[]).includes(value) ? (value as T) : fallback;
+}
+
+function bool(value: unknown, fallback: boolean): boolean {
+  return typeof value === 'boolean' ? value : fallback;
+}
+
+/** Reads and normalises; wrong types fall back to the defaults instead of throwing. */
+export function readSettings(cfg: ConfigLike): Settings {
+  const rawInterp = cfg.get<unknown>('interpreter');
+  let interpreter: string[] = [];
+  if (Array.isArray(rawInterp)) {
+    interpreter = rawInterp.filter((x): x is string => typeof x === 'string' && x.trim() !== '');
+  } else if (typeof rawInterp === 'string' && rawInterp.trim() !== '') {
+    interpreter = [rawInterp]; // tolerate the single-string form
+  }
+  const rawEnv = cfg.get<unknown>('serverEnv');
+  const serverEnv: Record<string, string> = {};
+  if (rawEnv && typeof rawEnv === 'object' && !Array.isArray(rawEnv)) {
+    for (const [k, v] of Object.entries(rawEnv as Record<string, unknown>)) {
+      if (typeof v === 'string') {
+        serverEnv[k] = v;
+      }
+    }
+  }
+  return {
+    interpreter,
+    importStrategy: oneOf(cfg.get('importStrategy'), ['auto', 'fromEnvironment', 'useBundled'] as const, DEFAULTS.importStrategy),
+    serverEnv,
+    runOnSave: bool(cfg.get('runOnSave'), DEFAULTS.runOnSave),
+    runOnType: bool(cfg.get('runOnType'), DEFAULTS.runOnType),
+    manifestSchemaDiagnostics: oneOf(cfg.get('manifestSchemaDiagnostics'), ['auto', 'stepsmith'] as const, DEFAULTS.manifestSchemaDiagnostics),
+    traceServer: oneOf(cfg.get('trace.server'), ['off', 'messages', 'verbose'] as const, DEFAULTS.traceServer),
+  };
+}
+
+/** Settings that change how the server process is started: a change needs a restart. */
+const RESTART_KEYS: (keyof Settings)[] = ['interpreter', 'importStrategy', 'serverEnv'];
+
+export function needsRestart(before: Settings, after: Settings): boolean {
+  return RESTART_KEYS.some((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]));
+}
+
+/**
+ * What the server gets (initializationOptions.settings and workspace/didChangeConfiguration).
+ * In an untrusted workspace nothing may execute: runOnSave/runOnType are forced off and
+ * `trusted: false` tells the server to refuse run/record commands too.
+ */
+export interface ServerSettings {
+  runOnSave: boolean;
+  runOnType: boolean;
+  trusted: boolean;
+}
+
+export function serverSettings(s: Settings, trusted: boolean): ServerSettings {
+  return {
+    runOnSave: trusted && s.runOnSave,
+    runOnType: trusted && s.runOnType,
+    trusted,
+  };
+}
+
+/** Server command ids that execute code (refused client-side in untrusted workspaces). */
+export const EXECUTING_COMMANDS = new Set(['stepsmith.runStepFixtures', 'stepsmith.runFixture', 'stepsmith.recordFixture']);
+
+/** Manifest diagnostics the JSON Schema can express too (the YAML extension would repeat them). */
+export const SCHEMA_LEVEL_CODES = new Set(['SM001', 'SM002', 'SM003', 'SM004', 'SM005']);
+
+/**
+ * Whether our schema-level manifest diagnostics are dropped (left to the YAML extension).
+ * Only when the user leaves it on "auto", the YAML extension is active, and its validation is on.
+ */
+export function leaveSchemaErrorsToYamlExtension(
+  s: Settings,
+  yamlExtensionActive: boolean,
+  yamlValidateSetting: boolean | undefined,
+): boolean {
+  return s.manifestSchemaDiagnostics === 'auto' && yamlExtensionActive && yamlValidateSetting !== false;
+}

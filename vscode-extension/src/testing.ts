@@ -1,0 +1,243 @@
+// Fixtures in the Test Explorer: workflow -> step -> fixture, run through the server's commands
+// (each fixture runs in its own sandbox on the server side). No debug profile: steps run sandboxed.
+
+import * as vscode from 'vscode';
+import { expectedKeyRange, fixtureTestId, outcomeOf, runCallsFor, testTree, TestNode } from './models';
+import { FixtureResult, FixturesResponse, FixtureResultsNotification, Requests, RunResponse } from './protocol';
+import { ServerManager } from './server';
+import { toRange } from './util';
+
+export class FixtureTests implements vscode.Disposable {
+  readonly controller: vscode.TestController;
+  readonly nodes = new Map<string, TestNode>();
+  private disposables: vscode.Disposable[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  /** fixture uris being run by a TestRun of ours (their notifications are not reported twice) */
+  private inRun = new Set<string>();
+  private readonly refreshedEmitter = new vscode.EventEmitter<void>();
+  readonly onDidRefresh = this.refreshedEmitter.event;
+  /** the last outcome reported per test id (read by the integration tests through the API) */
+  readonly outcomes = new Map<string, { kind: string; message?: string; diff?: string; location?: vscode.Location }>();
+
+  constructor(private readonly server: ServerManager) {
+    this.controller = vscode.tests.createTestController('stepsmith', 'Stepsmith fixtures');
+    this.controller.refreshHandler = async () => {
+      await this.refresh();
+    };
+    const profile = this.controller.createRunProfile('Run in sandbox', vscode.TestRunProfileKind.Run, (req, token) => this.runHandler(req, token), true);
+    this.disposables.push(
+      this.controller,
+      profile,
+      this.refreshedEmitter,
+      server.onDidChangeState((s) => {
+        if (s === 'running') {
+          this.scheduleRefresh(0);
+        }
+      }),
+      server.onManifestChanged(() => this.scheduleRefresh()),
+      server.onFixtureResults((n) => this.onResults(n)),
+    );
+    const fixtureWatcher = vscode.workspace.createFileSystemWatcher('**/fixtures/**/*.json');
+    fixtureWatcher.onDidCreate(() => this.scheduleRefresh());
+    fixtureWatcher.onDidDelete(() => this.scheduleRefresh());
+    this.disposables.push(fixtureWatcher);
+  }
+
+  scheduleRefresh(delay = 500): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+    }
+    this.timer = setTimeout(() => void this.refresh(), delay);
+  }
+
+  async refresh(): Promise<void> {
+    let resp: FixturesResponse | undefined;
+    try {
+      resp = await this.server.requestWorkflows<FixturesResponse>(Requests.fixtures, {});
+    } catch (e) {
+      this.server.output.warn(`fixtures: ${(e as Error).message}`);
+      return;
+    }
+    const tree = testTree(resp);
+    this.nodes.clear();
+    const build = (n: TestNode): vscode.TestItem => {
+      this.nodes.set(n.id, n);
+      const item = this.controller.createTestItem(n.id, n.label, vscode.Uri.parse(n.uri));
+      if (n.range) {
+        item.range = toRange(n.range);
+      } else if (n.kind === 'fixture') {
+        item.range = new vscode.Range(0, 0, 0, 0);
+      }
+      item.children.replace(n.children.map(build));
+      return item;
+    };
+    this.controller.items.replace(tree.map(build));
+    this.refreshedEmitter.fire();
+  }
+
+  private fixtureItems(item: vscode.TestItem, out: vscode.TestItem[] = []): vscode.TestItem[] {
+    const n = this.nodes.get(item.id);
+    if (n?.kind === 'fixture') {
+      out.push(item);
+    }
+    item.children.forEach((c) => this.fixtureItems(c, out));
+    return out;
+  }
+
+  private itemById(id: string): vscode.TestItem | undefined {
+    let found: vscode.TestItem | undefined;
+    const walk = (col: vscode.TestItemCollection) =>
+      col.forEach((i) => {
+        if (!found) {
+          if (i.id === id) {
+            found = i;
+          } else {
+            walk(i.children);
+          }
+        }
+      });
+    walk(this.controller.items);
+    return found;
+  }
+
+  async runHandler(req: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
+    const run = this.controller.createTestRun(req);
+    try {
+      if (!vscode.workspace.isTrusted) {
+        run.appendOutput('Stepsmith runs nothing in an untrusted workspace.\r\n');
+        const roots: vscode.TestItem[] = [];
+        (req.include ?? []).forEach((i) => roots.push(i));
+        if (!req.include) {
+          this.controller.items.forEach((i) => roots.push(i));
+        }
+        for (const r of roots) {
+          for (const f of this.fixtureItems(r)) {
+            this.outcomes.set(f.id, { kind: 'skipped', message: 'untrusted workspace' });
+            run.skipped(f);
+          }
+        }
+        return;
+      }
+      const roots: vscode.TestItem[] = [];
+      if (req.include) {
+        roots.push(...req.include);
+      } else {
+        this.controller.items.forEach((i) => roots.push(i));
+      }
+      const excluded = new Set((req.exclude ?? []).map((i) => i.id));
+      const nodes = roots.filter((r) => !excluded.has(r.id)).map((r) => this.nodes.get(r.id)).filter((n): n is TestNode => !!n);
+      const calls = runCallsFor(nodes);
+      for (const call of calls) {
+        for (const c of call.covers) {
+          const item = this.itemById(c.id);
+          if (item && !excluded.has(item.id)) {
+            run.started(item);
+            this.inRun.add(c.id);
+          }
+        }
+      }
+      for (const call of calls) {
+        if (token.isCancellationRequested) {
+          break;
+        }
+        let results: FixtureResult[] = [];
+        let failure: string | undefined;
+        try {
+          const resp = await this.server.executeServerCommand<RunResponse>(call.command, call.args);
+          results = resp?.results ?? [];
+          if (!resp) {
+            failure = 'the language server is not running';
+          }
+        } catch (e) {
+          failure = (e as Error).message;
+        }
+        const byUri = new Map(results.map((r) => [fixtureTestId(r.uri), r]));
+        const byName = new Map(results.map((r) => [r.fixture, r]));
+        for (const c of call.covers) {
+          const item = this.itemById(c.id);
+          if (!item || excluded.has(item.id)) {
+            continue;
+          }
+          this.inRun.delete(c.id);
+          if (failure) {
+            this.outcomes.set(item.id, { kind: 'errored', message: failure });
+            run.errored(item, new vscode.TestMessage(failure));
+            continue;
+          }
+          await this.report(run, item, byUri.get(c.id) ?? byName.get(c.label));
+        }
+      }
+    } finally {
+      this.inRun.clear();
+      run.end();
+    }
+  }
+
+  private async report(run: vscode.TestRun, item: vscode.TestItem, r: FixtureResult | undefined): Promise<void> {
+    const outcome = outcomeOf(r);
+    this.outcomes.set(item.id, { kind: outcome.kind, message: 'message' in outcome ? outcome.message : undefined, diff: outcome.kind === 'failed' ? outcome.diff : undefined });
+    if (r?.message) {
+      run.appendOutput(`${item.label}: ${r.status}: ${r.message}\r\n`.replace(/\n(?!$)/g, '\r\n'), undefined, item);
+    }
+    switch (outcome.kind) {
+      case 'passed':
+        run.passed(item);
+        break;
+      case 'failed': {
+        const msg =
+          outcome.expected !== undefined && outcome.actual !== undefined
+            ? vscode.TestMessage.diff(outcome.message, outcome.expected, outcome.actual)
+            : new vscode.TestMessage(new vscode.MarkdownString(`${outcome.message}\n\n\`\`\`diff\n${outcome.diff}\n\`\`\``));
+        msg.location = await this.failureLocation(item);
+        this.outcomes.get(item.id)!.location = msg.location;
+        run.failed(item, msg);
+        break;
+      }
+      case 'errored': {
+        const msg = new vscode.TestMessage(outcome.message);
+        msg.location = await this.failureLocation(item);
+        run.errored(item, msg);
+        break;
+      }
+      case 'skipped':
+        run.skipped(item);
+    }
+  }
+
+  /** Failures are shown at the fixture's "expected" key. */
+  private async failureLocation(item: vscode.TestItem): Promise<vscode.Location | undefined> {
+    if (!item.uri) {
+      return undefined;
+    }
+    try {
+      const bytes = await vscode.workspace.fs.readFile(item.uri);
+      return new vscode.Location(item.uri, toRange(expectedKeyRange(Buffer.from(bytes).toString('utf8'))));
+    } catch {
+      return new vscode.Location(item.uri, new vscode.Position(0, 0));
+    }
+  }
+
+  /** Runs the server did on its own (save/type, code lens) also show up in the Test Explorer. */
+  private async onResults(n: FixtureResultsNotification): Promise<void> {
+    const pending = n.results.filter((r) => !this.inRun.has(fixtureTestId(r.uri)));
+    const items = pending.map((r) => this.itemById(fixtureTestId(r.uri))).filter((i): i is vscode.TestItem => !!i);
+    if (!items.length) {
+      return;
+    }
+    const run = this.controller.createTestRun(new vscode.TestRunRequest(items), `${n.stepId} (run by the server)`, false);
+    for (const r of pending) {
+      const item = this.itemById(fixtureTestId(r.uri));
+      if (item) {
+        await this.report(run, item, r);
+      }
+    }
+    run.end();
+  }
+
+  dispose(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+    }
+    this.disposables.forEach((d) => d.dispose());
+  }
+}

@@ -1,0 +1,171 @@
+// UI end-to-end of the packaged .vsix: code-server (real VS Code 1.100) in headless Chromium,
+// driven with playwright-core like a person would. Screenshots go to OUT (CI keeps them).
+// Usage: node drive.js URL OUT      (the workspace is prepared by scripts/run-e2e.sh)
+// Checks, each a test counted in the final line:
+//   squiggle      a rule violation is underlined in the step file, listed in Problems
+//   hover         hovering it shows the rule (code + text) from the language server
+//   reach-view    the "What Each Step Can Reach" view lists every step, with the sentence
+//   test-results  Test Explorer runs the fixtures: passes and the planted failure are shown
+const { chromium } = require('playwright-core');
+const fs = require('fs');
+const path = require('path');
+
+const URL = process.argv[2] || 'http://127.0.0.1:8092/';
+const OUT = process.argv[3] || '.';
+const t0 = Date.now();
+const log = (...a) => console.log(`[e2e ${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
+const results = [];
+let page;
+
+async function check(name, fn) {
+  const s = Date.now();
+  try {
+    await fn();
+    results.push({ name, ok: true, ms: Date.now() - s });
+    log(`PASS ${name}`);
+  } catch (e) {
+    results.push({ name, ok: false, ms: Date.now() - s, error: String(e && e.message || e) });
+    log(`FAIL ${name}: ${e && e.message || e}`);
+    await page.screenshot({ path: path.join(OUT, `fail-${name}.png`) }).catch(() => {});
+  }
+}
+
+(async () => {
+  fs.mkdirSync(OUT, { recursive: true });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  page.on('pageerror', (e) => log('pageerror', e.message.slice(0, 200)));
+  const shot = async (name) => { await page.screenshot({ path: path.join(OUT, name) }); log('screenshot', name); };
+
+  const command = async (title) => {
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('F1');
+    await page.waitForSelector('.quick-input-widget input', { timeout: 10000 });
+    await page.keyboard.type(title);
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 10000 });
+    await page.waitForTimeout(200);
+    await page.keyboard.press('Enter');
+  };
+
+  const openFile = async (name, dir) => {
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Control+P');
+    await page.waitForSelector('.quick-input-widget input', { timeout: 10000 });
+    await page.keyboard.type(name);
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: dir || name }).first().waitFor({ timeout: 15000 });
+    await page.waitForTimeout(300);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector(`.tab.active[aria-label*="${name}"]`, { timeout: 15000 }).catch(() => {});
+    await page.waitForSelector('.monaco-editor .view-lines', { timeout: 20000 });
+  };
+
+  try {
+    await page.goto(URL);
+    await page.waitForSelector('.monaco-workbench', { timeout: 90000 });
+    log('workbench loaded');
+    // the extension activates on workflow.yaml in the workspace; its status item says when the server is up
+    await page.locator('.statusbar-item', { hasText: /Sandbox/ }).first().waitFor({ timeout: 90000 });
+    log('status bar:', await page.locator('.statusbar-item', { hasText: /Sandbox/ }).first().innerText());
+    await page.locator('.monaco-workbench').click({ position: { x: 900, y: 450 } }).catch(() => {});
+
+    await check('squiggle', async () => {
+      await openFile('match.py', 'invoice-matching');
+      await page.waitForSelector('.monaco-editor .squiggly-error', { timeout: 60000 });
+      await page.keyboard.press('Control+Shift+M');
+      await page.waitForSelector('.markers-panel .monaco-list-row', { timeout: 15000 });
+      await page.waitForTimeout(800);
+      const rows = await page.locator('.markers-panel .monaco-list-row').allInnerTexts();
+      log('problems:', JSON.stringify(rows).slice(0, 400));
+      if (!rows.some((r) => /SS1\d\d/.test(r) && /subprocess/.test(r))) throw new Error(`no SS1xx problem about subprocess in ${JSON.stringify(rows)}`);
+      await shot('01-squiggle.png');
+    });
+
+    await check('hover', async () => {
+      const sq = page.locator('.monaco-editor .squiggly-error').first();
+      const box = await sq.boundingBox();
+      if (!box) throw new Error('no squiggle to hover');
+      await page.mouse.move(box.x + Math.min(box.width / 2, 30), box.y + box.height / 2);
+      const hoverText = () => [...document.querySelectorAll('.monaco-hover')].map((e) => e.innerText).join('\n---\n');
+      await page.waitForFunction((f) => /SS1\d\d/.test(eval(f)()), hoverText.toString(), { timeout: 20000 });
+      await page.waitForTimeout(500);
+      log('hover:', JSON.stringify(await page.evaluate((f) => eval(f)(), hoverText.toString())).slice(0, 300));
+      await shot('02-hover.png');
+      await page.mouse.move(1300, 850);
+    });
+
+    await check('reach-view', async () => {
+      await page.keyboard.press('Escape');
+      await command('Stepsmith: Show What Each Step Can Reach');
+      const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /What Each Step Can Reach/i }) });
+      await pane.waitFor({ timeout: 20000 });
+      const header = pane.locator('.pane-header');
+      // make room: collapse the folder tree and the other sections, then expand ours
+      for (const other of [/^workspace/i, /^outline/i, /^timeline/i, /^open editors/i]) {
+        const h = page.locator('.pane-header[aria-expanded="true"]', { hasText: other });
+        if (await h.count()) { await h.first().click().catch(() => {}); await page.waitForTimeout(200); }
+      }
+      for (let i = 0; i < 5 && (await header.getAttribute('aria-expanded')) !== 'true'; i++) {
+        await header.click();
+        await page.waitForTimeout(500);
+      }
+      await pane.locator('.monaco-list-row', { hasText: 'fx_rates' }).first().waitFor({ timeout: 30000 });
+      await page.waitForTimeout(800);
+      const text = await pane.innerText();
+      for (const id of ['normalise', 'fx_rates', 'match', 'draft_bills', 'summary', 'overdue', 'risk', 'reminders', 'escalate']) {
+        if (!text.includes(id)) throw new Error(`step ${id} missing from the reach view`);
+      }
+      if (!/permitted to reach, not a review of what its code does/.test(text)) throw new Error('the sentence is missing');
+      if (!/reaches nothing/.test(text)) throw new Error('no "reaches nothing" step shown');
+      await shot('03-reach-view.png');
+    });
+
+    await check('test-results', async () => {
+      await command('Testing: Focus on Test Explorer View');
+      await page.waitForSelector('.test-explorer .monaco-list-row', { timeout: 30000 });
+      await command('Test: Run All Tests');
+      // wait for the run to finish: a failed fixture and passed ones, and no running spinner
+      await page.waitForSelector('.test-explorer .codicon-testing-failed-icon', { timeout: 120000 });
+      await page.waitForFunction(() => !document.querySelector('.test-explorer .codicon-testing-loading-icon, .test-explorer .codicon-loading'), null, { timeout: 120000 });
+      await page.waitForTimeout(1000);
+      // expand the payment-chasing > overdue branch to show the planted failure next to passes
+      const expand = async (label) => {
+        const row = page.locator('.test-explorer .monaco-list-row', { hasText: label }).first();
+        await row.waitFor({ timeout: 10000 });
+        if ((await row.getAttribute('aria-expanded')) === 'false') await row.locator('.monaco-tl-twistie').click();
+        await page.waitForTimeout(300);
+      };
+      await expand('payment-chasing');
+      await expand('overdue');
+      const failedRow = page.locator('.test-explorer .monaco-list-row', { hasText: 'wrong-expectation' }).first();
+      await failedRow.waitFor({ timeout: 10000 });
+      if (!(await failedRow.locator('.codicon-testing-failed-icon').count())) throw new Error('wrong-expectation is not shown as failed');
+      const passedRow = page.locator('.test-explorer .monaco-list-row', { hasText: 'nothing-due' }).first();
+      if (!(await passedRow.locator('.codicon-testing-passed-icon').count())) throw new Error('nothing-due is not shown as passed');
+      const passed = await page.locator('.test-explorer .codicon-testing-passed-icon').count();
+      const failed = await page.locator('.test-explorer .codicon-testing-failed-icon').count();
+      log(`test explorer icons: ${passed} passed, ${failed} failed`);
+      await shot('04-test-results.png');
+      // the failure message with its diff, at the fixture (peek view)
+      await command('Test: Go to Next Test Failure');
+      await page.waitForSelector('.monaco-editor .peekview-widget, .test-output-peek', { timeout: 15000 }).catch(() => log('no peek view opened'));
+      await page.waitForTimeout(1500);
+      await shot('05-test-failure-diff.png');
+    });
+  } catch (e) {
+    results.push({ name: 'setup', ok: false, error: String(e && e.message || e) });
+    log('ERROR', e);
+    await shot('e2e-error.png').catch(() => {});
+  } finally {
+    const passed = results.filter((r) => r.ok).length;
+    const failed = results.length - passed;
+    fs.writeFileSync(path.join(OUT, 'e2e-result.json'), JSON.stringify({ results, seconds: (Date.now() - t0) / 1000 }, null, 2));
+    console.log(`e2e: ${passed} passed, ${failed} failed`);
+    await browser.close();
+    process.exit(failed === 0 && passed > 0 ? 0 : 1);
+  }
+})();

@@ -1,0 +1,213 @@
+// Runs inside the real VS Code extension host (code-server), with the real language client and
+// the real Python language server, on a copy of examples/ prepared by scripts/run-integration.sh:
+//   invoice-matching/, payment-chasing/ (as in the repo)
+//   payment-chasing/fixtures/overdue/wrong-expectation.json  (a fixture that must fail)
+//   loose/stray.py  (Python outside any workflow folder: must not be served)
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import type { StepsmithApi } from '../../src/extension';
+import { REACH_SENTENCE } from '../../src/protocol';
+
+const EXT_ID = 'stepsmith.stepsmith';
+const ws = () => vscode.workspace.workspaceFolders![0].uri.fsPath;
+
+async function waitFor<T>(what: string, fn: () => T | undefined | Promise<T | undefined>, timeoutMs = 60000, stepMs = 250): Promise<T> {
+  const t0 = Date.now();
+  let last: unknown;
+  while (Date.now() - t0 < timeoutMs) {
+    try {
+      const v = await fn();
+      if (v !== undefined && v !== null && (v as unknown) !== false) {
+        return v as T;
+      }
+    } catch (e) {
+      last = e;
+    }
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`);
+}
+
+/** Step ids of a manifest, read straight from the YAML text (independent of the server). */
+function manifestStepIds(file: string): string[] {
+  return [...fs.readFileSync(file, 'utf8').matchAll(/^\s*-\s*id:\s*([a-z][a-z0-9_-]*)\s*$/gm)].map((m) => m[1]);
+}
+
+function stepsmithDiags(uri: vscode.Uri): vscode.Diagnostic[] {
+  return vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'stepsmith');
+}
+
+const codeOf = (d: vscode.Diagnostic) => (typeof d.code === 'object' ? String(d.code.value) : String(d.code));
+
+let api: StepsmithApi;
+
+describe('stepsmith extension in VS Code', function () {
+  before(async function () {
+    const ext = vscode.extensions.getExtension<StepsmithApi>(EXT_ID);
+    assert.ok(ext, `${EXT_ID} is not loaded`);
+    api = await waitFor('activation (workspaceContains:**/workflow.yaml)', async () => (ext.isActive ? ext.exports : undefined), 60000);
+    await api.ready;
+    assert.strictEqual(api.server.state, 'running', `server not running: ${api.server.lastProblem?.message ?? ''}`);
+  });
+
+  it('activated because the workspace has a manifest, and started the server from the resolved interpreter', () => {
+    assert.ok(api.server.lastPlan?.ok);
+    assert.match(api.server.lastPlan!.args.join(' '), /-m stepsmith\.server$/);
+  });
+
+  it('shows diagnostics on an example with a violation, as the author types, and clears them on undo', async () => {
+    const uri = vscode.Uri.file(path.join(ws(), 'payment-chasing', 'steps', 'risk.py'));
+    const doc = await vscode.workspace.openTextDocument(uri);
+    const editor = await vscode.window.showTextDocument(doc);
+    // a clean example first: no rule violations
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.deepStrictEqual(stepsmithDiags(uri).map(codeOf), [], 'the example itself should be clean');
+    await editor.edit((e) => e.insert(new vscode.Position(0, 0), 'import os\n'));
+    const diags = await waitFor('an SS1xx import diagnostic', () => {
+      const d = stepsmithDiags(uri).filter((x) => /^SS1\d\d$/.test(codeOf(x)));
+      return d.length ? d : undefined;
+    });
+    assert.strictEqual(diags[0].range.start.line, 0);
+    assert.strictEqual(diags[0].severity, vscode.DiagnosticSeverity.Error);
+    assert.match(diags[0].message, /os/);
+    await vscode.commands.executeCommand('undo');
+    await waitFor('diagnostics to clear after undo', () => (stepsmithDiags(uri).length === 0 ? true : undefined));
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+  });
+
+  it('opens the rule documentation for a diagnostic code', async () => {
+    const md = await vscode.commands.executeCommand<string>('stepsmith.openRuleDocs', 'SS101');
+    assert.ok(md && /SS101/.test(md), `no docs: ${md}`);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('does not serve Python files outside folders with a manifest', async () => {
+    const uri = vscode.Uri.file(path.join(ws(), 'loose', 'stray.py'));
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+    await new Promise((r) => setTimeout(r, 2500));
+    assert.deepStrictEqual(stepsmithDiags(uri), []);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  });
+
+  it('the reach view lists every step of every workflow, with the sentence', async () => {
+    const roots = await api.reach.refresh();
+    const expected = ['invoice-matching', 'payment-chasing'].map((w) => ({
+      workflow: w,
+      steps: manifestStepIds(path.join(ws(), w, 'workflow.yaml')),
+    }));
+    for (const e of expected) {
+      const wf = roots.find((r) => r.label === e.workflow);
+      assert.ok(wf, `workflow ${e.workflow} missing from the reach view: ${roots.map((r) => r.label)}`);
+      assert.deepStrictEqual(wf.children.filter((c) => c.kind === 'step').map((c) => c.label), e.steps);
+      for (const s of wf.children) {
+        assert.deepStrictEqual(s.children.map((c) => c.kind), ['network', 'connections', 'sources', 'effects']);
+      }
+    }
+    const all = roots.flatMap((r) => r.children);
+    assert.ok(all.some((s) => s.description === 'reaches nothing'), 'steps that reach nothing are listed too');
+    const fx = all.find((s) => s.label === 'fx_rates')!;
+    assert.strictEqual(fx.children[0].description, 'public egress');
+    assert.strictEqual(api.reach.view.message, REACH_SENTENCE);
+    // the TreeDataProvider is what VS Code renders: ask it the same way
+    const top = api.reach.getChildren();
+    assert.strictEqual(top.length, 2);
+    const item = api.reach.getTreeItem(top[0].children[0]);
+    assert.ok(item.command, 'a step opens its manifest entry');
+  });
+
+  it('the reach view follows manifest edits', async () => {
+    const uri = vscode.Uri.file(path.join(ws(), 'payment-chasing', 'workflow.yaml'));
+    const doc = await vscode.workspace.openTextDocument(uri);
+    const editor = await vscode.window.showTextDocument(doc);
+    const text = doc.getText();
+    const at = doc.positionAt(text.indexOf('  - id: escalate'));
+    await editor.edit((e) =>
+      e.insert(at, '  - id: audit_note\n    explanation: Write a note for the audit log.\n    code: steps/escalate.py:escalate\n    inputs:\n      scored: steps.risk.output\n      threshold: "1.00"\n'),
+    );
+    await waitFor('the new step in the reach view', async () => {
+      const roots = await api.reach.refresh();
+      return roots.find((r) => r.label === 'payment-chasing')?.children.some((c) => c.label === 'audit_note') || undefined;
+    }, 30000, 500);
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    await waitFor('the step gone again after revert', async () => {
+      const roots = await api.reach.refresh();
+      return roots.find((r) => r.label === 'payment-chasing')?.children.every((c) => c.label !== 'audit_note') || undefined;
+    }, 30000, 500);
+  });
+
+  it('fixtures appear in the Test Explorer as workflow -> step -> fixture', async () => {
+    await api.tests.refresh();
+    const ctl = api.tests.controller;
+    const wfs: string[] = [];
+    ctl.items.forEach((i) => wfs.push(i.label));
+    assert.deepStrictEqual(wfs.sort(), ['invoice-matching', 'payment-chasing']);
+    for (const w of ['invoice-matching', 'payment-chasing']) {
+      let wfItem: vscode.TestItem | undefined;
+      ctl.items.forEach((i) => (wfItem = i.label === w ? i : wfItem));
+      const fixDir = path.join(ws(), w, 'fixtures');
+      for (const stepDir of fs.readdirSync(fixDir).filter((d) => !d.startsWith('_'))) {
+        const onDisk = fs.readdirSync(path.join(fixDir, stepDir)).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, '')).sort();
+        let stepItem: vscode.TestItem | undefined;
+        wfItem!.children.forEach((s) => (stepItem = s.label === stepDir ? s : stepItem));
+        assert.ok(stepItem, `step ${w}/${stepDir} missing`);
+        const names: string[] = [];
+        stepItem!.children.forEach((f) => names.push(f.label));
+        assert.deepStrictEqual(names.sort(), onDisk, `fixtures of ${w}/${stepDir}`);
+        stepItem!.children.forEach((f) => assert.ok(f.uri && f.uri.fsPath.endsWith('.json')));
+      }
+    }
+  });
+
+  it('a run reports pass and fail correctly, with the diff at the failing fixture', async () => {
+    let stepItem: vscode.TestItem | undefined;
+    api.tests.controller.items.forEach((wf) => wf.children.forEach((s) => {
+      if (wf.label === 'payment-chasing' && s.label === 'overdue') {
+        stepItem = s;
+      }
+    }));
+    assert.ok(stepItem, 'payment-chasing/overdue in the Test Explorer');
+    const cts = new vscode.CancellationTokenSource();
+    await api.tests.runHandler(new vscode.TestRunRequest([stepItem!]), cts.token);
+    const outcomes: Record<string, string> = {};
+    stepItem!.children.forEach((f) => (outcomes[f.label] = api.tests.outcomes.get(f.id)?.kind ?? 'none'));
+    assert.deepStrictEqual(outcomes, {
+      'harbour-2026-12-01': 'passed',
+      'next-day-2026-12-02': 'passed',
+      'nothing-due': 'passed',
+      'wrong-expectation': 'failed',
+    }, JSON.stringify([...api.tests.outcomes.entries()], null, 1));
+    let failing: vscode.TestItem | undefined;
+    stepItem!.children.forEach((f) => (failing = f.label === 'wrong-expectation' ? f : failing));
+    const o = api.tests.outcomes.get(failing!.id)!;
+    assert.match(o.diff ?? '', /2026-12-0[12]/, 'the failure carries the diff');
+    assert.strictEqual(o.location?.uri.fsPath, failing!.uri!.fsPath, 'shown at the fixture');
+  });
+
+  it('a single fixture runs on its own and passes', async () => {
+    let item: vscode.TestItem | undefined;
+    api.tests.controller.items.forEach((wf) => wf.children.forEach((s) => s.children.forEach((f) => {
+      if (wf.label === 'invoice-matching' && s.label === 'summary' && f.label === 'acme-2026-12-01') {
+        item = f;
+      }
+    })));
+    assert.ok(item);
+    await api.tests.runHandler(new vscode.TestRunRequest([item!]), new vscode.CancellationTokenSource().token);
+    assert.strictEqual(api.tests.outcomes.get(item!.id)?.kind, 'passed', JSON.stringify(api.tests.outcomes.get(item!.id)));
+  });
+
+  it('the status bar says whether the sandbox is available', async () => {
+    await api.status.update();
+    assert.ok(api.status.last, 'stepsmith/status answered');
+    assert.strictEqual(typeof api.status.last!.sandboxAvailable, 'boolean');
+    assert.match(api.status.item.text, api.status.last!.sandboxAvailable ? /Sandbox ready/ : /Sandbox unavailable/);
+  });
+
+  it('Stepsmith: Restart Server brings the server back', async () => {
+    await vscode.commands.executeCommand('stepsmith.restartServer');
+    assert.strictEqual(api.server.state, 'running');
+    const roots = await api.reach.refresh();
+    assert.strictEqual(roots.length, 2);
+  });
+});

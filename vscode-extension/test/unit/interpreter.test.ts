@@ -1,0 +1,115 @@
+import * as assert from 'assert';
+import * as path from 'path';
+import { chooseInterpreter, parseProbeOutput, planLaunch, ProbeResult, substituteVariables, versionAtLeast } from '../../src/interpreter';
+
+const probe = (version: [number, number, number], stepsmith: string | null = '0.1.0'): ProbeResult => ({
+  version, executable: '/real/python3.11', stepsmith, error: stepsmith ? null : "ModuleNotFoundError: No module named 'stepsmith'",
+});
+
+describe('interpreter resolution', () => {
+  const which = (found: Record<string, string>) => async (n: string) => found[n];
+
+  it('prefers the stepsmith.interpreter setting', async () => {
+    const c = await chooseInterpreter({ setting: ['/opt/py/bin/python', '-X', 'utf8'], pythonExtension: async () => ['/ext/python'], which: which({ python3: '/usr/bin/python3' }) });
+    assert.deepStrictEqual(c, { command: ['/opt/py/bin/python', '-X', 'utf8'], origin: 'setting' });
+  });
+
+  it('ignores blank setting entries and falls back to the Python extension', async () => {
+    const c = await chooseInterpreter({ setting: ['  '], pythonExtension: async () => ['/ext/venv/bin/python'], which: which({ python3: '/usr/bin/python3' }) });
+    assert.deepStrictEqual(c, { command: ['/ext/venv/bin/python'], origin: 'python-extension' });
+  });
+
+  it('does not require the Python extension: absent, empty or throwing all fall back to PATH', async () => {
+    for (const pythonExtension of [undefined, async () => undefined, async () => [] as string[], async () => { throw new Error('api broke'); }]) {
+      const c = await chooseInterpreter({ setting: [], pythonExtension, which: which({ python3: '/usr/bin/python3' }) });
+      assert.deepStrictEqual(c, { command: ['/usr/bin/python3'], origin: 'path' });
+    }
+  });
+
+  it('tries python3 before python, and gives undefined when there is none', async () => {
+    assert.deepStrictEqual(await chooseInterpreter({ setting: [], which: which({ python: '/usr/bin/python' }) }), { command: ['/usr/bin/python'], origin: 'path' });
+    assert.strictEqual(await chooseInterpreter({ setting: [], which: which({}) }), undefined);
+  });
+
+  it('parses the probe line among other output', () => {
+    const p = parseProbeOutput('noise\nSTEPSMITH_PROBE {"version": [3, 12, 1], "executable": "/x/python", "stepsmith": null, "error": "boom"}\n');
+    assert.deepStrictEqual(p, { version: [3, 12, 1], executable: '/x/python', stepsmith: null, error: 'boom' });
+    assert.throws(() => parseProbeOutput('Python 2.7'), /did not answer/);
+  });
+
+  it('compares versions', () => {
+    assert.ok(versionAtLeast([3, 11, 0], [3, 11]));
+    assert.ok(versionAtLeast([3, 12, 0], [3, 11]));
+    assert.ok(versionAtLeast([4, 0, 0], [3, 11]));
+    assert.ok(!versionAtLeast([3, 10, 12], [3, 11]));
+    assert.ok(!versionAtLeast([2, 7, 18], [3, 11]));
+  });
+});
+
+describe('launch plan', () => {
+  const setting = { command: ['/opt/python3.11'], origin: 'setting' as const };
+  const bundled = '/ext/bundled/libs';
+
+  it('uses the environment when stepsmith imports there (auto)', () => {
+    const p = planLaunch(setting, probe([3, 11, 7]), 'auto', bundled);
+    assert.ok(p.ok);
+    assert.strictEqual(p.command, '/opt/python3.11');
+    assert.deepStrictEqual(p.args, ['-m', 'stepsmith.server']);
+    assert.deepStrictEqual(p.env, {});
+    assert.strictEqual(p.usesBundled, false);
+  });
+
+  it('falls back to bundled/libs on PYTHONPATH when stepsmith is not importable (auto)', () => {
+    const p = planLaunch(setting, probe([3, 12, 0], null), 'auto', bundled, '/inherited');
+    assert.ok(p.ok);
+    assert.strictEqual(p.usesBundled, true);
+    assert.strictEqual(p.env.PYTHONPATH, [bundled, '/inherited'].join(path.delimiter));
+  });
+
+  it('useBundled wins even when the environment has stepsmith', () => {
+    const p = planLaunch(setting, probe([3, 11, 7]), 'useBundled', bundled);
+    assert.ok(p.ok && p.usesBundled);
+  });
+
+  it('fromEnvironment without stepsmith is a problem with a pip fix', () => {
+    const p = planLaunch(setting, probe([3, 11, 7], null), 'fromEnvironment', bundled);
+    assert.ok(!p.ok);
+    assert.strictEqual(p.kind, 'not-installed');
+    assert.match(p.fix, /pip install stepsmith/);
+  });
+
+  it('no bundled copy and nothing importable is a problem', () => {
+    const p = planLaunch(setting, probe([3, 11, 7], null), 'auto', undefined);
+    assert.ok(!p.ok && p.kind === 'not-installed');
+  });
+
+  it('Python older than 3.11 is refused with the fix', () => {
+    const p = planLaunch(setting, probe([3, 10, 4]), 'auto', bundled);
+    assert.ok(!p.ok);
+    assert.strictEqual(p.kind, 'too-old');
+    assert.match(p.message, /3\.10\.4/);
+    assert.match(p.fix, /3\.11/);
+  });
+
+  it('no interpreter at all, or one that does not start, is "missing"', () => {
+    const a = planLaunch(undefined, undefined, 'auto', bundled);
+    assert.ok(!a.ok && a.kind === 'missing');
+    assert.match(a.fix, /apt-get install python3|stepsmith\.interpreter/);
+    const b = planLaunch(setting, new Error('spawn /opt/python3.11 ENOENT'), 'auto', bundled);
+    assert.ok(!b.ok && b.kind === 'missing');
+    assert.match(b.message, /ENOENT/);
+  });
+
+  it('launches the real executable instead of a PATH shim, keeps fixed args from the setting', () => {
+    const p = planLaunch({ command: ['/root/.pyenv/shims/python3'], origin: 'path' }, probe([3, 11, 7]), 'auto', bundled);
+    assert.ok(p.ok && p.command === '/real/python3.11');
+    const q = planLaunch({ command: ['py', '-3.11'], origin: 'setting' }, probe([3, 11, 7]), 'auto', bundled);
+    assert.ok(q.ok && q.command === 'py');
+    assert.deepStrictEqual(q.ok && q.args, ['-3.11', '-m', 'stepsmith.server']);
+  });
+
+  it('substitutes ${workspaceFolder}, ${userHome}, ${env:X} and ~', () => {
+    const out = substituteVariables(['${workspaceFolder}/.venv/bin/python', '~/py', '${env:PYHOME}/bin', '${userHome}/x'], { workspaceFolder: '/ws', userHome: '/home/u', env: { PYHOME: '/opt/p' } });
+    assert.deepStrictEqual(out, ['/ws/.venv/bin/python', '/home/u/py', '/opt/p/bin', '/home/u/x']);
+  });
+});

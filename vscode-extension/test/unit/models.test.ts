@@ -1,0 +1,127 @@
+import * as assert from 'assert';
+import { expectedKeyRange, outcomeOf, reachMarkdown, reachTree, runCallsFor, splitDiff, stepAt, stepSummary, testTree } from '../../src/models';
+import { FixturesResponse, REACH_SENTENCE, ReachResponse, ReachStep } from '../../src/protocol';
+
+const range = (l: number) => ({ start: { line: l, character: 2 }, end: { line: l, character: 10 } });
+const step = (id: string, over: Partial<ReachStep> = {}): ReachStep => ({
+  id, function: id, network: 'none', connections: [], sources: [], effects: [], explanation: `does ${id}`,
+  reachesNothing: true, location: { uri: 'file:///w/wf/workflow.yaml', range: range(10) }, codeLocation: null, ...over,
+});
+
+const reach: ReachResponse = {
+  workflows: [
+    {
+      manifestUri: 'file:///w/wf/workflow.yaml', workflow: 'invoice-matching', sentence: REACH_SENTENCE,
+      steps: [
+        step('normalise', { sources: ['invoices'], reachesNothing: false, location: { uri: 'file:///w/wf/workflow.yaml', range: range(16) }, codeLocation: { uri: 'file:///w/wf/steps/normalise.py', range: range(4) } }),
+        step('fx_rates', { network: 'public_egress', connections: ['ecb'], reachesNothing: false, location: { uri: 'file:///w/wf/workflow.yaml', range: range(21) } }),
+        step('summary', { location: { uri: 'file:///w/wf/workflow.yaml', range: range(40) }, codeLocation: { uri: 'file:///w/wf/steps/summary.py', range: range(12) } }),
+      ],
+    },
+    { manifestUri: 'file:///w/broken/workflow.yaml', workflow: 'broken', steps: [], error: 'SM003 unknown key' },
+  ],
+};
+
+describe('reach tree model', () => {
+  it('lists every step of every workflow, including those that reach nothing, in manifest order', () => {
+    const t = reachTree(reach);
+    assert.deepStrictEqual(t.map((w) => w.label), ['broken', 'invoice-matching']);
+    const wf = t[1];
+    assert.deepStrictEqual(wf.children.map((s) => s.label), ['normalise', 'fx_rates', 'summary']);
+    const summary = wf.children[2];
+    assert.strictEqual(summary.description, 'reaches nothing');
+    assert.deepStrictEqual(summary.children.map((c) => `${c.label}=${c.description}`), ['network=none', 'connections=none', 'sources=none', 'effects=none']);
+    const fx = wf.children[1];
+    assert.strictEqual(fx.description, 'public egress · connections: ecb');
+    assert.strictEqual(fx.icon, 'globe');
+    assert.match(String(fx.tooltip), /not a review of what its code does/);
+  });
+
+  it('shows a manifest that does not hold as an error node', () => {
+    const broken = reachTree(reach)[0];
+    assert.strictEqual(broken.description, 'manifest has errors');
+    assert.deepStrictEqual(broken.children.map((c) => c.kind), ['error']);
+  });
+
+  it('node ids are unique and stable', () => {
+    const ids: string[] = [];
+    const walk = (n: { id: string; children: any[] }) => { ids.push(n.id); n.children.forEach(walk); };
+    reachTree(reach).forEach(walk);
+    assert.strictEqual(new Set(ids).size, ids.length);
+    assert.deepStrictEqual(reachTree(reach).map((n) => n.id), reachTree(JSON.parse(JSON.stringify(reach))).map((n) => n.id));
+  });
+
+  it('empty or missing answers give an empty tree', () => {
+    assert.deepStrictEqual(reachTree(undefined), []);
+    assert.deepStrictEqual(reachTree({ workflows: [] }), []);
+  });
+
+  it('summaries and the markdown table carry the sentence', () => {
+    assert.strictEqual(stepSummary(step('x', { reachesNothing: false, effects: ['draft_bill'], connections: ['xero'] })), 'connections: xero · effects: draft_bill');
+    const md = reachMarkdown(reach);
+    assert.ok(md.includes(REACH_SENTENCE));
+    assert.match(md, /\| fx_rates \| public egress \| ecb \| none \| none \|/);
+  });
+
+  it('finds the step under the cursor in the manifest and in step files', () => {
+    assert.strictEqual(stepAt(reach, 'file:///w/wf/workflow.yaml', 23)?.step.id, 'fx_rates');
+    assert.strictEqual(stepAt(reach, 'file:///w/wf/steps/summary.py', 20)?.step.id, 'summary');
+    assert.strictEqual(stepAt(reach, 'file:///w/wf/steps/summary.py', 3), undefined);
+    assert.strictEqual(stepAt(reach, 'file:///elsewhere.py', 3), undefined);
+  });
+});
+
+const fixtures: FixturesResponse = {
+  workflows: [{
+    manifestUri: 'file:///w/wf/workflow.yaml', workflow: 'invoice-matching',
+    steps: [
+      { id: 'match', uri: 'file:///w/wf/steps/match.py', range: range(12), fixtures: [
+        { name: 'tight', uri: 'file:///w/wf/fixtures/match/tight.json' },
+        { name: 'acme', uri: 'file:///w/wf/fixtures/match/acme.json', lastResult: 'passed' },
+      ] },
+      { id: 'summary', uri: 'file:///w/wf/steps/summary.py', range: null, fixtures: [] },
+    ],
+  }],
+};
+
+describe('test tree model', () => {
+  it('builds workflow -> step -> fixture, fixtures sorted by name', () => {
+    const t = testTree(fixtures);
+    assert.strictEqual(t.length, 1);
+    assert.deepStrictEqual(t[0].children.map((s) => s.id), ['file:///w/wf/workflow.yaml#match', 'file:///w/wf/workflow.yaml#summary']);
+    assert.deepStrictEqual(t[0].children[0].children.map((f) => f.label), ['acme', 'tight']);
+    assert.strictEqual(t[0].children[0].children[0].id, 'file:///w/wf/fixtures/match/acme.json');
+  });
+
+  it('maps a selection onto server commands without running a fixture twice', () => {
+    const t = testTree(fixtures);
+    const wf = t[0];
+    const match = wf.children[0];
+    const calls = runCallsFor([wf, match, match.children[1]]);
+    assert.deepStrictEqual(calls.map((c) => [c.command, c.args]), [['stepsmith.runStepFixtures', ['file:///w/wf/workflow.yaml', 'match']]]);
+    assert.deepStrictEqual(calls[0].covers.map((c) => c.label), ['acme', 'tight']);
+    const single = runCallsFor([match.children[1]]);
+    assert.deepStrictEqual(single.map((c) => [c.command, c.args]), [['stepsmith.runFixture', ['file:///w/wf/fixtures/match/tight.json']]]);
+  });
+
+  it('turns results into outcomes, with the diff split for the diff view', () => {
+    assert.deepStrictEqual(outcomeOf({ fixture: 'a', uri: 'u', status: 'passed', message: '', diff: '' }), { kind: 'passed' });
+    const diff = '--- expected\n+++ actual\n@@ -1,3 +1,3 @@\n {\n-  "total": "10.00"\n+  "total": "11.00"\n }\n';
+    const o = outcomeOf({ fixture: 'a', uri: 'u', status: 'failed', message: 'output differs', diff });
+    assert.strictEqual(o.kind, 'failed');
+    assert.ok(o.kind === 'failed' && o.expected === '{\n  "total": "10.00"\n}' && o.actual === '{\n  "total": "11.00"\n}');
+    assert.deepStrictEqual(outcomeOf({ fixture: 'a', uri: 'u', status: 'error', message: 'bwrap not found', diff: '' }), { kind: 'errored', message: 'bwrap not found' });
+    assert.strictEqual(outcomeOf(undefined).kind, 'errored');
+    assert.strictEqual(splitDiff(''), undefined);
+    const fields = outcomeOf({ fixture: 'a', uri: 'u', status: 'failed', message: '2 difference(s)',
+      diff: 'output.as_of: expected "2026-12-02", got "2026-12-01"\neffects[0].key: expected "INV-1", got "INV-2"' });
+    assert.ok(fields.kind === 'failed');
+    assert.strictEqual(fields.kind === 'failed' && fields.expected, 'output.as_of: "2026-12-02"\neffects[0].key: "INV-1"');
+    assert.strictEqual(fields.kind === 'failed' && fields.actual, 'output.as_of: "2026-12-01"\neffects[0].key: "INV-2"');
+  });
+
+  it('locates the "expected" key of a fixture', () => {
+    assert.deepStrictEqual(expectedKeyRange('{\n  "inputs": {},\n  "expected": {"output": 1}\n}'), { start: { line: 2, character: 2 }, end: { line: 2, character: 12 } });
+    assert.deepStrictEqual(expectedKeyRange('{}').start, { line: 0, character: 0 });
+  });
+});

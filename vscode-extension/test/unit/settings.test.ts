@@ -1,0 +1,67 @@
+import * as assert from 'assert';
+import { DEFAULTS, leaveSchemaErrorsToYamlExtension, needsRestart, readSettings, serverSettings } from '../../src/settings';
+import { documentSelector, escapeGlob, folderKey, isManifestPath, workflowFolders } from '../../src/manifests';
+
+const cfg = (values: Record<string, unknown>) => ({ get: <T>(k: string) => values[k] as T | undefined });
+
+describe('settings', () => {
+  it('defaults when nothing is set', () => {
+    assert.deepStrictEqual(readSettings(cfg({})), DEFAULTS);
+  });
+
+  it('normalises wrong types instead of throwing', () => {
+    const s = readSettings(cfg({ interpreter: '/usr/bin/python3', importStrategy: 'bogus', runOnSave: 'yes', serverEnv: { A: '1', B: 2 }, 'trace.server': 'verbose' }));
+    assert.deepStrictEqual(s.interpreter, ['/usr/bin/python3']);
+    assert.strictEqual(s.importStrategy, 'auto');
+    assert.strictEqual(s.runOnSave, true);
+    assert.deepStrictEqual(s.serverEnv, { A: '1' });
+    assert.strictEqual(s.traceServer, 'verbose');
+  });
+
+  it('restarts only for what changes how the server starts', () => {
+    const a = readSettings(cfg({}));
+    assert.ok(needsRestart(a, { ...a, interpreter: ['/x'] }));
+    assert.ok(needsRestart(a, { ...a, importStrategy: 'useBundled' }));
+    assert.ok(needsRestart(a, { ...a, serverEnv: { X: '1' } }));
+    assert.ok(!needsRestart(a, { ...a, runOnSave: false }));
+    assert.ok(!needsRestart(a, { ...a, runOnType: true }));
+  });
+
+  it('an untrusted workspace never runs on save or type, whatever the settings', () => {
+    const s = readSettings(cfg({ runOnSave: true, runOnType: true }));
+    assert.deepStrictEqual(serverSettings(s, true), { runOnSave: true, runOnType: true, trusted: true });
+    assert.deepStrictEqual(serverSettings(s, false), { runOnSave: false, runOnType: false, trusted: false });
+  });
+
+  it('schema-level manifest errors are left to the YAML extension only when it validates', () => {
+    const auto = readSettings(cfg({}));
+    assert.ok(leaveSchemaErrorsToYamlExtension(auto, true, undefined));
+    assert.ok(leaveSchemaErrorsToYamlExtension(auto, true, true));
+    assert.ok(!leaveSchemaErrorsToYamlExtension(auto, true, false));
+    assert.ok(!leaveSchemaErrorsToYamlExtension(auto, false, true));
+    assert.ok(!leaveSchemaErrorsToYamlExtension({ ...auto, manifestSchemaDiagnostics: 'stepsmith' }, true, true));
+  });
+});
+
+describe('document selector', () => {
+  it('recognises manifests', () => {
+    assert.ok(isManifestPath('/a/workflow.yaml'));
+    assert.ok(isManifestPath('/a/billing.workflow.yaml'));
+    assert.ok(!isManifestPath('/a/workflow.yml'));
+    assert.ok(!isManifestPath('/a/myworkflow.yaml'));
+  });
+
+  it('serves Python only under folders with a manifest, nested folders folded into their parent', () => {
+    const f = workflowFolders(['/w/a/workflow.yaml', '/w/a/sub/x.workflow.yaml', '/w/b/workflow.yaml', '/w/ab/workflow.yaml', '/w/c/readme.md']);
+    assert.deepStrictEqual(f, ['/w/a', '/w/ab', '/w/b']);
+    const sel = documentSelector(['/w/a/workflow.yaml', '/w/b [x]/workflow.yaml']);
+    assert.deepStrictEqual(sel.filter((s) => s.language === 'yaml').map((s) => s.pattern), ['**/workflow.yaml', '**/*.workflow.yaml']);
+    assert.deepStrictEqual(sel.filter((s) => s.language === 'python').map((s) => s.pattern), ['/w/a/**/*.py', `/w/b ${escapeGlob('[x]')}/**/*.py`]);
+    assert.ok(sel.every((s) => s.scheme === 'file'));
+  });
+
+  it('folder key changes only when the set of workflow folders changes', () => {
+    assert.strictEqual(folderKey(['/w/a/workflow.yaml']), folderKey(['/w/a/workflow.yaml', '/w/a/more/workflow.yaml']));
+    assert.notStrictEqual(folderKey(['/w/a/workflow.yaml']), folderKey(['/w/a/workflow.yaml', '/w/b/workflow.yaml']));
+  });
+});
