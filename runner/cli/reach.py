@@ -84,7 +84,8 @@ def run(args) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(highlight=False, width=max(120, Console().width))
+    # a terminal gets its own width; a pipe or CI log gets room for the whole table
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
     for m, doc in results:
         wf = doc.workflow
         table = Table(title=f"{wf.workflow} v{wf.version} — {m}", title_justify="left",

@@ -164,15 +164,15 @@ def facade(name):
 
 # C code of the allowed modules imports these lazily (datetime's strftime -> time,
 # strptime -> _strptime, ...). CPython's PyImport_Import goes through the *current frame's*
-# builtins, i.e. the step's guarded __import__, always with the list ["__doc__"] as fromlist
-# and ignoring the return value; an import statement always passes a tuple or None. The
-# module never reaches the step.
+# builtins, i.e. the step's guarded __import__, with an empty *list* as fromlist (3.11)
+# and ignoring the return value; an import statement passes None or a tuple. The module never
+# reaches the step (None is returned; CPython then reads sys.modules itself).
 _C_LEVEL = frozenset({"time", "_strptime", "locale", "calendar", "_datetime", "_decimal",
                       "numbers", "collections", "contextvars", "unicodedata", "_locale"})
 
 
 def guarded_import(name, fromlist, level, validated):
-    if type(fromlist) is list and fromlist == ["__doc__"] and level == 0 and name in _C_LEVEL:
+    if type(fromlist) is list and not fromlist and level == 0 and name in _C_LEVEL:
         __import__(name)
         return None
     if level != 0:

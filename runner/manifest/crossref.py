@@ -385,7 +385,7 @@ def _check_cycles(steps: YSeq, edges: dict[str, list[tuple[str, YNode]]], add) -
         # shortest path back to `first` inside the component (BFS), reported at first's input
         prev: dict[str, str | None] = {}
         frontier = []
-        for w, val in edges.get(first, []):
+        for w, _val in edges.get(first, []):
             if w in members and w not in prev:
                 prev[w] = None
                 frontier.append(w)

@@ -58,7 +58,7 @@ def check_cron(expr: str) -> str:
         raise ValueError(
             f"cron needs 5 fields (minute hour day-of-month month day-of-week), got {len(fields)}"
         )
-    for text, (name, lo, hi, names) in zip(fields, _CRON_FIELDS):
+    for text, (name, lo, hi, names) in zip(fields, _CRON_FIELDS, strict=True):
         for item in text.split(","):
             m = _CRON_ITEM.match(item)
             if not m:

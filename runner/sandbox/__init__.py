@@ -30,7 +30,9 @@ any other non-JSON value is an error. Non-finite floats are an error.
 from __future__ import annotations
 
 import json
+import marshal
 import math
+import os
 import time
 from datetime import date, datetime, timezone
 from decimal import Decimal
@@ -265,8 +267,6 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
                    "output_bytes": int(limits.output_bytes),
                    "stdout_chars": int(limits.stdout_chars)},
     }
-    import marshal
-
     payload = marshal.dumps((b["main_code"], b["facades"],
                              b["validator"] if validate else None, request))
     pinned = at.astimezone(timezone.utc) if at else datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -293,8 +293,6 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
     finally:
         for fd in fds:
             try:
-                import os
-
                 os.close(fd)
             except OSError:
                 pass

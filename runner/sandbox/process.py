@@ -181,6 +181,7 @@ def supervise(cmd: list[str], stdin: bytes, pass_fds: tuple[int, ...], *, wall: 
     deadline = start + wall
     out = bytearray()
     err = bytearray()
+    err_total = 0
     wall_killed = output_killed = False
     pidfd = None
     sel = selectors.DefaultSelector()
@@ -242,10 +243,11 @@ def supervise(cmd: list[str], stdin: bytes, pass_fds: tuple[int, ...], *, wall: 
                     if tag == "out":
                         out += chunk
                     else:
+                        err_total += len(chunk)
                         room = stderr_cap - len(err)
                         if room > 0:
                             err += chunk[:room]
-                    if len(out) + (len(err) if tag == "err" else 0) > output_cap:
+                    if len(out) + err_total > output_cap:  # stdout and stderr both count
                         output_killed = True
                         break
             if output_killed:

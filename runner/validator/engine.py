@@ -172,6 +172,7 @@ def _validate_chunked(text: str, feature, egress: bool, line_offset: int) -> lis
 def _run(source, python, uses, line_offset: int, chunked: bool) -> list[Problem]:
     out: list[Problem] = []
     try:
+        uses = tuple(uses)
         text = _decode(source, line_offset, out)
         if text is not None:
             pos = Positions(text, line_offset)

@@ -50,6 +50,9 @@ HOSTILE = [
     ("SS302", 'k = type\nreturn k("C", (), {})'),
     ("SS302", "return [type][0]"),
     ("SS201", "return (lambda: 0).__globals__"),
+    ("SS201", 'return f"{x.__class__}"'),  # f-string expressions are code
+    ("SS201", 'return f"{x:{x.__class__}}"'),  # ... including nested format specs
+    ("SS201", "return (lambda q=x.__class__: q)()"),  # defaults run at definition time
     ("SS201", "return x.__class__.__subclasses__()"),
     ("SS201", "try:\n    1 / 0\nexcept Exception as err:\n    return err.__traceback__"),
     ("SS303", "return e.tb_frame.f_globals"),
@@ -71,6 +74,8 @@ HOSTILE = [
     ("SS205", 'return str.format_map("{x.gi_frame}", {"x": g})'),
     ("SS205", 'return "{0.f_globals}".format(e)'),
     ("SS205", 'return "{0[0].__class__}".format([x])'),  # attribute after an index
+    ("SS205", 'return "{.__class__}".format(x)'),  # auto-numbered field
+    ("SS205", 'return "{0!r:{1:{2._x}}}".format(x, x, x)'),  # nested specs
     ("SS206", 'return ("{0._" + "_class__}").format(x)'),
     ("SS206", 'fmt = names[0]\nreturn fmt.format(x)'),
     ("SS206", 'f = "{0}".format\nreturn str.format'),

@@ -83,6 +83,7 @@ LEGAL = [
     ("SS204", "def f(x):\n    return getattr(x, 'y_')\n", ()),
     ("SS205", "def f(x):\n    return '{0[__class__]} {0.year} {1:>{2}}'.format(x, 1, 5)\n", ()),
     ("SS205", "def f(x):\n    return '%(__class__)s' % x\n", ()),
+    ("SS205", "def f(x):\n    return '{{0.__class__}} {0:%Y}'.format(x)\n", ()),  # escaped braces
     ("SS206", "def f(x):\n    return '{}'.format(x) + str.format('{:,}', x)\n", ()),
     ("SS206", "def f(x):\n    return f'{x:{x}}'\n", ()),
     ("SS301", "def f(evaluation):\n    return evaluation.eval\n", ()),

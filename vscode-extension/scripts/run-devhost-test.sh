@@ -7,12 +7,15 @@ set -uo pipefail
 CSDIR=$1; EXT=$2; TESTS=$3; export WORKSPACE_FOLDER=$4; PORT=${5:-8089}
 HERE=$(cd "$(dirname "$0")" && pwd)
 RUN=$(mktemp -d /tmp/stepsmith-devhost.XXXXXX); mkdir -p "$RUN/user/User"
-cp "$HERE/settings.json" "$RUN/user/User/"
+cp "${SETTINGS_JSON:-$HERE/settings.json}" "$RUN/user/User/settings.json"
+# WORKSPACE_TRUST=1: leave workspace trust on (the folder opens untrusted: restricted mode)
+TRUST_FLAG=--disable-workspace-trust
+[ "${WORKSPACE_TRUST:-0}" = 1 ] && TRUST_FLAG=
 # keep code-server's state out of $HOME
 export XDG_CONFIG_HOME=$RUN/xdg-config XDG_DATA_HOME=$RUN/xdg-data XDG_CACHE_HOME=$RUN/xdg-cache
 setsid "$CSDIR/node_modules/.bin/code-server" --config "$RUN/config.yaml" --user-data-dir "$RUN/user" \
   --extensions-dir "$RUN/ext" --auth none --bind-addr "127.0.0.1:$PORT" --disable-telemetry \
-  --disable-update-check --disable-workspace-trust "$WORKSPACE_FOLDER" >"$RUN/code-server.log" 2>&1 &
+  --disable-update-check $TRUST_FLAG "$WORKSPACE_FOLDER" >"$RUN/code-server.log" 2>&1 &
 CSPID=$!
 # code-server keeps extension hosts (and so the language server) alive: end the whole group
 trap 'kill -TERM -- -$CSPID 2>/dev/null; sleep 1; kill -KILL -- -$CSPID 2>/dev/null' EXIT

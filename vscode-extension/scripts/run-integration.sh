@@ -1,46 +1,82 @@
 #!/usr/bin/env bash
 # Extension-host integration tests: the extension loaded from source (dist/ built) in code-server,
-# driven by test/integration/*.test.ts (compiled to out/), on a temp copy of examples/.
-# Usage: run-integration.sh [CODE_SERVER_DIR]   (env: CODE_SERVER_DIR, PORT, ARTIFACTS)
-# Prints the mocha report and exits with its status.
+# running test/integration/*.test.ts (compiled to out/) with mocha in the real extension host, on
+# temp copies of examples/. Two sessions:
+#   trusted    workspace trust off (trusted): diagnostics, reach, Test Explorer runs, commands
+#   untrusted  workspace trust on, folder not trusted: diagnostics only, nothing executes
+# Usage: run-integration.sh [CODE_SERVER_DIR]   (env: CODE_SERVER_DIR, PORT, EXAMPLES, SUITES)
+# Ends with "integration: N passed, N failed" and exits non-zero when anything failed.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 EXT=$(cd "$HERE/.." && pwd)
 REPO=$(cd "$EXT/.." && pwd)
 CSDIR=${1:-${CODE_SERVER_DIR:-$HOME/.cache/stepsmith/code-server}}
 PORT=${PORT:-8091}
-ARTIFACTS=${ARTIFACTS:-$REPO/artifacts}
-[ -x "$CSDIR/node_modules/.bin/code-server" ] || { echo "code-server not found in $CSDIR (scripts/install-code-server.sh)"; exit 2; }
-[ -f "$EXT/dist/extension.js" ] || { echo "dist/extension.js missing: npm run build"; exit 2; }
-[ -f "$EXT/out/test/integration/index.js" ] || { echo "out/test/integration missing: npm run compile-tests"; exit 2; }
-
-WS=$(mktemp -d /tmp/stepsmith-it-ws.XXXXXX)
 EXAMPLES=${EXAMPLES:-$REPO/examples}
-cp -r "$EXAMPLES/invoice-matching" "$EXAMPLES/payment-chasing" "$WS/"
-rm -rf "$WS"/*/.stepsmith
-# a fixture that must fail: nothing-due with a wrong expected date
-python3 - "$WS/payment-chasing/fixtures/overdue" <<'EOF'
+SUITES=${SUITES:-trusted untrusted}
+ARTIFACTS=${ARTIFACTS:-$REPO/artifacts}
+[ -x "$CSDIR/node_modules/.bin/code-server" ] || { echo "code-server not found in $CSDIR (scripts/install-code-server.sh)"; echo "integration: 0 passed, 1 failed"; exit 2; }
+[ -f "$EXT/dist/extension.js" ] || { echo "dist/extension.js missing: npm run build"; echo "integration: 0 passed, 1 failed"; exit 2; }
+[ -f "$EXT/out/test/integration/index.js" ] || { echo "out/test/integration missing: npm run compile-tests"; echo "integration: 0 passed, 1 failed"; exit 2; }
+mkdir -p "$ARTIFACTS/screenshots"
+
+prepare_workspace() {  # DIR
+  local WS=$1
+  cp -r "$EXAMPLES/invoice-matching" "$EXAMPLES/payment-chasing" "$WS/"
+  rm -rf "$WS"/*/.stepsmith
+  # a fixture that must fail: nothing-due with a wrong expected date
+  python3 - "$WS/payment-chasing/fixtures/overdue" <<'PY'
 import json, sys, pathlib
 d = pathlib.Path(sys.argv[1])
 fx = json.loads((d / "nothing-due.json").read_text())
 fx["expected"]["output"]["as_of"] = "2026-12-02"
 (d / "wrong-expectation.json").write_text(json.dumps(fx, indent=2) + "\n")
-EOF
-# Python outside any workflow folder (with a violation): the extension must not serve it
-mkdir -p "$WS/loose" && printf 'import os\nimport subprocess\n\n\ndef f():\n    return eval("1")\n' >"$WS/loose/stray.py"
+PY
+  # Python outside any workflow folder (with a violation): the extension must not serve it
+  mkdir -p "$WS/loose" && printf 'import os\nimport subprocess\n\n\ndef f():\n    return eval("1")\n' >"$WS/loose/stray.py"
+}
 
-mkdir -p "$ARTIFACTS/screenshots"
-export STEPSMITH_TEST_OUT=$(mktemp /tmp/stepsmith-it-report.XXXXXX)
-export OUT_DIR=$ARTIFACTS/screenshots
-export DEVHOST_TIMEOUT_S=${DEVHOST_TIMEOUT_S:-420}
-bash "$HERE/run-devhost-test.sh" "$CSDIR" "$EXT" "$EXT/out/test/integration/index.js" "$WS" "$PORT" >"$STEPSMITH_TEST_OUT.log" 2>&1
-rc=$?
-[ $rc -ne 0 ] && { echo "--- devhost log (tail)"; tail -n 40 "$STEPSMITH_TEST_OUT.log"; }
-echo "--- integration report"
-cat "$STEPSMITH_TEST_OUT"
-if ! grep -q '^integration: [0-9]* passed, [0-9]* failed' "$STEPSMITH_TEST_OUT"; then
-  echo "integration: 0 passed, 1 failed (the test run did not report; see $STEPSMITH_TEST_OUT.log)"
-  [ $rc -eq 0 ] && rc=1
-fi
-rm -rf "$WS"
-exit $rc
+TOTAL_P=0; TOTAL_F=0; RC=0; i=0
+for SUITE in $SUITES; do
+  WS=$(mktemp -d /tmp/stepsmith-it-ws.XXXXXX)
+  prepare_workspace "$WS"
+  SETTINGS=$(mktemp /tmp/stepsmith-it-settings.XXXXXX)
+  if [ "$SUITE" = untrusted ]; then
+    export WORKSPACE_TRUST=1
+    # a workspace setting that would run a program of the repository's choosing
+    printf '#!/bin/sh\ntouch "%s/ran.txt"\nexec python3 "$@"\n' "$WS" >"$WS/must-not-run.sh"; chmod +x "$WS/must-not-run.sh"
+    mkdir -p "$WS/.vscode"
+    printf '{"stepsmith.interpreter": ["${workspaceFolder}/must-not-run.sh"]}\n' >"$WS/.vscode/settings.json"
+    python3 - "$HERE/settings.json" "$SETTINGS" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s.update({"security.workspace.trust.enabled": True, "security.workspace.trust.startupPrompt": "never",
+          "security.workspace.trust.emptyWindow": False})
+json.dump(s, open(sys.argv[2], "w"), indent=2)
+PY
+  else
+    export WORKSPACE_TRUST=0
+    cp "$HERE/settings.json" "$SETTINGS"
+  fi
+  export SETTINGS_JSON=$SETTINGS STEPSMITH_TEST_SUITE=$SUITE
+  export STEPSMITH_TEST_OUT=$(mktemp /tmp/stepsmith-it-report.XXXXXX)
+  export OUT_DIR=$ARTIFACTS/screenshots
+  export DEVHOST_TIMEOUT_S=${DEVHOST_TIMEOUT_S:-420}
+  bash "$HERE/run-devhost-test.sh" "$CSDIR" "$EXT" "$EXT/out/test/integration/index.js" "$WS" "$((PORT + i))" >"$STEPSMITH_TEST_OUT.log" 2>&1
+  rc=$?
+  i=$((i + 1))
+  echo "--- integration suite: $SUITE (rc=$rc)"
+  cat "$STEPSMITH_TEST_OUT"
+  line=$(grep -E '^integration: [0-9]+ passed, [0-9]+ failed' "$STEPSMITH_TEST_OUT" | tail -1)
+  if [ -n "$line" ]; then
+    p=$(echo "$line" | sed -E 's/^integration: ([0-9]+) passed.*/\1/'); f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+  else
+    p=0; f=1; echo "(the $SUITE suite did not report; devhost log follows)"
+  fi
+  [ $rc -ne 0 ] && [ "$f" -eq 0 ] && f=1
+  if [ $rc -ne 0 ]; then echo "--- devhost log (tail)"; tail -n 40 "$STEPSMITH_TEST_OUT.log"; RC=1; fi
+  TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f))
+  rm -rf "$WS" "$SETTINGS"
+done
+echo "integration: $TOTAL_P passed, $TOTAL_F failed"
+exit $RC

@@ -77,6 +77,19 @@ describe('stepsmith extension in VS Code', function () {
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
   });
 
+  it('reports manifest errors at the YAML position (no YAML extension here, so nothing is dropped)', async () => {
+    const uri = vscode.Uri.file(path.join(ws(), 'invoice-matching', 'workflow.yaml'));
+    const doc = await vscode.workspace.openTextDocument(uri);
+    const editor = await vscode.window.showTextDocument(doc);
+    const line = doc.getText().split('\n').findIndex((l) => l.startsWith('version:'));
+    await editor.edit((e) => e.insert(new vscode.Position(line, 0), 'verison: 4\n'));
+    const d = await waitFor('an SM003 unknown-key diagnostic', () => stepsmithDiags(uri).find((x) => codeOf(x) === 'SM003'));
+    assert.strictEqual(d.range.start.line, line);
+    assert.match(d.message, /verison/);
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    await waitFor('manifest diagnostics to clear after revert', () => (stepsmithDiags(uri).length === 0 ? true : undefined));
+  });
+
   it('opens the rule documentation for a diagnostic code', async () => {
     const md = await vscode.commands.executeCommand<string>('stepsmith.openRuleDocs', 'SS101');
     assert.ok(md && /SS101/.test(md), `no docs: ${md}`);
@@ -197,11 +210,67 @@ describe('stepsmith extension in VS Code', function () {
     assert.strictEqual(api.tests.outcomes.get(item!.id)?.kind, 'passed', JSON.stringify(api.tests.outcomes.get(item!.id)));
   });
 
+  it('records a fixture from given inputs, and it appears in the Test Explorer and passes', async () => {
+    const src = path.join(ws(), 'payment-chasing', 'fixtures', 'overdue', 'harbour-2026-12-01.json');
+    const fx = JSON.parse(fs.readFileSync(src, 'utf8'));
+    const inputsFile = path.join(ws(), 'recorded-inputs.json');
+    fs.writeFileSync(inputsFile, JSON.stringify(fx.inputs));
+    const manifestUri = vscode.Uri.file(path.join(ws(), 'payment-chasing', 'workflow.yaml')).toString();
+    const resp = await vscode.commands.executeCommand<any>('stepsmith.recordFixtureFromInputs', {
+      manifestUri, stepId: 'overdue', name: 'recorded-in-test', inputsFile, evaluationTime: fx.evaluation_time,
+    });
+    assert.strictEqual(resp?.results?.[0]?.status, 'recorded', JSON.stringify(resp));
+    const file = path.join(ws(), 'payment-chasing', 'fixtures', 'overdue', 'recorded-in-test.json');
+    assert.ok(fs.existsSync(file), 'fixture file written');
+    assert.deepStrictEqual(JSON.parse(fs.readFileSync(file, 'utf8')).expected.output, fx.expected.output);
+    const item = await waitFor('the recorded fixture in the Test Explorer', async () => {
+      await api.tests.refresh();
+      let found: vscode.TestItem | undefined;
+      api.tests.controller.items.forEach((wf) => wf.children.forEach((s) => s.children.forEach((f) => (found = f.label === 'recorded-in-test' ? f : found))));
+      return found;
+    }, 20000, 500);
+    await api.tests.runHandler(new vscode.TestRunRequest([item]), new vscode.CancellationTokenSource().token);
+    assert.strictEqual(api.tests.outcomes.get(item.id)?.kind, 'passed');
+  });
+
+  it('Run This Step\'s Fixtures runs the step under the cursor through the Test Explorer', async () => {
+    const uri = vscode.Uri.file(path.join(ws(), 'payment-chasing', 'steps', 'escalate.py'));
+    const doc = await vscode.workspace.openTextDocument(uri);
+    const line = doc.getText().split('\n').findIndex((l) => l.startsWith('def escalate('));
+    const editor = await vscode.window.showTextDocument(doc);
+    editor.selection = new vscode.Selection(line + 1, 4, line + 1, 4);
+    const id = await vscode.commands.executeCommand<string>('stepsmith.runThisStepFixtures');
+    assert.ok(id && id.endsWith('#escalate'), `ran ${id}`);
+    let stepItem: vscode.TestItem | undefined;
+    api.tests.controller.items.forEach((wf) => (stepItem = stepItem ?? wf.children.get(id!)));
+    const kinds: string[] = [];
+    stepItem!.children.forEach((f) => kinds.push(api.tests.outcomes.get(f.id)?.kind ?? 'none'));
+    assert.ok(kinds.length > 0 && kinds.every((k) => k === 'passed'), kinds.join(','));
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('Show What Each Step Can Reach answers with every workflow', async () => {
+    const r = await vscode.commands.executeCommand<any>('stepsmith.showReach');
+    assert.strictEqual(r.workflows.length, 2);
+  });
+
   it('the status bar says whether the sandbox is available', async () => {
     await api.status.update();
     assert.ok(api.status.last, 'stepsmith/status answered');
     assert.strictEqual(typeof api.status.last!.sandboxAvailable, 'boolean');
     assert.match(api.status.item.text, api.status.last!.sandboxAvailable ? /Sandbox ready/ : /Sandbox unavailable/);
+  });
+
+  it('a missing interpreter gives a clear failure, and fixing the setting restarts the server', async () => {
+    const cfg = vscode.workspace.getConfiguration('stepsmith');
+    await cfg.update('interpreter', ['/nonexistent/python3.11'], vscode.ConfigurationTarget.Workspace);
+    await waitFor('the server to fail', () => (api.server.state === 'failed' ? true : undefined), 30000);
+    assert.strictEqual(api.server.lastProblem?.kind, 'missing');
+    assert.match(api.server.lastProblem!.message, /nonexistent/);
+    await api.status.update();
+    assert.match(api.status.item.text, /Stepsmith/);
+    await cfg.update('interpreter', undefined, vscode.ConfigurationTarget.Workspace);
+    await waitFor('the server to run again', () => (api.server.state === 'running' ? true : undefined), 60000);
   });
 
   it('Stepsmith: Restart Server brings the server back', async () => {
