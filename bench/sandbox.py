@@ -26,7 +26,14 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from stepsmith.runner.harness import BOOTSTRAP  # noqa: F401  (warms the import)
-from stepsmith.runner.sandbox import Limits, _execute, process, run_step, sandbox_available, seccomp
+from stepsmith.runner.sandbox import (
+    Limits,
+    _execute,
+    process,
+    run_step,
+    sandbox_available,
+    seccomp,
+)
 
 TRIVIAL = "def step(x):\n    return x + 1\n"
 

@@ -46,7 +46,9 @@ def pytest_configure(config) -> None:
 
 
 def _is_manifest(path: Path) -> bool:
-    return path.name in ("workflow.yaml", "workflow.yml") or path.name.endswith(".workflow.yaml")
+    # as stepsmith.runner.manifest.is_manifest_name (not imported: it pulls in pydantic)
+    return path.name == "workflow.yaml" or (path.name.endswith(".workflow.yaml")
+                                            and len(path.name) > len(".workflow.yaml"))
 
 
 def pytest_collect_file(file_path: Path, parent):
@@ -60,7 +62,9 @@ def pytest_collect_file(file_path: Path, parent):
 
     rel = os.path.relpath(resolved.parent, parent.config.rootpath)
     rel = rel.replace(os.sep, "/")
-    if file_path.name not in ("workflow.yaml", "workflow.yml"):
+    if rel == ".":
+        rel = resolved.parent.name
+    if file_path.name != "workflow.yaml":
         rel = rel + "/" + file_path.name
     return StepsmithWorkflow.from_parent(parent, path=file_path, nodeid=rel)
 
@@ -109,8 +113,10 @@ class StepsmithItem(pytest.Item):
                 pytest.fail(f"the sandbox is unavailable: {why} (never run unsandboxed)",
                             pytrace=False)
         result = run_case(case, live=self.config.getoption("stepsmith_live"))
-        if result.outcome == "recorded":
-            pytest.skip(result.messages[0] if result.messages else "served from recording")
+        if result.outcome == "recorded":  # reported at the fixture's path, not at this line
+            raise pytest.skip.Exception(
+                result.messages[0] if result.messages else "served from recording",
+                _use_item_location=True)
         if result.outcome in ("failed", "error"):
             raise StepsmithFailure(result)
 
@@ -129,4 +135,4 @@ class StepsmithItem(pytest.Item):
 
     def reportinfo(self):
         path = self.case.path or self.case.workflow.manifest_path
-        return path, None, self.case.id
+        return path, 0, self.case.id

@@ -12,19 +12,20 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
-import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from stepsmith.runner.problems import Problem, Severity, Span
 from stepsmith.server.documents import from_codepoints
-from stepsmith.server.workspace import is_manifest_path, norm, path_to_uri, uri_to_path
+from stepsmith.server.workspace import is_manifest_path, norm, uri_to_path
 
 if TYPE_CHECKING:
     from stepsmith.server.server import StepsmithServer
 
 log = logging.getLogger(__name__)
+_TEST_HOOKS = os.environ.get("STEPSMITH_TEST_HOOKS") == "1"  # the test-suite's failure injection
 
 
 def _strip(line: str) -> str:
@@ -71,7 +72,7 @@ def to_diagnostic(p: Problem, lines, encoding: str, source: str = "stepsmith") -
 
 
 class Analyzer:
-    def __init__(self, ls: "StepsmithServer") -> None:
+    def __init__(self, ls: StepsmithServer) -> None:
         self.ls = ls
         self.cond = threading.Condition()
         self.pending: dict[tuple, None] = {}
@@ -221,6 +222,8 @@ class Analyzer:
             self.validators.pop(snap.uri, None)
             self._post(ls.deliver, snap.uri, snap.version, self._too_large(snap, limit, "SS002"))
             return
+        if _TEST_HOOKS and "# stepsmith-test: crash-analysis" in snap.text:
+            raise RuntimeError("deliberate analysis failure (test hook)")
         python, uses = ls.model.step_context(path)
         v = self.validators.get(snap.uri)
         if v is None:

@@ -8,10 +8,9 @@ from typing import Any
 
 from lsprotocol import types as T
 from pygls.exceptions import JsonRpcException
-
 from stepsmith.runner.problems import Problem, Span
-from stepsmith.server.documents import UTF8, UTF16, to_codepoints
-from stepsmith.server.server import COMMANDS, StepsmithServer, safe
+from stepsmith.server.documents import UTF8, UTF16
+from stepsmith.server.server import StepsmithServer, safe
 from stepsmith.server.workspace import is_manifest_path, norm, path_to_uri, uri_to_path
 
 SYMBOL_KINDS = {
@@ -148,6 +147,8 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
         ls.refresh_support = bool(ws and ws.diagnostics and ws.diagnostics.refresh_support)
         ls.config_support = bool(ws and ws.configuration)
         ls.codelens_refresh = bool(ws and ws.code_lens and ws.code_lens.refresh_support)
+        ls.watch_support = bool(ws and ws.did_change_watched_files
+                                and ws.did_change_watched_files.dynamic_registration)
         ls.progress_support = bool(caps.window and caps.window.work_done_progress)
         ls.settings = ls.settings.merged(params.initialization_options)
         folders = [uri_to_path(f.uri) for f in (params.workspace_folders or [])]
@@ -162,6 +163,19 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
     @safe()
     async def initialized(ls: StepsmithServer, params):
         ls.analyzer.schedule("discover", "")
+        if getattr(ls, "watch_support", False):
+            try:
+                await ls.protocol.send_request_async(T.CLIENT_REGISTER_CAPABILITY, T.RegistrationParams(
+                    registrations=[T.Registration(
+                        id="stepsmith-watch", method=T.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                        register_options=T.DidChangeWatchedFilesRegistrationOptions(watchers=[
+                            T.FileSystemWatcher(glob_pattern="**/workflow.yaml"),
+                            T.FileSystemWatcher(glob_pattern="**/*.workflow.yaml"),
+                            T.FileSystemWatcher(glob_pattern="**/*.py"),
+                            T.FileSystemWatcher(glob_pattern="**/fixtures/**/*.json"),
+                        ]))]))
+            except Exception as exc:
+                ls.log_to_client(f"stepsmith: file watching not registered: {exc}")
         if getattr(ls, "config_support", False):
             await _pull_configuration(ls)
 
@@ -569,8 +583,6 @@ def _manifest_definition(ls: StepsmithServer, uri: str, path: str, line: int, co
             return None
         lines = ls.docs.get(ls.open_uri(target)).lines if ls.open_uri(target) else split_lines(text)
         turi = ls.open_uri(target) or path_to_uri(target)
-        # on the file part: the file; on the function part: the function
-        node_span = node.span
         for f in function_spans(text):
             if f.name == fn:
                 return T.Location(uri=turi, range=ls.lsp_span(lines, Span(f.line, f.column, f.line, f.column + len(fn))))

@@ -31,6 +31,12 @@ def main(argv: list[str] | None = None) -> int:
     from stepsmith.server.server import create_server
 
     server = create_server()
+    # Analysis allocates many short-lived objects (AST/YAML nodes): keep the start-up objects out
+    # of every collection and collect the young generation less often (fewer latency spikes).
+    import gc
+
+    gc.freeze()
+    gc.set_threshold(20_000, 20, 50)
     if args.tcp:
         host, _, port = args.tcp.rpartition(":")
         server.start_tcp(host or "127.0.0.1", int(port))

@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as T
-
-from stepsmith.runner.problems import Problem, Severity, Span
+from stepsmith.runner.problems import Problem, Span
 from stepsmith.server.workspace import norm, path_to_uri, uri_to_path
 
 if TYPE_CHECKING:
@@ -40,7 +39,7 @@ class StepRun:
 
 
 class Runner:
-    def __init__(self, ls: "StepsmithServer") -> None:
+    def __init__(self, ls: StepsmithServer) -> None:
         self.ls = ls
         self.pool = ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1)),
                                        thread_name_prefix="stepsmith-run")
@@ -63,9 +62,6 @@ class Runner:
             for t in self._timers.values():
                 t.cancel()
             self._timers.clear()
-
-    def manifest_checked(self, path: str) -> None:
-        pass
 
     def sandbox_status(self) -> tuple[bool, str]:
         if self._sandbox is None:
@@ -91,7 +87,11 @@ class Runner:
 
     def fixtures_listing(self, uri: str | None) -> list[dict]:
         from stepsmith.runner.language.incremental import function_spans, split_lines
-        from stepsmith.runner.language.manifest import step_code_of, step_entry_span, step_id_of, step_items
+        from stepsmith.runner.language.manifest import (
+            step_code_of,
+            step_id_of,
+            step_items,
+        )
         from stepsmith.server.features import _lines_of, manifest_doc_for_path
 
         ls = self.ls
@@ -251,7 +251,12 @@ class Runner:
 
     def _run_case(self, case, source: str | None):
         from stepsmith.runner.fixtures import suite
-        from stepsmith.runner.fixtures.invoke import build_inputs, invoke, result_dict, step_code
+        from stepsmith.runner.fixtures.invoke import (
+            build_inputs,
+            invoke,
+            result_dict,
+            step_code,
+        )
 
         if source is None or case.problems or case.fixture is None:
             return suite.run_case(case)
@@ -298,7 +303,7 @@ class Runner:
                                 "Diagnostics still work.", T.MessageType.Warning)
             results = [{"fixture": p.stem, "uri": path_to_uri(str(p)), "status": "error",
                         "message": f"sandbox unavailable: {reason}", "diff": ""} for p in fixtures]
-            if gen is None:
+            if gen is None or self.generation.get(gen[0]) == gen[1]:
                 self._finish(manifest_path, step_id, results, only)
             return results
         token = None
@@ -377,9 +382,7 @@ class Runner:
             self.problems[fp] = probs
             self._publish_path(fp)
         # on the step function's def line
-        from stepsmith.server.features import step_uses
 
-        mdoc_steps = []
         for path in self._step_files_of(manifest_path, step_id):
             probs = [p for p in self.problems.get(path, []) if p.step != step_id]
             ok, bad = run.counts
@@ -442,31 +445,43 @@ class Runner:
         return Span(1, 0, 1, 1)
 
     def _publish_path(self, path: str) -> None:
+        from stepsmith.server.server import _analysed
+
         ls = self.ls
         uri = ls.open_uri(path)
-        if uri is not None and uri in ls.analyzer.results:
-            ls.publish(uri, refresh=True)
-            if not ls.pull:
-                return
-            if path.endswith((".py", ".yaml")):
-                return
-        if uri is None or not path.endswith((".py", ".yaml")):
-            from stepsmith.runner.language.incremental import split_lines
+        if _analysed(path, "") and uri is not None:
+            if uri in ls.analyzer.results:
+                ls.publish(uri, refresh=True)  # merged with the document's own diagnostics
+            return
+        if _analysed(path, ""):
+            return  # a step file that is not open: its lens and the notification carry the result
+        from stepsmith.runner.language.incremental import split_lines
+        from stepsmith.server.analysis import to_diagnostic
 
-            text = ls.read_text(path) or ""
-            lines = split_lines(text)
-            from stepsmith.server.analysis import to_diagnostic
-
-            diags = [to_diagnostic(p, lines, ls.encoding, source=_FIXTURE_SOURCE)
-                     for p in self.problems.get(path, [])]
-            ls.publish_unversioned(uri or path_to_uri(path), diags)
+        lines = split_lines(ls.read_text(path) or "")
+        diags = [to_diagnostic(p, lines, ls.encoding, source=_FIXTURE_SOURCE)
+                 for p in self.problems.get(path, [])]
+        ls.publish_unversioned(uri or path_to_uri(path), diags)
 
     # ------------------------------------------------------------------ record
     def _record(self, mp: str | None, step_id: str, name: str, inputs: Any, at: str | None) -> dict:
-        from stepsmith.runner.cli.record import CASE_NAME, NOT_RECORDABLE, fixture_document, write_atomic
+        from stepsmith.runner.cli.record import (
+            CASE_NAME,
+            NOT_RECORDABLE,
+            fixture_document,
+            write_atomic,
+        )
         from stepsmith.runner.fixtures.invoke import (
-            InvokeError, build_inputs, check_forbidden_inputs, invoke, load_granted, parse_at,
-            result_dict, secrets_in, step_code)
+            InvokeError,
+            build_inputs,
+            check_forbidden_inputs,
+            invoke,
+            load_granted,
+            parse_at,
+            result_dict,
+            secrets_in,
+            step_code,
+        )
 
         def err(msg: str, uri: str = "") -> dict:
             return {"fixture": name, "uri": uri, "status": "error", "message": msg, "diff": ""}

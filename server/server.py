@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import os
 import traceback
 from typing import Any
 
@@ -19,17 +18,14 @@ from lsprotocol import types as T
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
-
 from stepsmith.runner import __version__
 from stepsmith.runner.problems import Span
 from stepsmith.server.analysis import Analyzer, lsp_range, to_diagnostic
-from stepsmith.server.documents import UTF8, UTF16, DocumentStore, to_codepoints
+from stepsmith.server.documents import UTF16, DocumentStore
 from stepsmith.server.settings import Settings
 from stepsmith.server.workspace import (
     WorkspaceModel,
     is_manifest_path,
-    norm,
-    path_to_uri,
     uri_to_path,
 )
 
@@ -85,6 +81,7 @@ class StepsmithServer(LanguageServer):
         self.path_uris: dict[str, str] = {}
         self._published: dict[str, Any] = {}
         self._refresh_pending = False
+        self._lens_refresh_pending = False
         self._runner = None
         self._shown_unavailable = False
 
@@ -240,7 +237,7 @@ class StepsmithServer(LanguageServer):
         extra = self.analyzer.crossfile.get(path or "")
         if extra:
             diags += [to_diagnostic(p, doc.lines, self.encoding) for p in extra]
-        if self._runner is not None and path:
+        if self._runner is not None and path and _analysed(path, doc.language_id):
             rp = self._runner.problems.get(path)
             if rp:
                 diags += [to_diagnostic(p, doc.lines, self.encoding, source="stepsmith-fixtures")
@@ -252,6 +249,8 @@ class StepsmithServer(LanguageServer):
         if diags is None:
             return
         doc = self.docs.get(uri)
+        if not _analysed(uri_to_path(uri), doc.language_id):
+            return  # e.g. fixture JSON: only fixture-run results, pushed by the runner
         if self.pull:
             if refresh:
                 self.request_refresh()
@@ -283,8 +282,17 @@ class StepsmithServer(LanguageServer):
 
     def after_manifest_check(self, path: str) -> None:
         # code lenses depend on the manifests (which steps a function implements)
-        if self._runner is not None:
-            self._runner.manifest_checked(path)
+        if getattr(self, "codelens_refresh", False) and not self._lens_refresh_pending:
+            self._lens_refresh_pending = True
+
+            def go():
+                self._lens_refresh_pending = False
+                try:
+                    self.protocol.send_request(T.WORKSPACE_CODE_LENS_REFRESH, None)
+                except Exception as exc:
+                    self.log_exception("code lens refresh failed", exc)
+
+            self.loop.call_later(0.2, go)
 
     def _wake_waiters(self, uri: str, version) -> None:
         waiters = self.analyzer.waiters.get(uri)
@@ -317,7 +325,7 @@ class StepsmithServer(LanguageServer):
             self.analyzer.schedule("doc", uri, front=True)
         try:
             return await asyncio.wait_for(fut, timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return False
 
     # ------------------------------------------------------------------ settings
@@ -350,6 +358,11 @@ class StepsmithServer(LanguageServer):
         from stepsmith.runner.language.incremental import split_lines
 
         return split_lines(text)
+
+
+def _analysed(path: str | None, language_id: str) -> bool:
+    """Documents the server checks (step files, manifests); others only get run results."""
+    return bool(path) and (path.endswith(".py") or is_manifest_path(path)) or language_id == "python"
 
 
 def safe(default=None):

@@ -16,7 +16,7 @@ class Settings:
     maxFileSize: int = 2_000_000
     interpreter: Any = None
 
-    def merged(self, raw: Any) -> "Settings":
+    def merged(self, raw: Any) -> Settings:
         """Return a copy updated from a client's settings object (unknown keys ignored,
         wrongly-typed values ignored)."""
         if not isinstance(raw, dict):

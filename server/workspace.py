@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from pygls.uris import from_fs_path, to_fs_path

@@ -50,9 +50,19 @@ def print_outcome(console, o) -> None:
             console.print("    " + escape(line))
     for d in o.differences:
         console.print(f"    [yellow]{escape(d.path)}[/]: {escape(d.message)}")
+    if o.outcome == "differs" and o.accepted is not None and isinstance(o.result, dict):
+        from rich.syntax import Syntax
+        from stepsmith.runner.fixtures.compare import is_big, unified_diff
+
+        for label in ("output", "effects"):
+            exp, act = o.accepted.get(label), o.result.get(label)
+            if exp != act and is_big(exp, act):
+                console.print(Syntax(unified_diff(exp, act, label).replace(
+                    "expected", "accepted").replace("actual", "fresh"), "diff",
+                    theme="ansi_dark", background_color="default"))
 
 
-def run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace) -> int:
     import json
 
     from rich.console import Console
@@ -98,3 +108,13 @@ def run(args: argparse.Namespace) -> int:
         out.print(f"run {report.run_id}: {state} — {n['accepted']} accepted, {n['reused']} "
                   f"reused, {n['failed']} failed, {total - len(report.steps)} not run")
     return 0 if report.ok else 1
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    except (KeyboardInterrupt, BrokenPipeError):
+        raise
+    except Exception as exc:  # noqa: BLE001  a bug of ours: exit 2, one clear line
+        sys.stderr.write(f"stepsmith run-workflow: internal error: {type(exc).__name__}: {exc}\n")
+        return 2

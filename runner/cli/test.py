@@ -120,7 +120,7 @@ def _print_text(console, results, workflows, seconds: float) -> None:
                   f"({rate:.1f} fixtures/s)")
 
 
-def run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace) -> int:
     import json
     import time
 
@@ -208,3 +208,13 @@ def run(args: argparse.Namespace) -> int:
         else:
             _print_text(out, results, workflows, seconds)
     return 1 if counts["failed"] or counts["error"] else 0
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    except (KeyboardInterrupt, BrokenPipeError):
+        raise
+    except Exception as exc:  # noqa: BLE001  a bug of ours: exit 2, one clear line
+        sys.stderr.write(f"stepsmith test: internal error: {type(exc).__name__}: {exc}\n")
+        return 2

@@ -15,6 +15,8 @@ even with full Python. The clock is pinned at both levels: here in the facade, a
 libfaketime for every path that reaches the real ``datetime`` class (``mro()[1].now()``).
 """
 
+# ruff: noqa: BLE001, S102  (the harness must catch everything and exec the step)
+
 import sys
 
 _ALLOWED = ("json", "math", "decimal", "datetime", "statistics", "re")
@@ -66,14 +68,14 @@ def _datetime_facade():
     text = REQ["evaluation_time"]  # noqa: F821
     pinned = None if text is None else real.datetime.fromisoformat(text)
     if pinned is not None and pinned.tzinfo is None:
-        pinned = pinned.replace(tzinfo=real.timezone.utc)
+        pinned = pinned.replace(tzinfo=real.UTC)
 
     def _now_utc():
         if pinned is None:
             raise PinnedClockError(
                 "this run has no pinned evaluation time, so the clock cannot be read "
                 "(give the fixture an evaluation_time, or the run --at TIME)")
-        return pinned.astimezone(real.timezone.utc)
+        return pinned.astimezone(real.UTC)
 
     class datetime(real.datetime):
         __slots__ = ()

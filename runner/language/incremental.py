@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from stepsmith.runner.problems import Problem, Span
 
@@ -63,6 +63,22 @@ def _is_start(line: str) -> bool:
                 if not (nxt.isalnum() or nxt == "_"):
                     return False
     return True
+
+
+def _over_cap(text: str) -> bool:
+    """Whole-file conditions the validator checks before any statement: size cap, encoding."""
+    try:
+        from stepsmith.runner.validator.policy import MAX_SOURCE_BYTES
+    except ImportError:  # pragma: no cover - validator without a policy module
+        MAX_SOURCE_BYTES = 1 << 20
+    if len(text) > MAX_SOURCE_BYTES:
+        return True
+    if text.isascii():
+        return False
+    try:
+        return len(text.encode("utf-8")) > MAX_SOURCE_BYTES
+    except UnicodeEncodeError:
+        return True
 
 
 def chunk_starts(lines: Sequence[str]) -> list[int]:
@@ -172,7 +188,7 @@ class IncrementalValidator:
             self._cache = self._new_cache
 
     def _update(self, text: str, lines: Sequence[str] | None) -> list[Problem]:
-        if (self.max_size is not None and len(text) > self.max_size) or "\x00" in text:
+        if (self.max_size is not None and len(text) > self.max_size) or "\x00" in text or _over_cap(text):
             self.functions = []
             return self._full(text)
         if lines is None:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import os
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from stepsmith.runner.problems import Span
 
@@ -25,7 +26,7 @@ class Symbol:
     span: Span
     selection: Span
     detail: str = ""
-    children: list["Symbol"] = field(default_factory=list)
+    children: list[Symbol] = field(default_factory=list)
 
 
 @dataclass

@@ -34,9 +34,10 @@ import marshal
 import math
 import os
 import time
-from datetime import date, datetime, timezone
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, date, datetime
 from decimal import Decimal
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from .. import __version__
 from ..harness import BOOTSTRAP, HARNESS_VERSION, bundle
@@ -46,10 +47,19 @@ from .redact import Redactor, redact
 from .result import STATUSES, Limits, StepResult
 
 __all__ = [
-    "Limits", "StepResult", "STATUSES", "run_step", "run_unvalidated", "sandbox_available",
-    "load_connections", "redact", "runtime_identity", "interpreter_version",
+    "STATUSES",
+    "Limits",
+    "StepResult",
+    "interpreter_version",
+    "load_connections",
+    "redact",
+    "run_step",
+    "run_unvalidated",
+    "runtime_identity",
+    "sandbox_available",
 ]
 
+DEFAULT_LIMITS = Limits()
 _SIGXCPU = 24
 _SIGKILL = 9
 _SIGNAMES = {4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL",
@@ -110,7 +120,7 @@ def run_step(source: str | bytes, function: str, inputs: Mapping[str, Any], *,
              filename: str = "step.py", evaluation_time: datetime | str | None = None,
              seed: int | None = None, connections: Mapping[str, str] | None = None,
              effects_declared: Any = (), uses: Sequence[Any] = (), python: str = "3.11",
-             live_network: bool = False, limits: Limits = Limits()) -> StepResult:
+             live_network: bool = False, limits: Limits = DEFAULT_LIMITS) -> StepResult:
     """Validate, then run `function` from `source` in a fresh sandbox.
 
     `uses`: the validator's StepUse list for this file (urllib only when every use is
@@ -127,13 +137,19 @@ def run_step(source: str | bytes, function: str, inputs: Mapping[str, Any], *,
         except UnicodeDecodeError:
             pass  # the validator reports SS004 on the bytes
     try:
-        from ..validator import StepUse, validate
-    except Exception as exc:
+        from ..validator import validate
+    except Exception as exc:  # noqa: BLE001 - fail closed, say why
         return _finish(StepResult("unavailable", message=f"validator not importable: {exc}"),
                        red, t0)
     uses = list(uses)
-    problems = [p for p in validate(source, python=python, uses=uses)
-                if getattr(getattr(p, "severity", None), "value", "error") == "error"]
+    try:
+        problems = [p for p in validate(source, python=python, uses=uses)
+                    if getattr(getattr(p, "severity", None), "value", "error") == "error"]
+    except Exception as exc:  # noqa: BLE001 - the contract says never; fail closed anyway
+        from ..problems import Problem, Span
+
+        problems = [Problem("SS003", f"validator failed: {type(exc).__name__}: {exc}"[:500],
+                            Span(1, 0, 1, 1))]
     if problems:
         return _finish(StepResult("refused", problems=problems,
                                   message=problems[0].message), red, t0)
@@ -145,7 +161,8 @@ def run_step(source: str | bytes, function: str, inputs: Mapping[str, Any], *,
     return _execute(source, function, inputs, filename=filename,
                     evaluation_time=evaluation_time, seed=seed, connections=connections,
                     effects_declared=effects_declared, python=python,
-                    uses=[(u.step_id, u.function, u.network) for u in uses],
+                    uses=[(str(u.step_id), str(u.function), str(getattr(u, "network", "none")))
+                          for u in uses],
                     allow_urllib=allow_urllib, live_network=share_net, validate=True,
                     limits=limits, _t0=t0)
 
@@ -153,7 +170,7 @@ def run_step(source: str | bytes, function: str, inputs: Mapping[str, Any], *,
 def run_unvalidated(source: str, function: str, inputs: Mapping[str, Any], *,
                     evaluation_time: datetime | str | None = None, seed: int | None = None,
                     connections: Mapping[str, str] | None = None,
-                    limits: Limits = Limits()) -> StepResult:
+                    limits: Limits = DEFAULT_LIMITS) -> StepResult:
     """TEST ONLY. Run arbitrary Python in the sandbox WITHOUT the validator (parent or
     harness) and with the real builtins (`import os` works; only the six dialect modules are
     served as facades). It exists to show the sandbox contains hostile code on its own.
@@ -190,7 +207,7 @@ def _eval_time(value) -> datetime | None:
     if not isinstance(value, datetime):
         raise TypeError("evaluation_time must be a datetime or an ISO 8601 string")
     if value.tzinfo is None:
-        value = value.replace(tzinfo=timezone.utc)
+        value = value.replace(tzinfo=UTC)
     return value
 
 
@@ -269,7 +286,7 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
     }
     payload = marshal.dumps((b["main_code"], b["facades"],
                              b["validator"] if validate else None, request))
-    pinned = at.astimezone(timezone.utc) if at else datetime(1970, 1, 1, tzinfo=timezone.utc)
+    pinned = at.astimezone(UTC) if at else datetime(1970, 1, 1, tzinfo=UTC)
     faketime_spec = pinned.strftime("%Y-%m-%d %H:%M:%S")
     fds: list[int] = []
     try:

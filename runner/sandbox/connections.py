@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Iterable, Mapping
 
 _ALIAS_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 

@@ -24,6 +24,7 @@ Containment, layer by layer (each holds on its own):
 from __future__ import annotations
 
 import os
+import re
 import selectors
 import signal
 import subprocess
@@ -32,10 +33,7 @@ import sysconfig
 import threading
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from shutil import which
-
-from . import seccomp
 
 FAKETIME_CANDIDATES = (
     "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
@@ -173,11 +171,24 @@ class Outcome:
 def supervise(cmd: list[str], stdin: bytes, pass_fds: tuple[int, ...], *, wall: float,
               output_cap: int, stderr_cap: int = 16 * 1024) -> Outcome:
     start = time.monotonic()
-    proc = subprocess.Popen(
-        cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        env={}, pass_fds=pass_fds, close_fds=True, start_new_session=True, bufsize=0,
-    )
+    # --info-fd: bwrap reports the host pid of the sandbox's pid 1. When that process is gone,
+    # the kernel has already killed and reaped everything else in the pid namespace, so
+    # waiting for it is what makes "nothing outlives the call" true, not merely "eventually".
+    info_r, info_w = os.pipe()
+    try:
+        proc = subprocess.Popen(
+            [cmd[0], "--info-fd", str(info_w), *cmd[1:]], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={},
+            pass_fds=(*pass_fds, info_w), close_fds=True, start_new_session=True, bufsize=0,
+        )
+    except BaseException:
+        os.close(info_r)
+        raise
+    finally:
+        os.close(info_w)
     pid = proc.pid
+    info = bytearray()
+    init_pidfd = None
     deadline = start + wall
     out = bytearray()
     err = bytearray()
@@ -192,6 +203,8 @@ def supervise(cmd: list[str], stdin: bytes, pass_fds: tuple[int, ...], *, wall: 
             pidfd = None
         for f in (proc.stdin, proc.stdout, proc.stderr):
             os.set_blocking(f.fileno(), False)
+        os.set_blocking(info_r, False)
+        sel.register(info_r, selectors.EVENT_READ, "info")
         sel.register(proc.stdout, selectors.EVENT_READ, "out")
         sel.register(proc.stderr, selectors.EVENT_READ, "err")
         view = memoryview(stdin)
@@ -231,6 +244,15 @@ def supervise(cmd: list[str], stdin: bytes, pass_fds: tuple[int, ...], *, wall: 
                 elif tag == "pid":
                     exited = True
                     sel.unregister(pidfd)
+                elif tag == "info":
+                    try:
+                        chunk = os.read(info_r, 4096)
+                    except BlockingIOError:
+                        continue
+                    info += chunk
+                    if not chunk or b"}" in info:
+                        sel.unregister(info_r)
+                        init_pidfd = _open_init_pidfd(bytes(info))
                 else:
                     try:
                         chunk = os.read(key.fileobj.fileno(), 65536)
@@ -257,6 +279,12 @@ def supervise(cmd: list[str], stdin: bytes, pass_fds: tuple[int, ...], *, wall: 
         # Kill the whole group before reaping (a zombie leader keeps the pgid from reuse):
         # with --die-with-parent and the pid namespace this takes the sandbox down entirely.
         _kill(pid)
+        if init_pidfd is None and info:
+            init_pidfd = _open_init_pidfd(bytes(info))
+        if init_pidfd is not None:
+            _wait_gone(init_pidfd, 3.0)
+            os.close(init_pidfd)
+        os.close(info_r)
         cpu = None
         status = None
         try:
@@ -275,6 +303,26 @@ def supervise(cmd: list[str], stdin: bytes, pass_fds: tuple[int, ...], *, wall: 
             os.close(pidfd)
     return Outcome(bytes(out), bytes(err), proc.returncode, wall_killed, output_killed,
                    time.monotonic() - start, cpu)
+
+
+_CHILD_PID = re.compile(rb'"child-pid"\s*:\s*(\d+)')
+
+
+def _open_init_pidfd(info: bytes) -> int | None:
+    m = _CHILD_PID.search(info)
+    if not m:
+        return None
+    try:
+        return os.pidfd_open(int(m.group(1)))
+    except (AttributeError, OSError):  # already gone (or no pidfd support)
+        return None
+
+
+def _wait_gone(pidfd: int, timeout: float) -> None:
+    """Block until the process behind `pidfd` has exited (its pid namespace is then empty)."""
+    with selectors.DefaultSelector() as sel:
+        sel.register(pidfd, selectors.EVENT_READ)
+        sel.select(timeout)
 
 
 def _kill(pid: int) -> None:

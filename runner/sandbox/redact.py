@@ -9,7 +9,8 @@ recognised; that is a documented limit, not something this function claims.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 
 class Redactor:

@@ -65,7 +65,7 @@ def _build(live_network: bool) -> bytes:
     f.add_rule(eperm, "clone", sc.Arg(0, sc.MASKED_EQ, _CLONE_THREAD, 0))
     f.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
     if live_network:
-        for fam in range(0, 64):
+        for fam in range(64):
             if fam not in (socket.AF_INET, socket.AF_INET6):
                 f.add_rule(eperm, "socket", sc.Arg(0, sc.EQ, fam))
         f.add_rule(eperm, "socket", sc.Arg(0, sc.GE, 64))

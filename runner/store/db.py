@@ -124,7 +124,10 @@ class ResultStore:
                  busy_timeout: float = 60.0):
         self.path = Path(path)
         self.identity = identity or runtime_identity()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create {self.path.parent}: {exc.strerror or exc}") from exc
         ignore = self.path.parent / ".gitignore"
         if self.path.parent.name == STORE_DIR and not ignore.exists():
             try:
@@ -132,8 +135,11 @@ class ResultStore:
             except OSError:
                 pass
         self._busy_ms = int(busy_timeout * 1000)
-        self.conn = sqlite3.connect(str(self.path), timeout=busy_timeout, isolation_level=None,
-                                    check_same_thread=False)
+        try:
+            self.conn = sqlite3.connect(str(self.path), timeout=busy_timeout,
+                                        isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the store {self.path}: {exc}") from exc
         self._setup()
 
     @classmethod

@@ -69,6 +69,7 @@ class StepOutcome:
     request_sha256: str | None = None
     differences: list[Difference] = field(default_factory=list)
     served_from: str = "execution"
+    accepted: Any = None  # replay: the accepted result the fresh one was compared with
 
     def to_json(self) -> dict:
         return {"step": self.step_id, "outcome": self.outcome, "detail": self.detail,
@@ -294,7 +295,7 @@ def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = N
                                      "effects")
             emit(StepOutcome(step.id, "differs" if diffs else "same",
                              "the fresh result differs from the accepted one" if diffs else "",
-                             res, row.request_sha256, diffs))
+                             res, row.request_sha256, diffs, accepted=row.result))
     finally:
         if own_store:
             store.close()

@@ -3,11 +3,14 @@ served from a cache (the language server validates the whole buffer on every key
 
 Every rule is local to one top-level statement, so validating each chunk on its own with its
 line offset gives exactly the whole-file result. The split is textual: a chunk starts at a
-line whose first character is not whitespace or `#` (decorator lines stay with their `def`;
-`else/elif/except/finally` stay with their statement). A wrong split can only happen inside a
-multi-line construct (string, brackets, backslash continuation), and then the chunk *before*
-the split is unterminated, so it fails to parse; any chunk that does not parse makes the
-caller fall back to one whole-file parse. tests/validator/test_validator_locality.py checks
+line whose first character is not whitespace, `#` or a closing bracket (decorator lines stay
+with their `def`; `else/elif/except/finally` stay with their statement). A wrong split can
+only happen inside a multi-line construct (string, brackets, backslash continuation), and
+then the chunk *before* the split is unterminated, so it fails to parse; the caller then
+parses it together with the following chunks (a few), and falls back to one whole-file parse
+when that does not help either (a real syntax error). A chunk that parses ends with the
+tokenizer in a clean state at a column-0 line, so Python reads the whole file as the
+concatenation of the chunks' statements. tests/validator/test_validator_locality.py checks
 the chunked and whole-file results are identical.
 """
 
@@ -15,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-_STATEMENT_START = re.compile(r"^(?=[^\s#])", re.MULTILINE)
+_STATEMENT_START = re.compile(r"^(?=[^\s#)\]}])", re.MULTILINE)
 _CONTINUATION = re.compile(r"(?:else|elif|except|finally)\b")
 
 

@@ -128,3 +128,31 @@ def test_no_fixtures_is_fine(tmp_path, kit, capsys, monkeypatch):
     kit.write_workflow(tmp_path / "wf")
     code, out, _ = run(capsys, "wf")
     assert code == 0 and "no fixtures found" in out
+
+
+def test_internal_error_exit_2_one_line(tmp_path, kit, capsys, monkeypatch):
+    from stepsmith.runner.fixtures import suite
+
+    monkeypatch.chdir(tmp_path)
+    kit.full_workflow(tmp_path / "wf")
+
+    def broken(*a, **k):
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr(suite, "discover", broken)
+    code, _, err = run(capsys, "wf")
+    assert code == 2 and err == "stepsmith test: internal error: RuntimeError: simulated bug\n"
+
+
+def test_json_carries_unified_diffs_for_big_values(tmp_path, kit, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    items = [{"id": f"INV-{i}", "amount": "1.00"} for i in range(10)]
+    intents = [{"effect": "draft_bill", "key": i["id"],
+                "payload": {"invoice_id": i["id"], "amount": "1.00"}} for i in items]
+    intents[3]["payload"]["amount"] = "1"
+    kit.full_workflow(tmp_path / "wf", {"bill/ten": {
+        "inputs": {"items": items}, "expected": {"output": {"count": 10}, "effects": intents}}})
+    code, out, _ = run(capsys, "wf", "--format", "json")
+    (r,) = json.loads(out)["results"]
+    assert code == 1 and len(r["unified_diffs"]) == 1
+    assert '-      "amount": "1"\n+      "amount": "1.00"\n' in r["unified_diffs"][0]

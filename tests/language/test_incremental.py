@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from stepsmith.runner.language.incremental import (
     IncrementalValidator,
     chunk_starts,
@@ -63,7 +62,7 @@ edits = st.lists(st.tuples(st.integers(0, 400), st.integers(0, 30), EDIT_TEXT), 
 uses = st.sampled_from([(), (StepUse("s", "f", "none"),), (StepUse("s", "f", "public_egress"),)])
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(files, edits, uses)
 def test_incremental_equals_from_scratch(text, edit_list, use):
     v = IncrementalValidator(uses=use)
@@ -118,3 +117,17 @@ def test_function_spans_and_chunks():
     spans = function_spans(text)
     assert [(f.name, f.line, f.end_line) for f in spans] == [("a", 3, 5), ("b", 6, 8)]
     assert chunk_starts(split_lines(text)) == [0, 2, 5]
+
+
+def test_size_cap_and_lone_surrogates_match_full_validation():
+    from stepsmith.runner.validator.policy import MAX_SOURCE_BYTES
+
+    body = "def f(x):\n    return x\n\n\n"
+    big = body * (MAX_SOURCE_BYTES // len(body) + 1)
+    v = IncrementalValidator()
+    assert v.update(big) == validate(big) and [p.code for p in v.update(big)] == ["SS002"]
+    almost = "é" * (MAX_SOURCE_BYTES // 2 + 10)  # under the cap in characters, over in bytes
+    text = body + f"def g():\n    return '{almost}'\n"
+    assert v.update(text) == validate(text)
+    text = body + "def g():\n    return '\ud800'\n"
+    assert v.update(text) == validate(text)

@@ -1,7 +1,6 @@
 """The sandbox suite runs against real bubblewrap; it is skipped only when bwrap is missing."""
 
 import pytest
-
 from stepsmith.runner.sandbox import sandbox_available
 
 _OK, _WHY = sandbox_available()

@@ -3,10 +3,14 @@
 import inspect
 
 import pytest
-
 from stepsmith.runner import sandbox
-from stepsmith.runner.sandbox import Limits, StepResult, run_step, run_unvalidated
-from stepsmith.runner.sandbox import process
+from stepsmith.runner.sandbox import (
+    Limits,
+    StepResult,
+    process,
+    run_step,
+    run_unvalidated,
+)
 
 
 @pytest.fixture

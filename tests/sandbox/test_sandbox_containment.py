@@ -8,9 +8,8 @@ import sysconfig
 import time
 
 import pytest
-
-from stepsmith.runner.sandbox import Limits, StepResult, run_unvalidated
 from sandbox_kit import my_children, new_marker, run_parallel, sandbox_pids_with
+from stepsmith.runner.sandbox import Limits, StepResult, run_unvalidated
 
 
 def ok(res: StepResult):
@@ -322,3 +321,23 @@ def test_self_inflicted_crash_is_a_typed_error():
     assert res.status == "error" and "SIGSEGV" in res.message
     res = run_unvalidated("import os\ndef f():\n    os._exit(7)\n", "f", {})
     assert res.status == "error" and "status 7" in res.message
+
+
+def test_thread_bomb_is_bounded():
+    # Threads are allowed by the filter (CLONE_THREAD); RLIMIT_AS bounds them.
+    src = '''
+import threading
+def f():
+    ev = threading.Event()
+    n = 0
+    try:
+        for _ in range(10000):
+            threading.Thread(target=ev.wait, daemon=True).start()
+            n += 1
+    except RuntimeError:
+        pass
+    ev.set()
+    return n
+'''
+    n = ok(run_unvalidated(src, "f", {}))
+    assert n < 100

@@ -4,8 +4,8 @@ import os
 import subprocess
 import sys
 
-from stepsmith.runner.sandbox import run_step, run_unvalidated
 from sandbox_kit import AT, AT_EPOCH, run_parallel
+from stepsmith.runner.sandbox import run_step, run_unvalidated
 
 
 def ok(res):

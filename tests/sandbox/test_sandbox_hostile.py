@@ -5,7 +5,6 @@ import errno
 import json
 
 import pytest
-
 from stepsmith.runner import sandbox
 from stepsmith.runner.sandbox import Limits
 

@@ -2,9 +2,9 @@
 
 import json
 
+from sandbox_kit import new_marker
 from stepsmith.runner import sandbox
 from stepsmith.runner.sandbox import load_connections, run_step, run_unvalidated
-from sandbox_kit import new_marker
 
 CANARY = "xero-canary-" + new_marker()
 

@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 import pytest_lsp
 from lsprotocol import types as T
+from pygls.protocol import default_converter
 from pygls.uris import from_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
-from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, LanguageClient as _LC, register_lsp_features
-from pygls.protocol import default_converter
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
+from pytest_lsp.client import LanguageClient as _LC
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
@@ -44,6 +45,11 @@ def make_client() -> LanguageClient:
         client.custom.setdefault("codeLens/refresh", []).append(params)
 
     features[T.WORKSPACE_CODE_LENS_REFRESH] = codelens_refresh
+
+    def register_capability(client: _LC, params: T.RegistrationParams):
+        client.custom.setdefault("registrations", []).extend(params.registrations)
+
+    features[T.CLIENT_REGISTER_CAPABILITY] = register_capability
     register_lsp_features(client, features)
     client.published = {}
     client.custom = {}

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from lsprotocol import types as T
-
 from conftest import change, close_doc, codes, diagnostics, open_doc
+from lsprotocol import types as T
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

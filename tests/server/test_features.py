@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from lsprotocol import types as T
-
 from conftest import change, close_doc, diagnostics, open_doc, uri
+from lsprotocol import types as T
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -262,4 +261,28 @@ async def test_handler_exception_is_logged_and_server_keeps_serving(client, work
     path = workspace / "billing" / "steps" / "scratch_alive.py"
     u = open_doc(client, path, "import os\n")
     assert [d.code for d in await diagnostics(client, u)] == ["SS101"]
+    close_doc(client, u)
+
+
+async def test_analysis_failure_fails_closed_and_is_logged(client, workspace):
+    path = workspace / "billing" / "steps" / "scratch_crash.py"
+    before = len(client.log_messages)
+    u = open_doc(client, path, "# stepsmith-test: crash-analysis\n")
+    diags = await diagnostics(client, u)
+    assert [d.code for d in diags] == ["SS003"] and "could not analyse" in diags[0].message
+    assert any("deliberate analysis failure" in m.message for m in client.log_messages[before:])
+    v = change(client, u, (0, 0, 1, 0, "import os\n"))  # and it recovers on the next edit
+    assert [d.code for d in await diagnostics(client, u, v)] == ["SS101"]
+    close_doc(client, u)
+
+
+async def test_hover_rule_docs_on_manifest_error(client, workspace):
+    path = workspace / "billing" / "scratch4.workflow.yaml"
+    text = ("workflow: scratch4\nversion: 1\npython: \"3.11\"\ntrigger: {manual: {}}\n"
+            "steps:\n  - id: a\n    explanation: x\n    code: steps/total.py:total\n"
+            "    inputs: {items: []}\n    network: everywhere\n")
+    u = open_doc(client, path, text)
+    await diagnostics(client, u, predicate=lambda ds: any(d.code == "SM005" for d in ds))
+    h = await hover(client, u, pos(text, "everywhere", 2))
+    assert "SM005" in h.contents.value and "Why:" in h.contents.value
     close_doc(client, u)

@@ -15,9 +15,16 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
+from conftest import (
+    CONFIG,
+    change,
+    copy_data,
+    diagnostics,
+    initialize,
+    open_doc,
+    push_capabilities,
+)
 from lsprotocol import types as T
-
-from conftest import CONFIG, change, copy_data, diagnostics, initialize, open_doc, push_capabilities, uri
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

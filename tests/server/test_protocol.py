@@ -10,8 +10,6 @@ import sys
 
 import pytest
 import pytest_lsp
-from lsprotocol import types as T
-
 from conftest import (
     CONFIG,
     change,
@@ -24,6 +22,7 @@ from conftest import (
     push_capabilities,
     uri,
 )
+from lsprotocol import types as T
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -150,7 +149,7 @@ async def test_pull_client_gets_refresh_on_cross_file_change(multi):
     assert client.diagnostic_refresh_count > before
 
 
-def test_stepsmith_serve_cli_and_module_entry(tmp_path):
+async def test_stepsmith_serve_cli_and_module_entry(tmp_path):
     msgs = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
              "params": {"processId": None, "rootUri": None, "capabilities": {}}},
             {"jsonrpc": "2.0", "id": 2, "method": "shutdown"}, {"jsonrpc": "2.0", "method": "exit"}]
@@ -163,3 +162,61 @@ def test_stepsmith_serve_cli_and_module_entry(tmp_path):
     help_out = subprocess.run([sys.executable, "-m", "stepsmith.runner.cli", "serve", "--help"],
                               capture_output=True, text=True, timeout=60)
     assert "--tcp" in help_out.stdout
+
+
+async def test_watched_files_new_manifest_on_disk(multi):
+    client = multi
+    a, b = client.ws
+    regs = client.custom.get("registrations", [])
+    assert any(r.method == T.WORKSPACE_DID_CHANGE_WATCHED_FILES for r in regs)
+    new = a / "billing" / "extra.workflow.yaml"
+    new.write_text((a / "billing" / "workflow.yaml").read_text().replace("workflow: billing", "workflow: extra"))
+    client.workspace_did_change_watched_files(T.DidChangeWatchedFilesParams(
+        changes=[T.FileEvent(uri=uri(new), type=T.FileChangeType.Created)]))
+    for _ in range(200):
+        reach = await client.protocol.send_request_async("stepsmith/reach", {})
+        if "extra" in [w.workflow for w in reach.workflows]:
+            break
+        await asyncio.sleep(0.05)
+    assert "extra" in [w.workflow for w in reach.workflows]
+    new.unlink()
+    client.workspace_did_change_watched_files(T.DidChangeWatchedFilesParams(
+        changes=[T.FileEvent(uri=uri(new), type=T.FileChangeType.Deleted)]))
+    for _ in range(200):
+        reach = await client.protocol.send_request_async("stepsmith/reach", {})
+        if "extra" not in [w.workflow for w in reach.workflows]:
+            break
+        await asyncio.sleep(0.05)
+    assert "extra" not in [w.workflow for w in reach.workflows]
+
+
+async def test_serve_over_tcp(tmp_path):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "stepsmith.runner.cli", "serve", "--tcp",
+                             f"127.0.0.1:{port}"], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    try:
+        for _ in range(400):
+            try:
+                reader, writer = await asyncio.open_connection("127.0.0.1", port)
+                break
+            except OSError:
+                await asyncio.sleep(0.05)
+        else:
+            raise AssertionError("server did not listen")
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                           "params": {"processId": None, "rootUri": None, "capabilities": {}}}).encode()
+        writer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        await writer.drain()
+        header = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 60)
+        n = int(header.split(b"Content-Length:")[1].split(b"\r\n")[0])
+        msg = json.loads(await reader.readexactly(n))
+        assert msg["id"] == 1 and msg["result"]["serverInfo"]["name"] == "stepsmith"
+        writer.close()
+    finally:
+        proc.kill()
+        proc.wait()

@@ -6,12 +6,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import sys
 
 import pytest
 import pytest_lsp
-from lsprotocol import types as T
-
 from conftest import (
     CONFIG,
     change,
@@ -23,6 +20,7 @@ from conftest import (
     push_capabilities,
     uri,
 )
+from lsprotocol import types as T
 from test_features import plain
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -167,3 +165,15 @@ async def test_without_sandbox_diagnostics_work_and_running_says_why(nosandbox):
     # and diagnostics still flow after that
     v = change(client, u, (0, 7, 0, 9, "json"))
     assert await diagnostics(client, u, v) == []
+
+
+async def test_run_on_save_is_on_by_default(nosandbox):
+    client = nosandbox
+    ws = client.ws
+    notes = client.custom.setdefault("stepsmith/fixtureResults", [])
+    u = open_doc(client, ws / "billing" / "steps" / "total.py")
+    await diagnostics(client, u)
+    n = len(notes)
+    client.text_document_did_save(T.DidSaveTextDocumentParams(text_document=T.TextDocumentIdentifier(uri=u)))
+    await wait_for(lambda: len(notes) > n)
+    assert plain(notes[-1])["stepId"] == "total"

@@ -226,3 +226,31 @@ def test_unavailable_sandbox_and_missing_store(tmp_path, kit, capsys, monkeypatc
     code, _, err = cli(capsys, "run-workflow", wf, "--case", "day1")
     assert code == 2 and "apt-get install bubblewrap" in err
     assert not store_path(wf).exists()
+
+
+def test_kill_minus_nine_during_run_workflow_then_resume(tmp_path, kit):
+    """The whole CLI killed at random moments (mid-sandbox, mid-acceptance): the store stays
+    sound and a final run of the same run id completes, reusing what was accepted."""
+    import random
+    import signal
+    import time
+
+    wf = kit.run_workflow_dir(tmp_path / "wf")
+    cmd = [sys.executable, "-m", "stepsmith.runner.cli", "run-workflow", str(wf), "--case",
+           "day1", "--format", "json"]
+    rng = random.Random(7)
+    for _ in range(6):
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.05, 0.8))
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+        con = sqlite3.connect(store_path(wf)) if store_path(wf).exists() else None
+        if con is not None:
+            assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+            con.close()
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
+    assert out.returncode == 0, out.stderr
+    assert {s["outcome"] for s in json.loads(out.stdout)["steps"]} <= {"accepted", "reused"}
+    got = rows(wf, effects=True)
+    assert [r.step_id for r in got if r.effect_key == ""] == STEPS
+    assert len(got) == 7

@@ -153,3 +153,13 @@ def test_runtime_identity_has_all_three_parts():
     assert ident.harness_version and ident.python_version
     assert len(ident.harness_source_sha256) == 64
     json.dumps(ident.to_json())
+
+
+def test_unwritable_location_is_a_clear_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(StoreError, match="cannot create"):
+        ResultStore(blocker / ".stepsmith" / "results.sqlite3", identity=IDENT)
+    (tmp_path / "dir.sqlite3").mkdir()
+    with pytest.raises(StoreError, match="cannot open the store"):
+        ResultStore(tmp_path / "dir.sqlite3", identity=IDENT)

@@ -193,3 +193,53 @@ def test_chunked_validation_equals_whole_file_on_tricky_splits():
 def test_decorated_functions_stay_in_one_chunk():
     parts = chunks.split("@a\n@b(\n    1)\ndef f(x):\n    return x\n\n\n@c\ndef g():\n    pass\n")
     assert [line for _, line in parts] == [0, 7]
+
+
+def test_docstring_with_column_0_lines_merges_chunks_instead_of_reparsing_the_file(monkeypatch):
+    from stepsmith.runner.validator import engine
+
+    source = ('import json\n\n\ndef f(x):\n    """Summary.\n\nDetails at column 0.\n    """\n'
+              "    return x._y\n\n\ndef g(x):\n    return x\n")
+    parsed: list[str] = []
+    real = engine._parse
+
+    def spy(text, *args):
+        parsed.append(text)
+        return real(text, *args)
+
+    monkeypatch.setattr(engine, "_parse", spy)
+    engine.clear_cache()
+    got = validate(source)
+    engine.clear_cache()
+    assert [(p.code, p.line, p.step) for p in got] == [("SS201", 9, "f")]
+    assert source not in parsed  # no whole-file fallback
+    assert got == validate_whole_file(source)
+
+
+EDIT_CHARS = st.sampled_from(list("\"'()[]{}:#\\@ \t\n\r_.=x1") + ['"""', "'''", "\ndef ", "\n@d\n",
+                                                                   "\nelse:\n", "é", "\x0c"])
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    funcs=st.lists(st.sampled_from(FUNCTIONS), min_size=1, max_size=4),
+    edits=st.lists(st.tuples(st.floats(0, 1), st.integers(0, 6), EDIT_CHARS), max_size=6),
+)
+def test_cache_never_changes_the_answer_on_broken_edits(funcs, edits):
+    """Typing produces every kind of half-written code: the statement cache must give exactly
+    the whole-file answer on all of it, and nothing may raise."""
+    source = "import json\n\n\n" + "\n\n".join(funcs)
+    for where, delete, text in edits:
+        at = int(where * len(source))
+        source = source[:at] + text + source[at + delete:]
+    got = validate(source)
+    assert got == validate_whole_file(source)
+    assert all(p.code.startswith("SS") and p.message for p in got)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.binary(max_size=300))
+def test_arbitrary_bytes_never_raise(data):
+    got = validate(data)
+    assert got == validate_whole_file(data)
+    assert all(p.span.line >= 1 and p.span.column >= 0 for p in got)

@@ -117,9 +117,9 @@ def test_internal_error_fails_closed(monkeypatch):
     monkeypatch.setattr(checks, "DISPATCH", dispatch)
     from stepsmith.runner.validator import engine
 
-    engine._chunk_problems.cache_clear()  # the statement cache must not answer for the walk
+    engine.clear_cache()  # the statement cache must not answer for the walk
     problems = validate("def f(x):\n    return x\n")
-    engine._chunk_problems.cache_clear()
+    engine.clear_cache()
     assert [p.code for p in problems] == ["SS003"]
     assert "KeyError" in problems[0].message and "failed closed" in problems[0].message
 
@@ -131,3 +131,17 @@ def test_wrong_input_type_fails_closed_instead_of_raising():
 def test_line_offset_shifts_meta_problems_too():
     assert only(validate("def f(:\n", line_offset=10)).line == 11
     assert only(validate(b"\xff", line_offset=10)).line == 11
+
+
+def test_garbage_collector_state_is_restored():
+    import gc
+
+    assert gc.isenabled()
+    validate("def f(x):\n    return x._y\n")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        validate("def f(:\n")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -36,6 +36,20 @@ PY
   mkdir -p "$WS/loose" && printf 'import os\nimport subprocess\n\n\ndef f():\n    return eval("1")\n' >"$WS/loose/stray.py"
 }
 
+# Which stepsmith the server runs: the repository's own, never one installed elsewhere on the
+# machine. The repo's .venv (scripts/setup) when there is one, else the bundled copy built by
+# `npm run package` from this checkout, else whatever `auto` finds.
+TEST_PY=${STEPSMITH_TEST_PYTHON:-}
+[ -z "$TEST_PY" ] && [ -x "$REPO/.venv/bin/python" ] && TEST_PY=$REPO/.venv/bin/python
+if [ -n "$TEST_PY" ]; then
+  SERVER_SETTINGS="{\"stepsmith.interpreter\": [\"$TEST_PY\"], \"stepsmith.importStrategy\": \"fromEnvironment\"}"
+elif [ -d "$EXT/bundled/libs/stepsmith" ]; then
+  SERVER_SETTINGS='{"stepsmith.importStrategy": "useBundled"}'
+else
+  SERVER_SETTINGS='{}'
+fi
+echo "server settings for the tests: $SERVER_SETTINGS"
+
 TOTAL_P=0; TOTAL_F=0; RC=0; i=0
 for SUITE in $SUITES; do
   WS=$(mktemp -d /tmp/stepsmith-it-ws.XXXXXX)
@@ -47,17 +61,18 @@ for SUITE in $SUITES; do
     printf '#!/bin/sh\ntouch "%s/ran.txt"\nexec python3 "$@"\n' "$WS" >"$WS/must-not-run.sh"; chmod +x "$WS/must-not-run.sh"
     mkdir -p "$WS/.vscode"
     printf '{"stepsmith.interpreter": ["${workspaceFolder}/must-not-run.sh"]}\n' >"$WS/.vscode/settings.json"
-    python3 - "$HERE/settings.json" "$SETTINGS" <<'PY'
-import json, sys
-s = json.load(open(sys.argv[1]))
-s.update({"security.workspace.trust.enabled": True, "security.workspace.trust.startupPrompt": "never",
-          "security.workspace.trust.emptyWindow": False})
-json.dump(s, open(sys.argv[2], "w"), indent=2)
-PY
+    EXTRA='{"security.workspace.trust.enabled": true, "security.workspace.trust.startupPrompt": "never", "security.workspace.trust.emptyWindow": false}'
   else
     export WORKSPACE_TRUST=0
-    cp "$HERE/settings.json" "$SETTINGS"
+    EXTRA='{}'
   fi
+  python3 - "$HERE/settings.json" "$SETTINGS" "$SERVER_SETTINGS" "$EXTRA" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s.update(json.loads(sys.argv[3]))
+s.update(json.loads(sys.argv[4]))
+json.dump(s, open(sys.argv[2], "w"), indent=2)
+PY
   export SETTINGS_JSON=$SETTINGS STEPSMITH_TEST_SUITE=$SUITE
   export STEPSMITH_TEST_OUT=$(mktemp /tmp/stepsmith-it-report.XXXXXX)
   export OUT_DIR=$ARTIFACTS/screenshots

@@ -3,8 +3,8 @@
 SS203 `getattr`/`setattr`/`delattr`/`hasattr` with a non-literal name, or the builtin used
       other than by a direct call (`g = getattr`, `map(getattr, ...)`).
 SS204 the same builtins with a literal name the attribute rules refuse (`getattr(x, "_y")`,
-      `getattr(g, "gi_frame")`), or naming `format`/`format_map`/`samples` (which would dodge
-      SS205/SS206/SS501).
+      `getattr(g, "gi_frame")`), or naming `format`/`format_map`/`samples`/`now`/`today`/
+      `utcnow` (which would dodge the shape-based SS205/SS206/SS501/SS502).
 SS205 a literal format string whose field names traverse to a refused attribute
       (`"{0.__class__}".format(x)`, also in nested specs `"{0:{1.__class__}}"`), or that does
       not parse. Index lookups (`{0[key]}`) are item access and stay allowed, as does plain

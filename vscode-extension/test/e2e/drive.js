@@ -150,10 +150,11 @@ async function check(name, fn) {
       const failed = await page.locator('.test-explorer .codicon-testing-failed-icon').count();
       log(`test explorer icons: ${passed} passed, ${failed} failed`);
       await shot('04-test-results.png');
-      // the failure message with its diff, at the fixture (peek view)
-      await command('Test: Go to Next Test Failure');
-      await page.waitForSelector('.monaco-editor .peekview-widget, .test-output-peek', { timeout: 15000 }).catch(() => log('no peek view opened'));
-      await page.waitForTimeout(1500);
+      // the failure at the fixture: VS Code draws the message (actual != expected) at its
+      // "expected" key; best effort (the integration tests check the location through the API)
+      await openFile('wrong-expectation.json', 'overdue');
+      await page.locator('.monaco-editor .view-lines').first().click({ position: { x: 5, y: 5 } }).catch(() => {});
+      await page.waitForTimeout(2500);
       await shot('05-test-failure-diff.png');
     });
   } catch (e) {

@@ -1,6 +1,7 @@
 """`pytest --stepsmith PATH`: every fixture is a pytest item (real pytest in a subprocess,
 real sandbox)."""
 
+import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -10,15 +11,26 @@ import pytest
 pytestmark = pytest.mark.usefixtures("sandbox")
 
 
-def pytest_run(cwd, *args):
-    p = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
-                       cwd=cwd, capture_output=True, text=True, timeout=300, check=False)
+def pytest_run(cwd, *args, autoload=False):
+    """pytest in a subprocess. Without autoload only our plugin (and xdist when asked) is
+    loaded: other installed plugins (pytest-lsp costs ~2 s per start) stay out."""
+    env = dict(os.environ)
+    extra = []
+    if not autoload:
+        env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+        extra = ["-p", "stepsmith.runner.pytest_plugin"]
+        if "-n" in args:
+            extra += ["-p", "xdist.plugin"]
+    p = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *extra, *args],
+                       cwd=cwd, capture_output=True, text=True, timeout=300, check=False,
+                       env=env)
     return p.returncode, p.stdout + p.stderr
 
 
 def test_collects_fixtures_as_items_with_stable_node_ids(tmp_path, kit):
     kit.full_workflow(tmp_path / "flows" / "wf")
-    code, out = pytest_run(tmp_path, "--stepsmith", "flows", "--co", "-q")
+    # through the pytest11 entry point, as every pytest run of an installed stepsmith loads it
+    code, out = pytest_run(tmp_path, "--stepsmith", "flows", "--co", "-q", autoload=True)
     assert code == 0, out
     ids = [line for line in out.splitlines() if "::" in line]
     assert ids == ["flows/wf::add::both", "flows/wf::add::simple", "flows/wf::bill::two",
@@ -57,12 +69,14 @@ def test_harmless_without_the_option(tmp_path, kit):
     assert code == 0 and "test_x.py::test_x" in out and "::add::" not in out
     # nothing of stepsmith's heavy machinery is imported by merely loading the plugin
     probe = ("import sys, pytest\n"
-             "pytest.main(['-q', '--co', '-p', 'no:cacheprovider', 'test_x.py'])\n"
+             "pytest.main(['-q', '--co', '-p', 'no:cacheprovider', '-p', "
+             "'stepsmith.runner.pytest_plugin', 'test_x.py'])\n"
              "heavy = [m for m in ('stepsmith.runner.fixtures', 'stepsmith.runner.sandbox', "
              "'stepsmith.runner.manifest', 'rich') if m in sys.modules]\n"
              "print('HEAVY', heavy)\n")
     p = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True,
-                       text=True, timeout=120, check=False)
+                       text=True, timeout=120, check=False,
+                       env=dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1"))
     assert "HEAVY []" in p.stdout, p.stdout + p.stderr
 
 

@@ -1,0 +1,84 @@
+"""In-process unit tests of the LSP layer: document edits and encodings, coalescing."""
+
+from __future__ import annotations
+
+import threading
+
+from stepsmith.runner.problems import Span
+from stepsmith.server.analysis import Analyzer, lsp_range
+from stepsmith.server.documents import (
+    UTF8,
+    UTF16,
+    Document,
+    from_codepoints,
+    to_codepoints,
+)
+
+
+def test_encodings_round_trip_on_non_ascii():
+    line = "a𝔘é😀b"
+    for cp in range(len(line) + 1):
+        for enc in (UTF16, UTF8):
+            assert to_codepoints(line, from_codepoints(line, cp, enc), enc) == cp
+    assert from_codepoints(line, 2, UTF16) == 3 and from_codepoints(line, 2, UTF8) == 5
+    # inside a surrogate pair / a UTF-8 sequence rounds down to the character
+    assert to_codepoints(line, 2, UTF16) == 1
+    assert to_codepoints(line, 3, UTF8) == 1
+    # past the end clamps
+    assert to_codepoints(line, 99, UTF16) == len(line)
+
+
+def test_document_edits_and_clamping():
+    d = Document("file:///x.py", "python", 1, "ab\r\ncd\nef")
+    d.apply((0, 2), (1, 0), "", UTF16)  # join across \r\n
+    assert d.text == "abcd\nef"
+    d.apply((5, 0), (9, 9), "!", UTF16)  # past the end: appended at the end
+    assert d.text == "abcd\nef!"
+    d.apply((1, 1), (0, 1), "X", UTF16)  # reversed range: empty at start
+    assert d.text == "abcd\neXf!"
+    d = Document("file:///x.py", "python", 1, "a\r")
+    d.apply((1, 0), (1, 0), "\nb", UTF16)  # \r + \n become one line break
+    assert d.text == "a\r\nb" and d.lines == ["a\r\n", "b"]
+    d.apply(None, None, "new", UTF16)
+    assert d.lines == ["new"]
+
+
+def test_lsp_range_clamps_to_document():
+    lines = ["x = '𝔘'\n", "y"]
+    r = lsp_range(Span(1, 5, 1, 6), lines, UTF16)
+    assert r["start"] == {"line": 0, "character": 5} and r["end"] == {"line": 0, "character": 7}
+    r = lsp_range(Span(9, 0, 9, 1), lines, UTF16)
+    assert r["start"] == {"line": 1, "character": 1}
+
+
+class _FakeLS:
+    def __init__(self):
+        self.loop = None
+        self.processed = []
+
+
+def test_analyzer_coalesces_a_burst_into_one_job():
+    ls = _FakeLS()
+    an = Analyzer(ls)
+    gate = threading.Event()
+    started = threading.Event()
+
+    def process_doc(uri):
+        if uri == "block":
+            started.set()
+            gate.wait(10)
+        ls.processed.append(uri)
+
+    an._process_doc = process_doc
+    an.schedule("doc", "block")
+    assert started.wait(10)
+    for _ in range(500):  # a burst of edits while the worker is busy
+        an.schedule("doc", "file:///a.py")
+    an.schedule("doc", "file:///b.py", front=True)
+    gate.set()
+    for _ in range(1000):
+        if an.idle():
+            break
+        threading.Event().wait(0.01)
+    assert ls.processed == ["block", "file:///b.py", "file:///a.py"]
+    an.stop()
