@@ -104,4 +104,4 @@ def source_sha256() -> str:
 
 
 def python_version() -> str:
-    return "%d.%d.%d" % sys.version_info[:3]
+    return ".".join(str(n) for n in sys.version_info[:3])

@@ -85,18 +85,18 @@ def sandbox_available() -> tuple[bool, str]:
     res = _execute("def f():\n    return 1\n", "f", {}, filename="probe.py", python=None,
                    validate=False, limits=Limits())
     if res.status != "ok" or res.output != 1:
-        _available = (False, f"bubblewrap is installed at {lay['bwrap']} but a probe sandbox "
-                             f"failed: {res.status}: {res.message}")
+        _available = (False, (f"bubblewrap is installed at {lay['bwrap']} but a probe "
+                              f"sandbox failed: {res.status}: {res.message}"))
     else:
-        _available = (True, f"bubblewrap at {lay['bwrap']}, Python {interpreter_version()} "
-                            f"at {lay['exe']}")
+        _available = (True, (f"bubblewrap at {lay['bwrap']}, Python {interpreter_version()} "
+                             f"at {lay['exe']}"))
     return _available
 
 
 def interpreter_version() -> str:
     import sys
 
-    return "%d.%d.%d" % sys.version_info[:3]
+    return ".".join(str(n) for n in sys.version_info[:3])
 
 
 def runtime_identity() -> dict:

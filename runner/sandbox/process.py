@@ -124,7 +124,7 @@ def layout() -> dict:
         for sp in sorted(set(hide)):
             args += ["--tmpfs", sp, "--remount-ro", sp]
         _layout = {"bwrap": bwrap, "exe": exe, "faketime": faketime, "mounts": args,
-                   "version": "%d.%d" % sys.version_info[:2]}
+                   "version": f"{sys.version_info[0]}.{sys.version_info[1]}"}
         return _layout
 
 

@@ -76,7 +76,7 @@ def _build(live_network: bool) -> bytes:
     for name in DENIED:
         try:
             f.add_rule(eperm, name)
-        except Exception:  # syscall unknown on this architecture / libseccomp version
+        except Exception:  # noqa: BLE001, S112 - syscall unknown on this arch / libseccomp
             continue
     with tempfile.TemporaryFile() as tmp:
         f.export_bpf(tmp)

@@ -45,8 +45,8 @@ def test_missing_bwrap_refuses_to_run(monkeypatch, no_sandbox):
     assert "apt-get install bubblewrap" in res.message
     monkeypatch.setattr(sandbox, "_available", None)
     assert sandbox.sandbox_available() == (
-        False, "bwrap not found: apt-get install bubblewrap "
-               "(stepsmith never runs a step outside its sandbox)")
+        False, ("bwrap not found: apt-get install bubblewrap "
+                "(stepsmith never runs a step outside its sandbox)"))
     monkeypatch.setattr(sandbox, "_available", None)
 
 

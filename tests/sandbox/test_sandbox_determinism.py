@@ -180,5 +180,5 @@ def test_hash_seed_honoured_and_order_stable():
     assert outs[0] == outs[1] == outs[2]
     expected = subprocess.run(
         [os.path.realpath(sys.executable), "-S", "-c", "print(hash('abc'))"],
-        env={"PYTHONHASHSEED": "0"}, capture_output=True, text=True).stdout.strip()
+        env={"PYTHONHASHSEED": "0"}, capture_output=True, text=True, check=True).stdout.strip()
     assert outs[0]["hash"] == int(expected)

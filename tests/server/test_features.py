@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import change, close_doc, diagnostics, open_doc, uri
+from lsp_harness import change, close_doc, diagnostics, open_doc, plain, uri
 from lsprotocol import types as T
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -185,15 +185,6 @@ async def test_code_action_explanation_placeholder(client, workspace):
     e = acts[0].edit.document_changes[0].edits[0]
     assert e.new_text.startswith("    explanation: TODO") and e.range.start.line == 6
     close_doc(client, u)
-
-
-def plain(x):
-    """pygls hands custom responses over as namedtuples: turn them into dicts/lists."""
-    if hasattr(x, "_asdict"):
-        return {k: plain(v) for k, v in x._asdict().items()}
-    if isinstance(x, (list, tuple)):
-        return [plain(v) for v in x]
-    return x
 
 
 async def request(client, method, params):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from conftest import (
+from lsp_harness import (
     CONFIG,
     change,
     copy_data,

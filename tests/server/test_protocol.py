@@ -10,7 +10,7 @@ import sys
 
 import pytest
 import pytest_lsp
-from conftest import (
+from lsp_harness import (
     CONFIG,
     change,
     close_doc,

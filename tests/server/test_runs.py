@@ -9,7 +9,7 @@ import os
 
 import pytest
 import pytest_lsp
-from conftest import (
+from lsp_harness import (
     CONFIG,
     change,
     close_doc,
@@ -17,11 +17,11 @@ from conftest import (
     diagnostics,
     initialize,
     open_doc,
+    plain,
     push_capabilities,
     uri,
 )
 from lsprotocol import types as T
-from test_features import plain
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

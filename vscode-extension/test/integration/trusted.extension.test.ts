@@ -249,6 +249,31 @@ describe('stepsmith extension in VS Code', function () {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
+  it('runs the server does on save show up in the Test Explorer', async () => {
+    const uri = vscode.Uri.file(path.join(ws(), 'payment-chasing', 'steps', 'risk.py'));
+    const original = fs.readFileSync(uri.fsPath, 'utf8');
+    let stepItem: vscode.TestItem | undefined;
+    api.tests.controller.items.forEach((wf) => wf.children.forEach((s) => {
+      if (wf.label === 'payment-chasing' && s.label === 'risk') {
+        stepItem = s;
+      }
+    }));
+    const ids: string[] = [];
+    stepItem!.children.forEach((f) => ids.push(f.id));
+    ids.forEach((id) => api.tests.outcomes.delete(id));
+    const doc = await vscode.workspace.openTextDocument(uri);
+    const editor = await vscode.window.showTextDocument(doc);
+    await editor.edit((e) => e.insert(new vscode.Position(doc.lineCount, 0), '\n# saved by the integration test\n'));
+    await doc.save();
+    try {
+      await waitFor('outcomes of the run on save', () => (ids.every((id) => api.tests.outcomes.has(id)) ? true : undefined), 60000);
+      assert.deepStrictEqual(ids.map((id) => api.tests.outcomes.get(id)!.kind), ids.map(() => 'passed'));
+    } finally {
+      fs.writeFileSync(uri.fsPath, original);
+      await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    }
+  });
+
   it('Show What Each Step Can Reach answers with every workflow', async () => {
     const r = await vscode.commands.executeCommand<any>('stepsmith.showReach');
     assert.strictEqual(r.workflows.length, 2);
