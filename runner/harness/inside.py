@@ -144,7 +144,7 @@ def _enc(v, put):
     elif t is int:
         put(int.__repr__(v))
     elif t is float:
-        if v != v or v in (float("inf"), float("-inf")):
+        if v != v or v in (float("inf"), float("-inf")):  # noqa: PLR0124 - NaN check, no math import
             raise NotJSONError("output contains a non-finite float (NaN/Infinity)")
         put(float.__repr__(v))
     elif t is dict:
