@@ -218,7 +218,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
                 continue
             if is_manifest_path(path):
                 if ch.type == T.FileChangeType.Deleted and ls.open_uri(path) is None:
-                    ls.model.remove_manifest(path)
+                    ls.forget_manifest(path)
                     continue
                 ls.model.add_manifest(path)
                 ls.analyzer.schedule("manifest", path)

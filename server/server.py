@@ -210,7 +210,19 @@ class StepsmithServer(LanguageServer):
             for m in self.model.manifests_using(path):  # the disk version applies again
                 self.analyzer.schedule("manifest", m.path)
             if is_manifest_path(path):
-                self.analyzer.schedule("manifest", path)
+                if os.path.exists(path):
+                    self.analyzer.schedule("manifest", path)
+                else:  # an unsaved new manifest: forget it, and what it said about step files
+                    self.forget_manifest(path)
+
+    def forget_manifest(self, path: str) -> None:
+        m = self.model.manifests.get(path)
+        files = list(m.step_files) if m is not None else []
+        self.model.remove_manifest(path)
+        for f in files:
+            uri = self.open_uri(f)
+            if uri is not None:
+                self.analyzer.schedule("doc", uri)
 
     # ------------------------------------------------------------------ results (loop thread)
     def deliver(self, uri: str, version: int | None, diags: list[dict]) -> None:

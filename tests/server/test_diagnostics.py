@@ -156,3 +156,17 @@ async def test_huge_file_gets_one_clear_diagnostic(client, workspace):
     assert [d.code for d in diags] == ["SS002"]
     assert "too large" in diags[0].message
     close_doc(client, u)
+
+
+async def test_unsaved_new_manifest_is_forgotten_on_close(client, workspace):
+    path = workspace / "billing" / "unsaved.workflow.yaml"
+    text = (workspace / "billing" / "workflow.yaml").read_text().replace(
+        "workflow: billing", "workflow: unsaved").replace("network: public_egress", "network: none")
+    su = open_doc(client, workspace / "billing" / "steps" / "rates.py")
+    assert await diagnostics(client, su) == []
+    mu = open_doc(client, path, text)
+    # the unsaved manifest runs rates.py's step without network: its urllib import is refused
+    await diagnostics(client, su, predicate=lambda ds: any(d.code == "SS105" for d in ds))
+    close_doc(client, mu)
+    assert await diagnostics(client, su, predicate=lambda ds: ds == []) == []
+    close_doc(client, su)

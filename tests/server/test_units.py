@@ -82,3 +82,14 @@ def test_analyzer_coalesces_a_burst_into_one_job():
         threading.Event().wait(0.01)
     assert ls.processed == ["block", "file:///b.py", "file:///a.py"]
     an.stop()
+
+
+def test_server_start_does_not_import_heavy_modules():
+    import subprocess
+    import sys
+
+    code = ("import sys, stepsmith.server.main, stepsmith.server.server as s; s.create_server(); "
+            "print([m for m in ('pydantic', 'rich', 'yaml', 'stepsmith.runner.sandbox', "
+            "'stepsmith.runner.manifest', 'stepsmith.runner.validator') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "[]", out.stderr

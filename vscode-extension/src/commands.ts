@@ -23,6 +23,25 @@ export function registerCommands(
 ): void {
   const reg = (id: string, fn: (...args: any[]) => unknown) => ctx.subscriptions.push(vscode.commands.registerCommand(id, fn));
 
+  // read-only Markdown documents (rule docs, reach table): no "save changes?" when closed
+  const docs = new Map<string, string>();
+  const docsChanged = new vscode.EventEmitter<vscode.Uri>();
+  ctx.subscriptions.push(
+    docsChanged,
+    vscode.workspace.registerTextDocumentContentProvider('stepsmith-doc', {
+      onDidChange: docsChanged.event,
+      provideTextDocumentContent: (uri) => docs.get(uri.path) ?? '',
+    }),
+  );
+  async function showMarkdown(name: string, content: string): Promise<void> {
+    const uri = vscode.Uri.from({ scheme: 'stepsmith-doc', path: `/${name}.md` });
+    docs.set(uri.path, content);
+    docsChanged.fire(uri);
+    await vscode.commands.executeCommand('markdown.showPreview', uri).then(undefined, async () => {
+      await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri), { preview: true });
+    });
+  }
+
   reg('stepsmith.restartServer', async () => {
     await server.restart('command');
   });
@@ -44,8 +63,10 @@ export function registerCommands(
     return reach.last;
   });
   reg('stepsmith.showReachTable', async () => {
-    const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: reachMarkdown(reach.last) });
-    await vscode.window.showTextDocument(doc, { preview: true });
+    if (!reach.last) {
+      await reach.refresh();
+    }
+    await showMarkdown('What each step can reach', reachMarkdown(reach.last));
   });
 
   /** The step under the cursor (def line in a step file, or its manifest entry), else a pick. */
@@ -239,8 +260,7 @@ export function registerCommands(
     const md =
       doc.markdown ||
       `# ${doc.code} ${doc.name}\n\n${doc.summary}\n\n## Why\n\n${doc.rationale}\n\n${doc.security ? '_Security rule: it cannot be suppressed._' : ''}`;
-    const tdoc = await vscode.workspace.openTextDocument({ language: 'markdown', content: md });
-    await vscode.commands.executeCommand('markdown.showPreview', tdoc.uri).then(undefined, () => vscode.window.showTextDocument(tdoc));
+    await showMarkdown(`${doc.code} ${doc.name}`, md);
     return md;
   });
 }

@@ -36,6 +36,12 @@ export class FixtureTests implements vscode.Disposable {
       }),
       server.onManifestChanged(() => this.scheduleRefresh()),
       server.onFixtureResults((n) => this.onResults(n)),
+      // steps added, renamed or removed in a manifest being edited
+      vscode.workspace.onDidChangeTextDocument((e) => {
+        if (/(^|\/)([^/]+\.)?workflow\.yaml$/.test(e.document.uri.path)) {
+          this.scheduleRefresh(1000);
+        }
+      }),
     );
     const fixtureWatcher = vscode.workspace.createFileSystemWatcher('**/fixtures/**/*.json');
     fixtureWatcher.onDidCreate(() => this.scheduleRefresh());

@@ -98,6 +98,20 @@ async function check(name, fn) {
       await page.mouse.move(1300, 850);
     });
 
+    await check('rule-docs', async () => {
+      // cursor on the violation, then the command: the rule's documentation opens as a preview
+      const sq = page.locator('.monaco-editor .squiggly-error').first();
+      const box = await sq.boundingBox();
+      if (!box) throw new Error('no squiggle');
+      await page.mouse.click(box.x + 5, box.y + box.height / 2);
+      await page.keyboard.press('Escape');
+      await command('Stepsmith: Open Rule Documentation');
+      await page.locator('.tab', { hasText: /SS101/ }).first().waitFor({ timeout: 20000 });
+      await page.waitForTimeout(2000);
+      await shot('06-rule-docs.png');
+      await page.keyboard.press('Control+W');
+    });
+
     await check('reach-view', async () => {
       await page.keyboard.press('Escape');
       await command('Stepsmith: Show What Each Step Can Reach');
