@@ -16,6 +16,8 @@ SHOTS=$ARTIFACTS/screenshots
 [ -f "$VSIX" ] || { echo "$VSIX not found: npm run package"; echo "e2e: 0 passed, 1 failed"; exit 2; }
 [ -x "$CSDIR/node_modules/.bin/code-server" ] || { echo "code-server not found in $CSDIR"; echo "e2e: 0 passed, 1 failed"; exit 2; }
 mkdir -p "$SHOTS"
+# this run's pictures only (other suites may keep theirs in the same folder)
+rm -f "$SHOTS"/0[0-9]-*.png "$SHOTS"/fail-*.png "$SHOTS"/e2e-error.png "$SHOTS"/e2e-result.json
 
 RUN=$(mktemp -d /tmp/stepsmith-e2e.XXXXXX)
 WS=$RUN/workspace

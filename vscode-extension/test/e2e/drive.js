@@ -5,6 +5,7 @@
 //   squiggle      a rule violation is underlined in the step file, listed in Problems
 //   hover         hovering it shows the rule (code + text) from the language server
 //   reach-view    the "What Each Step Can Reach" view lists every step, with the sentence
+//   rule-docs     Open Rule Documentation on the violation opens the rule as a preview
 //   test-results  Test Explorer runs the fixtures: passes and the planted failure are shown
 const { chromium } = require('playwright-core');
 const fs = require('fs');
@@ -108,7 +109,7 @@ async function check(name, fn) {
       await command('Stepsmith: Open Rule Documentation');
       await page.locator('.tab', { hasText: /SS101/ }).first().waitFor({ timeout: 20000 });
       await page.waitForTimeout(2000);
-      await shot('06-rule-docs.png');
+      await shot('03-rule-docs.png');
       await page.keyboard.press('Control+W');
     });
 
@@ -135,7 +136,7 @@ async function check(name, fn) {
       }
       if (!/permitted to reach, not a review of what its code does/.test(text)) throw new Error('the sentence is missing');
       if (!/reaches nothing/.test(text)) throw new Error('no "reaches nothing" step shown');
-      await shot('03-reach-view.png');
+      await shot('04-reach-view.png');
     });
 
     await check('test-results', async () => {
@@ -163,13 +164,13 @@ async function check(name, fn) {
       const passed = await page.locator('.test-explorer .codicon-testing-passed-icon').count();
       const failed = await page.locator('.test-explorer .codicon-testing-failed-icon').count();
       log(`test explorer icons: ${passed} passed, ${failed} failed`);
-      await shot('04-test-results.png');
+      await shot('05-test-results.png');
       // the failure at the fixture: VS Code draws the message (actual != expected) at its
       // "expected" key; best effort (the integration tests check the location through the API)
       await openFile('wrong-expectation.json', 'overdue');
       await page.locator('.monaco-editor .view-lines').first().click({ position: { x: 5, y: 5 } }).catch(() => {});
       await page.waitForTimeout(2500);
-      await shot('05-test-failure-diff.png');
+      await shot('06-test-failure-at-fixture.png');
     });
   } catch (e) {
     results.push({ name: 'setup', ok: false, error: String(e && e.message || e) });
