@@ -360,7 +360,8 @@ def manifest_completions(doc, text: str, line: int, column: int, *,
             out += [Completion(n, "reference", detail="connection") for n in declared(doc, "connections")]
         if in_step and key == "effects":
             out += [Completion(n, "reference", detail="effect") for n in declared(doc, "effects")]
-        if len(parent) >= 3 and parent[0] == "steps" and parent[2] == "inputs" or (in_step and key not in ("id", "code", "explanation", "network", "connections", "effects", "inputs") and len(parent) >= 3):
+        in_inputs = len(parent) >= 3 and parent[0] == "steps" and parent[2] == "inputs"
+        if in_inputs:
             out += [Completion(f"sources.{n}", "reference", detail="source") for n in declared(doc, "sources")]
             for i, item in step_items(doc):
                 sid = step_id_of(item)

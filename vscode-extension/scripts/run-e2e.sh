@@ -10,7 +10,7 @@ REPO=$(cd "$EXT/.." && pwd)
 VERSION=$(node -p "require('$EXT/package.json').version")
 VSIX=${1:-$EXT/stepsmith-$VERSION.vsix}
 CSDIR=${CODE_SERVER_DIR:-$HOME/.cache/stepsmith/code-server}
-PORT=${PORT:-8092}
+PORT=${PORT:-8095}
 ARTIFACTS=${ARTIFACTS:-$REPO/artifacts}
 SHOTS=$ARTIFACTS/screenshots
 [ -f "$VSIX" ] || { echo "$VSIX not found: npm run package"; echo "e2e: 0 passed, 1 failed"; exit 2; }

@@ -225,7 +225,7 @@ export function registerCommands(
         void vscode.window.showInformationMessage('Open a workflow file and put the cursor on a Stepsmith diagnostic.');
         return undefined;
       }
-      const all = vscode.languages.getDiagnostics(ed.document.uri).filter((d) => (d.source ?? '').startsWith('stepsmith'));
+      const all = vscode.languages.getDiagnostics(ed.document.uri).filter((d) => d.source === 'stepsmith');
       const codeOf = (d: vscode.Diagnostic) => (typeof d.code === 'object' ? String(d.code.value) : String(d.code ?? ''));
       const here = all.filter((d) => d.range.contains(ed.selection.active));
       let diag = here[0];

@@ -29,10 +29,11 @@ import { documentSelector, folderKey, MANIFEST_GLOBS } from './manifests';
 import { Notifications, FixtureResultsNotification } from './protocol';
 import {
   EXECUTING_COMMANDS,
+  filterSchemaLevel,
+  isManifestUriPath,
   leaveSchemaErrorsToYamlExtension,
   needsRestart,
   readSettings,
-  SCHEMA_LEVEL_CODES,
   serverSettings,
   Settings,
 } from './settings';
@@ -329,18 +330,12 @@ export class ServerManager implements vscode.Disposable {
 
   /** Drop our schema-level manifest errors when the YAML extension reports them (see README). */
   private filterDiagnostics<T extends vscode.Diagnostic | LcDiagnostic>(uri: vscode.Uri, diagnostics: T[]): T[] {
-    if (!/(^|\/)([^/]+\.)?workflow\.yaml$/.test(uri.path)) {
+    if (!isManifestUriPath(uri.path)) {
       return diagnostics;
     }
     const yamlExt = vscode.extensions.getExtension('redhat.vscode-yaml');
     const validate = vscode.workspace.getConfiguration('yaml', uri).get<boolean>('validate');
-    if (!leaveSchemaErrorsToYamlExtension(this.settings, !!yamlExt?.isActive, validate)) {
-      return diagnostics;
-    }
-    return diagnostics.filter((d) => {
-      const code = typeof d.code === 'object' && d.code !== null ? String((d.code as any).value) : String(d.code ?? '');
-      return !SCHEMA_LEVEL_CODES.has(code);
-    });
+    return filterSchemaLevel(uri.path, diagnostics, leaveSchemaErrorsToYamlExtension(this.settings, !!yamlExt?.isActive, validate));
   }
 
   private async notifyProblem(p: LaunchProblem): Promise<void> {

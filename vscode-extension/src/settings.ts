@@ -9,6 +9,8 @@ export interface Settings {
   serverEnv: Record<string, string>;
   runOnSave: boolean;
   runOnType: boolean;
+  runOnTypeDelayMs: number;
+  maxFileSize: number;
   manifestSchemaDiagnostics: 'auto' | 'stepsmith';
   traceServer: 'off' | 'messages' | 'verbose';
 }
@@ -19,6 +21,8 @@ export const DEFAULTS: Settings = {
   serverEnv: {},
   runOnSave: true,
   runOnType: false,
+  runOnTypeDelayMs: 1500,
+  maxFileSize: 2000000,
   manifestSchemaDiagnostics: 'auto',
   traceServer: 'off',
 };
@@ -34,6 +38,10 @@ function oneOf<T extends string>(value: unknown, allowed: readonly T[], fallback
 
 function bool(value: unknown, fallback: boolean): boolean {
   return typeof value === 'boolean' ? value : fallback;
+}
+
+function int(value: unknown, fallback: number, min: number): number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= min ? Math.floor(value) : fallback;
 }
 
 /** Reads and normalises; wrong types fall back to the defaults instead of throwing. */
@@ -60,6 +68,8 @@ export function readSettings(cfg: ConfigLike): Settings {
     serverEnv,
     runOnSave: bool(cfg.get('runOnSave'), DEFAULTS.runOnSave),
     runOnType: bool(cfg.get('runOnType'), DEFAULTS.runOnType),
+    runOnTypeDelayMs: int(cfg.get('runOnTypeDelayMs'), DEFAULTS.runOnTypeDelayMs, 0),
+    maxFileSize: int(cfg.get('maxFileSize'), DEFAULTS.maxFileSize, 1),
     manifestSchemaDiagnostics: oneOf(cfg.get('manifestSchemaDiagnostics'), ['auto', 'stepsmith'] as const, DEFAULTS.manifestSchemaDiagnostics),
     traceServer: oneOf(cfg.get('trace.server'), ['off', 'messages', 'verbose'] as const, DEFAULTS.traceServer),
   };
@@ -80,6 +90,8 @@ export function needsRestart(before: Settings, after: Settings): boolean {
 export interface ServerSettings {
   runOnSave: boolean;
   runOnType: boolean;
+  runOnTypeDelayMs: number;
+  maxFileSize: number;
   trusted: boolean;
 }
 
@@ -87,6 +99,8 @@ export function serverSettings(s: Settings, trusted: boolean): ServerSettings {
   return {
     runOnSave: trusted && s.runOnSave,
     runOnType: trusted && s.runOnType,
+    runOnTypeDelayMs: s.runOnTypeDelayMs,
+    maxFileSize: s.maxFileSize,
     trusted,
   };
 }
@@ -107,4 +121,25 @@ export function leaveSchemaErrorsToYamlExtension(
   yamlValidateSetting: boolean | undefined,
 ): boolean {
   return s.manifestSchemaDiagnostics === 'auto' && yamlExtensionActive && yamlValidateSetting !== false;
+}
+
+/** A manifest path (workflow.yaml or *.workflow.yaml)? Works on URI paths and file paths. */
+export function isManifestUriPath(p: string): boolean {
+  return /(^|\/)([^/]+\.)?workflow\.yaml$/.test(p);
+}
+
+/** The rule code of a diagnostic (`code` may be a string, a number or `{value, target}`). */
+export function diagnosticCode(code: unknown): string {
+  if (code && typeof code === 'object' && 'value' in (code as Record<string, unknown>)) {
+    return String((code as { value: unknown }).value);
+  }
+  return code === undefined || code === null ? '' : String(code);
+}
+
+/** Drops our schema-level manifest diagnostics when they are left to the YAML extension. */
+export function filterSchemaLevel<T extends { code?: unknown }>(uriPath: string, diagnostics: T[], leaveToYaml: boolean): T[] {
+  if (!leaveToYaml || !isManifestUriPath(uriPath)) {
+    return diagnostics;
+  }
+  return diagnostics.filter((d) => !SCHEMA_LEVEL_CODES.has(diagnosticCode(d.code)));
 }

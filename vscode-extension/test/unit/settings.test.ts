@@ -1,5 +1,5 @@
 import * as assert from 'assert';
-import { DEFAULTS, leaveSchemaErrorsToYamlExtension, needsRestart, readSettings, serverSettings } from '../../src/settings';
+import { DEFAULTS, diagnosticCode, filterSchemaLevel, leaveSchemaErrorsToYamlExtension, needsRestart, readSettings, serverSettings } from '../../src/settings';
 import { documentSelector, escapeGlob, folderKey, isManifestPath, workflowFolders } from '../../src/manifests';
 
 const cfg = (values: Record<string, unknown>) => ({ get: <T>(k: string) => values[k] as T | undefined });
@@ -16,6 +16,10 @@ describe('settings', () => {
     assert.strictEqual(s.runOnSave, true);
     assert.deepStrictEqual(s.serverEnv, { A: '1' });
     assert.strictEqual(s.traceServer, 'verbose');
+    const n = readSettings(cfg({ runOnTypeDelayMs: -5, maxFileSize: 'big' }));
+    assert.strictEqual(n.runOnTypeDelayMs, 1500);
+    assert.strictEqual(n.maxFileSize, 2000000);
+    assert.strictEqual(readSettings(cfg({ runOnTypeDelayMs: 250.7 })).runOnTypeDelayMs, 250);
   });
 
   it('restarts only for what changes how the server starts', () => {
@@ -29,8 +33,8 @@ describe('settings', () => {
 
   it('an untrusted workspace never runs on save or type, whatever the settings', () => {
     const s = readSettings(cfg({ runOnSave: true, runOnType: true }));
-    assert.deepStrictEqual(serverSettings(s, true), { runOnSave: true, runOnType: true, trusted: true });
-    assert.deepStrictEqual(serverSettings(s, false), { runOnSave: false, runOnType: false, trusted: false });
+    assert.deepStrictEqual(serverSettings(s, true), { runOnSave: true, runOnType: true, runOnTypeDelayMs: 1500, maxFileSize: 2000000, trusted: true });
+    assert.deepStrictEqual(serverSettings(s, false), { runOnSave: false, runOnType: false, runOnTypeDelayMs: 1500, maxFileSize: 2000000, trusted: false });
   });
 
   it('schema-level manifest errors are left to the YAML extension only when it validates', () => {
@@ -40,6 +44,17 @@ describe('settings', () => {
     assert.ok(!leaveSchemaErrorsToYamlExtension(auto, true, false));
     assert.ok(!leaveSchemaErrorsToYamlExtension(auto, false, true));
     assert.ok(!leaveSchemaErrorsToYamlExtension({ ...auto, manifestSchemaDiagnostics: 'stepsmith' }, true, true));
+  });
+});
+
+describe('schema-level diagnostics and the YAML extension', () => {
+  const diags = [{ code: 'SM003' }, { code: { value: 'SM005', target: 'x' } }, { code: 'SM101' }, { code: 'SM201' }, { code: 'SS101' }, { code: undefined }];
+  it('drops only SM001-SM005 on manifests, and only when left to the YAML extension', () => {
+    assert.deepStrictEqual(filterSchemaLevel('/w/a/workflow.yaml', diags, true).map((d) => diagnosticCode(d.code)), ['SM101', 'SM201', 'SS101', '']);
+    assert.deepStrictEqual(filterSchemaLevel('/w/a/billing.workflow.yaml', diags, true).length, 4);
+    assert.strictEqual(filterSchemaLevel('/w/a/workflow.yaml', diags, false).length, diags.length);
+    assert.strictEqual(filterSchemaLevel('/w/a/steps/x.py', diags, true).length, diags.length);
+    assert.strictEqual(filterSchemaLevel('/w/a/other.yaml', diags, true).length, diags.length);
   });
 });
 
