@@ -11,7 +11,7 @@ import pytest
 from manifest_kit import BASE, MATCH_PY, pos, write_workflow
 from stepsmith.runner.cli import main
 
-pytest.importorskip("stepsmith.runner.validator")
+import stepsmith.runner.validator  # noqa: E402,F401
 
 LINE = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<code>S[MS]\d{3}) (?P<msg>.*?)(?: \[(?P<step>[^\]]+)\])?$")
 
