@@ -3,43 +3,285 @@
 Positions: `line` is 1-based, `column` is 0-based and counted in Unicode code points of the
 line (Python `str` indices), never UTF-8 bytes; the end is exclusive. Editors convert to their
 own encoding (the language server does UTF-16/UTF-8).
+
+Written by hand rather than with `dataclasses`/`enum`: this module is imported inside every
+sandbox (the harness re-validates each step), where `dataclasses` (which pulls in `inspect`,
+`re`, `copy`, ...) and `enum` cost most of a step's start-up. The classes behave as the
+declarations in `_declarations()` would (`@dataclass(frozen=True, order=True) Span`,
+`@dataclass(frozen=True) Problem` with `data` excluded from eq/hash, `Severity(str, Enum)`):
+same constructor, repr, equality, hash, ordering, immutability, `__match_args__`; and the
+`dataclasses` functions (`replace`, `asdict`, `fields`, `is_dataclass`) keep working on them
+through a lazily built `__dataclass_fields__` (tests/validator/test_problems_api.py pins this).
+This module imports nothing.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from enum import Enum
+__all__ = ["Problem", "Severity", "Span"]
 
 
-class Severity(str, Enum):
-    ERROR = "error"
-    WARNING = "warning"
+def _frozen(obj, name: str, verb: str = "assign to"):
+    import dataclasses  # error path only
+
+    return dataclasses.FrozenInstanceError(f"cannot {verb} field {name!r}")
 
 
-@dataclass(frozen=True, order=True)
+_DECLARATIONS: dict | None = None
+
+
+def _declarations() -> dict:
+    """The dataclass declarations these classes implement (for `dataclasses` introspection)."""
+    global _DECLARATIONS
+    if _DECLARATIONS is None:
+        from dataclasses import dataclass, field
+
+        @dataclass(frozen=True, order=True)
+        class Span:
+            line: int
+            column: int
+            end_line: int
+            end_column: int
+
+        @dataclass(frozen=True)
+        class Problem:
+            code: str
+            message: str
+            span: Span
+            path: str | None = None
+            step: str | None = None
+            rationale: str = ""
+            severity: Severity = Severity.ERROR
+            data: dict = field(default_factory=dict, compare=False, hash=False)
+
+        @dataclass
+        class Box:  # see _plain
+            value: object
+
+        _DECLARATIONS = {"Span": Span, "Problem": Problem, "Box": Box}
+    return _DECLARATIONS
+
+
+def dataclass_compatible(cls: type, declaration: type) -> type:
+    """Give the hand-written `cls` lazily built `__dataclass_fields__`/`__dataclass_params__`
+    taken from `declaration()` (a function returning the equivalent @dataclass class), so
+    `dataclasses.replace/asdict/fields/is_dataclass` treat it as that dataclass."""
+    for attr in ("__dataclass_fields__", "__dataclass_params__"):
+        setattr(cls, attr, _DeclaredAttr(declaration, attr))
+    return cls
+
+
+class _DeclaredAttr:
+    __slots__ = ("attr", "declaration", "value")
+
+    def __init__(self, declaration, attr: str):
+        self.declaration = declaration
+        self.attr = attr
+        self.value = None
+
+    def __get__(self, obj, owner=None):
+        if self.value is None:
+            self.value = getattr(self.declaration(), self.attr)
+        return self.value
+
+
+# --------------------------------------------------------------------------- Severity
+
+
+class _SeverityType(type):
+    """Enum-style class behaviour: iteration, len, lookup by value `Severity("error")` and by
+    name `Severity["ERROR"]`, `__members__`."""
+
+    def __call__(cls, value):
+        for member in cls._members.values():
+            if member._value_ == value:
+                return member
+        raise ValueError(f"{value!r} is not a valid {cls.__qualname__}")
+
+    def __getitem__(cls, name):
+        return cls._members[name]
+
+    def __iter__(cls):
+        return iter(tuple(cls._members.values()))
+
+    def __reversed__(cls):
+        return reversed(tuple(cls._members.values()))
+
+    def __len__(cls):
+        return len(cls._members)
+
+    def __contains__(cls, member):
+        if not isinstance(member, cls):
+            raise TypeError(f"unsupported operand type(s) for 'in': "
+                            f"{type(member).__qualname__!r} and 'EnumType'")
+        return member in cls._members.values()
+
+    @property
+    def __members__(cls):
+        return dict(cls._members)
+
+    def __repr__(cls):
+        return f"<enum {cls.__name__!r}>"
+
+    def __setattr__(cls, name, value):
+        if name in cls.__dict__.get("_members", ()):
+            raise AttributeError(f"cannot reassign member {name!r}")
+        super().__setattr__(name, value)
+
+
+class Severity(str, metaclass=_SeverityType):
+    """ERROR or WARNING; a `str` equal to its value ("error"/"warning"), like `(str, Enum)`."""
+
+    __slots__ = ("_name_", "_value_")
+    _members: dict = {}
+
+    @property
+    def name(self) -> str:
+        return self._name_
+
+    @property
+    def value(self) -> str:
+        return self._value_
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}.{self._name_}: {self._value_!r}>"
+
+    def __str__(self) -> str:
+        return f"{type(self).__name__}.{self._name_}"
+
+    def __format__(self, spec: str) -> str:
+        return str.__format__(str(self), spec)
+
+    __hash__ = str.__hash__
+
+    def __reduce_ex__(self, proto):
+        return type(self), (self._value_,)
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"cannot set attribute {name!r} of a {type(self).__name__} member")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"cannot delete attribute {name!r} of a {type(self).__name__} member")
+
+    def __dir__(self):
+        return ["__class__", "__doc__", "__module__", "name", "value"]
+
+
+def _severity_member(name: str, value: str) -> Severity:
+    member = str.__new__(Severity, value)
+    object.__setattr__(member, "_name_", name)
+    object.__setattr__(member, "_value_", value)
+    Severity._members[name] = member
+    type.__setattr__(Severity, name, member)
+    return member
+
+
+_severity_member("ERROR", "error")
+_severity_member("WARNING", "warning")
+
+
+# --------------------------------------------------------------------------- Span
+
+
+_SPAN_FIELDS = ("line", "column", "end_line", "end_column")
+
+
 class Span:
-    line: int  # 1-based
-    column: int  # 0-based, code points
-    end_line: int
-    end_column: int
+    """Span(line, column, end_line, end_column): line 1-based, column 0-based code points,
+    end exclusive. Frozen, ordered like the tuple of its fields."""
+
+    __slots__ = _SPAN_FIELDS
+    __match_args__ = _SPAN_FIELDS
+
+    def __init__(self, line: int, column: int, end_line: int, end_column: int) -> None:
+        _set = object.__setattr__
+        _set(self, "line", line)  # 1-based
+        _set(self, "column", column)  # 0-based, code points
+        _set(self, "end_line", end_line)
+        _set(self, "end_column", end_column)
 
     @classmethod
-    def point(cls, line: int, column: int, width: int = 1) -> "Span":
+    def point(cls, line: int, column: int, width: int = 1) -> Span:
         return cls(line, column, line, column + width)
 
+    def _key(self) -> tuple:
+        return (self.line, self.column, self.end_line, self.end_column)
 
-@dataclass(frozen=True)
+    def __repr__(self) -> str:
+        return (f"{type(self).__qualname__}(line={self.line!r}, column={self.column!r}, "
+                f"end_line={self.end_line!r}, end_column={self.end_column!r})")
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return self._key() == other._key()
+        return NotImplemented
+
+    def __lt__(self, other):
+        if other.__class__ is self.__class__:
+            return self._key() < other._key()
+        return NotImplemented
+
+    def __le__(self, other):
+        if other.__class__ is self.__class__:
+            return self._key() <= other._key()
+        return NotImplemented
+
+    def __gt__(self, other):
+        if other.__class__ is self.__class__:
+            return self._key() > other._key()
+        return NotImplemented
+
+    def __ge__(self, other):
+        if other.__class__ is self.__class__:
+            return self._key() >= other._key()
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __setattr__(self, name, value):
+        raise _frozen(self, name)
+
+    def __delattr__(self, name):
+        raise _frozen(self, name, "delete")
+
+    def __reduce__(self):
+        return type(self), self._key()
+
+
+dataclass_compatible(Span, lambda: _declarations()["Span"])
+
+
+# --------------------------------------------------------------------------- Problem
+
+
+_PROBLEM_FIELDS = ("code", "message", "span", "path", "step", "rationale", "severity", "data")
+
+
 class Problem:
     """A rule violation in step code, or an error in a manifest."""
 
-    code: str  # stable: SS1xx.. step rules, SM0xx manifest rules
-    message: str  # one line
-    span: Span
-    path: str | None = None  # file the problem is in, when known
-    step: str | None = None  # step function (code) or step id (manifest) it is in
-    rationale: str = ""  # one line: why the rule exists
-    severity: Severity = Severity.ERROR
-    data: dict = field(default_factory=dict, compare=False, hash=False)  # fix hints for editors
+    __slots__ = _PROBLEM_FIELDS
+    __match_args__ = _PROBLEM_FIELDS
+
+    def __init__(self, code: str, message: str, span: Span, path: str | None = None,
+                 step: str | None = None, rationale: str = "",
+                 severity: Severity = Severity.ERROR, data: dict | None = None) -> None:
+        _set = object.__setattr__
+        _set(self, "code", code)  # stable: SS1xx.. step rules, SM0xx manifest rules
+        _set(self, "message", message)  # one line
+        _set(self, "span", span)
+        _set(self, "path", path)  # file the problem is in, when known
+        _set(self, "step", step)  # step function (code) or step id (manifest) it is in
+        _set(self, "rationale", rationale)  # one line: why the rule exists
+        _set(self, "severity", severity)
+        # fix hints for editors; never part of equality or the hash
+        _set(self, "data", {} if data is None else data)
 
     @property
     def line(self) -> int:
@@ -52,9 +294,77 @@ class Problem:
     def sort_key(self):
         return (self.path or "", self.span, self.code)
 
+    def _key(self) -> tuple:  # the compared (and hashed) fields: everything but `data`
+        return (self.code, self.message, self.span, self.path, self.step, self.rationale,
+                self.severity)
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__qualname__}(code={self.code!r}, message={self.message!r}, "
+                f"span={self.span!r}, path={self.path!r}, step={self.step!r}, "
+                f"rationale={self.rationale!r}, severity={self.severity!r}, "
+                f"data={self.data!r})")
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return self._key() == other._key()
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __setattr__(self, name, value):
+        raise _frozen(self, name)
+
+    def __delattr__(self, name):
+        raise _frozen(self, name, "delete")
+
+    def __reduce__(self):
+        return type(self), tuple(getattr(self, f) for f in _PROBLEM_FIELDS)
+
     def to_json(self) -> dict:
-        d = asdict(self)
-        d["severity"] = self.severity.value
-        sp = d.pop("span")
-        d.update(sp)
+        d = {
+            "code": self.code,
+            "message": self.message,
+            "path": self.path,
+            "step": self.step,
+            "rationale": self.rationale,
+            "severity": self.severity.value,
+            "data": _plain(self.data),
+        }
+        d.update(_plain(self.span))
         return d
+
+
+dataclass_compatible(Problem, lambda: _declarations()["Problem"])
+
+
+def _plain(value):
+    """`dataclasses.asdict`'s conversion: records to dicts, containers rebuilt, leaves copied."""
+    cls = value.__class__
+    if cls is str or cls is int or cls is float or cls is bool or value is None:
+        return value
+    if cls is Span:
+        return {"line": value.line, "column": value.column, "end_line": value.end_line,
+                "end_column": value.end_column}
+    if cls is dict:
+        return {_plain(k): _plain(v) for k, v in value.items()}
+    if cls is list:
+        return [_plain(v) for v in value]
+    import dataclasses  # anything else: exactly what asdict() does
+
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    return dataclasses.asdict(_Box(value))["value"]
+
+
+class _Box:
+    """Lets `_plain` hand an arbitrary value to `dataclasses.asdict` (tuples, namedtuples,
+    dict subclasses, other leaves are then converted/copied exactly as asdict does)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+dataclass_compatible(_Box, lambda: _declarations()["Box"])

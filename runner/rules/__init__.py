@@ -12,21 +12,61 @@ Collecting lazily keeps `import stepsmith.runner.rules` cheap and lets either mo
 
 from __future__ import annotations
 
-import importlib
-from dataclasses import dataclass
+from stepsmith.runner.problems import dataclass_compatible
 
 __all__ = ["Rule", "UnknownRule", "all_rules", "get", "suggest"]
 
+_RULE_FIELDS = ("code", "name", "summary", "rationale", "security", "example", "fix")
 
-@dataclass(frozen=True)
+
 class Rule:
-    code: str  # stable forever: SS0xx..SS5xx step code, SM0xx..SM3xx manifest
-    name: str  # kebab-case, also stable
-    summary: str  # one line: what the rule refuses
-    rationale: str  # one line: why
-    security: bool = True  # False only for rules a fix-it could suppress (none today)
-    example: str = ""  # a snippet the rule refuses
-    fix: str = ""  # a close snippet the rule accepts
+    """One rule. Behaves as `@dataclass(frozen=True)` with the fields below (constructor,
+    repr, eq, hash, immutability, `dataclasses` functions); written by hand because the
+    catalogue is imported inside every sandbox (the validator reads rationales), where
+    `dataclasses` would cost most of a step's start-up."""
+
+    __slots__ = _RULE_FIELDS
+    __match_args__ = _RULE_FIELDS
+
+    def __init__(self, code: str, name: str, summary: str, rationale: str,
+                 security: bool = True, example: str = "", fix: str = "") -> None:
+        _set = object.__setattr__
+        _set(self, "code", code)  # stable forever: SS0xx..SS5xx step code, SM0xx..SM3xx manifest
+        _set(self, "name", name)  # kebab-case, also stable
+        _set(self, "summary", summary)  # one line: what the rule refuses
+        _set(self, "rationale", rationale)  # one line: why
+        _set(self, "security", security)  # False only for rules a fix-it could suppress
+        _set(self, "example", example)  # a snippet the rule refuses
+        _set(self, "fix", fix)  # a close snippet the rule accepts
+
+    def _key(self) -> tuple:
+        return (self.code, self.name, self.summary, self.rationale, self.security,
+                self.example, self.fix)
+
+    def __repr__(self) -> str:
+        return type(self).__qualname__ + "(" + ", ".join(
+            f"{f}={getattr(self, f)!r}" for f in _RULE_FIELDS) + ")"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return self._key() == other._key()
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __setattr__(self, name, value):
+        import dataclasses  # error path only
+
+        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name):
+        import dataclasses  # error path only
+
+        raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __reduce__(self):
+        return type(self), self._key()
 
     def to_json(self) -> dict:
         return {
@@ -38,6 +78,25 @@ class Rule:
             "example": self.example,
             "fix": self.fix,
         }
+
+
+def _declaration():
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class Rule:
+        code: str
+        name: str
+        summary: str
+        rationale: str
+        security: bool = True
+        example: str = ""
+        fix: str = ""
+
+    return Rule
+
+
+dataclass_compatible(Rule, _declaration)
 
 
 class UnknownRule(KeyError):
@@ -60,6 +119,8 @@ _by_code: dict[str, Rule] | None = None
 def _collect() -> dict[str, Rule]:
     global _by_code
     if _by_code is None:
+        import importlib
+
         found: dict[str, Rule] = {}
         for name in _SOURCES:
             try:

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import _ast  # the node classes and PyCF_ONLY_AST, without `ast`'s imports (enum, contextlib)
 import _thread
-import ast
-import dataclasses
-import functools
 import gc
 import sys
 import warnings
-from collections.abc import Iterable, Sequence
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: `typing`/`collections.abc` are not imported at run time
+    from collections.abc import Iterable, Sequence
 
 from stepsmith.runner.problems import Problem, Span
 from stepsmith.runner.rules.step_rules import BY_CODE
@@ -106,13 +107,15 @@ def _syntax_problem(exc: SyntaxError, pos: Positions) -> Problem:
 
 
 def _parse(text: str, feature: tuple[int, int] | None, pos: Positions,
-           out: list[Problem]) -> ast.Module | None:
+           out: list[Problem]) -> _ast.Module | None:
+    # Exactly `ast.parse(text, feature_version=feature)` (what it does in 3.11), without
+    # importing `ast`: the validator also runs inside every sandbox, where import time counts.
+    minor = -1 if feature is None else feature[1]
     try:
         with _WARNINGS_LOCK, warnings.catch_warnings():
             warnings.simplefilter("ignore")  # SyntaxWarning/DeprecationWarning: not ours to show
-            if feature is None:
-                return ast.parse(text)
-            return ast.parse(text, feature_version=feature)
+            return compile(text, "<unknown>", "exec", _ast.PyCF_ONLY_AST, dont_inherit=True,
+                           _feature_version=minor)
     except SyntaxError as exc:
         out.append(_syntax_problem(exc, pos))
     except (RecursionError, MemoryError) as exc:
@@ -122,24 +125,21 @@ def _parse(text: str, feature: tuple[int, int] | None, pos: Positions,
     return None
 
 
-def _check(tree: ast.Module, pos: Positions, egress: bool, out: list[Problem]) -> None:
+def _check(tree: _ast.Module, pos: Positions, egress: bool, out: list[Problem]) -> None:
     from stepsmith.runner.validator.checks import DISPATCH, check_top_level
     from stepsmith.runner.validator.walk import Context, walk
 
     ctx = Context(pos=pos, egress_allowed=egress, problems=out)
     for stmt in tree.body:
         cls = stmt.__class__
-        ctx.step = stmt.name if cls is ast.FunctionDef or cls is ast.AsyncFunctionDef else None
+        ctx.step = stmt.name if cls is _ast.FunctionDef or cls is _ast.AsyncFunctionDef else None
         check_top_level(ctx, stmt)
         walk(stmt, ctx, DISPATCH)
         ctx.approved.clear()
 
 
-# Chunk cache: (chunk text, grammar, egress) -> (parsed?, problems at line_offset 0).
-# Bounded; entries are immutable tuples.
-@functools.lru_cache(maxsize=2048)
-def _chunk_result(chunk: str, feature: tuple[int, int] | None,
-                  egress: bool) -> tuple[bool, tuple[Problem, ...]]:
+def _chunk_result_uncached(chunk: str, feature: tuple[int, int] | None,
+                           egress: bool) -> tuple[bool, tuple[Problem, ...]]:
     pos = Positions(chunk, 0)
     out: list[Problem] = []
     tree = _parse(chunk, feature, pos, out)
@@ -147,6 +147,25 @@ def _chunk_result(chunk: str, feature: tuple[int, int] | None,
         return False, tuple(out)
     _check(tree, pos, egress, out)
     return True, tuple(out)
+
+
+def _cache_info(*fields):
+    from functools import _CacheInfo  # only when someone asks for the statistics
+
+    return _CacheInfo(*fields)
+
+
+# Chunk cache: (chunk text, grammar, egress) -> (parsed?, problems at line_offset 0).
+# Bounded; entries are immutable tuples. The C LRU behind `functools.lru_cache` (what it
+# returns, minus `update_wrapper`), so the sandbox does not import `functools`/`collections`.
+try:
+    from _functools import _lru_cache_wrapper
+except ImportError:  # pragma: no cover - CPython always has it
+    from functools import lru_cache
+
+    _chunk_result = lru_cache(maxsize=2048)(_chunk_result_uncached)
+else:
+    _chunk_result = _lru_cache_wrapper(_chunk_result_uncached, 2048, False, _cache_info)
 
 
 def _chunk_problems(chunk: str, feature, egress: bool) -> tuple[Problem, ...] | None:
@@ -165,9 +184,10 @@ _MAX_MERGE = 8
 
 def _shifted(problem: Problem, lines: int) -> Problem:
     sp = problem.span
-    return dataclasses.replace(problem, span=Span(sp.line + lines, sp.column,
-                                                  sp.end_line + lines, sp.end_column),
-                               data=dict(problem.data))
+    return Problem(code=problem.code, message=problem.message,
+                   span=Span(sp.line + lines, sp.column, sp.end_line + lines, sp.end_column),
+                   path=problem.path, step=problem.step, rationale=problem.rationale,
+                   severity=problem.severity, data=dict(problem.data))
 
 
 def _validate_chunked(text: str, feature, egress: bool, line_offset: int) -> list[Problem] | None:

@@ -9,14 +9,17 @@ in an allowed position (e.g. the `getattr` in `getattr(x, "name")`).
 
 from __future__ import annotations
 
-import ast
-from collections.abc import Callable
+import _ast as ast  # the node classes, without the `ast` module's imports (enum, contextlib)
 
 from stepsmith.runner.problems import Problem, Span
 from stepsmith.runner.rules.step_rules import BY_CODE
 from stepsmith.runner.validator.positions import Positions
 
-Handler = Callable[["Context", ast.AST], None]
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: `typing`/`collections.abc` are not imported at run time
+    from collections.abc import Callable
+
+    Handler = Callable[["Context", ast.AST], None]
 
 
 class Context:
@@ -69,16 +72,9 @@ def _child_fields(cls: type) -> tuple[str, ...]:
     return tuple(f for f in getattr(cls, "_fields", ()) if f not in skip)
 
 
-def _all_node_classes() -> list[type]:
-    out, todo = [], [ast.AST]
-    while todo:
-        cls = todo.pop()
-        out.append(cls)
-        todo.extend(cls.__subclasses__())
-    return out
-
-
-CHILD_FIELDS: dict[type, tuple[str, ...]] = {cls: _child_fields(cls) for cls in _all_node_classes()}
+# Filled per node class on first sight (not for all ~120 classes at import: the validator is
+# imported inside every sandbox, where a trivial step meets a dozen node classes).
+CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def build_dispatch(handler_maps) -> dict[type, tuple[Handler, ...]]:
@@ -89,8 +85,11 @@ def build_dispatch(handler_maps) -> dict[type, tuple[Handler, ...]]:
     return {t: tuple(hs) for t, hs in merged.items()}
 
 
-def _table(dispatch: dict[type, tuple[Handler, ...]]) -> dict[type, tuple]:
-    return {cls: (dispatch.get(cls), names) for cls, names in CHILD_FIELDS.items()}
+def _entry(dispatch: dict[type, tuple[Handler, ...]], cls: type) -> tuple:
+    names = CHILD_FIELDS.get(cls)
+    if names is None:
+        names = CHILD_FIELDS[cls] = _child_fields(cls)
+    return (dispatch.get(cls), names)
 
 
 _TABLES: dict[int, tuple[dict, dict]] = {}
@@ -100,7 +99,7 @@ def walk(root: ast.AST, ctx: Context, dispatch: dict[type, tuple[Handler, ...]])
     """Visit `root` and every node below it, once, iteratively."""
     cached = _TABLES.get(id(dispatch))
     if cached is None or cached[0] is not dispatch:
-        cached = _TABLES[id(dispatch)] = (dispatch, _table(dispatch))
+        cached = _TABLES[id(dispatch)] = (dispatch, {})  # node class -> (handlers, fields)
     table = cached[1]
     stack: list = [root]
     pop = stack.pop
@@ -111,9 +110,9 @@ def walk(root: ast.AST, ctx: Context, dispatch: dict[type, tuple[Handler, ...]])
         if node is None:  # Dict.keys / kw_defaults hold None
             continue
         entry = table.get(node.__class__)
-        if entry is None:  # a node class created after import (never in practice)
+        if entry is None:  # first node of this class under this dispatch table
             cls = node.__class__
-            entry = table[cls] = (dispatch.get(cls), _child_fields(cls))
+            entry = table[cls] = _entry(dispatch, cls)
         handlers, names = entry
         if handlers is not None:
             for handler in handlers:

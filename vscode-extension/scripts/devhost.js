@@ -8,6 +8,7 @@ const path = require('path');
 const [port, extDir, tests] = process.argv.slice(2);
 const auth = `127.0.0.1:${port}`;
 const payload = [['extensionDevelopmentPath', `vscode-remote://${auth}${extDir}`]];
+
 if (tests) payload.push(['extensionTestsPath', `vscode-remote://${auth}${tests}`]);
 const folder = process.env.WORKSPACE_FOLDER || process.cwd();
 const url = `http://${auth}/?folder=${encodeURIComponent(folder)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;

@@ -13,6 +13,11 @@ TRUST_FLAG=--disable-workspace-trust
 [ "${WORKSPACE_TRUST:-0}" = 1 ] && TRUST_FLAG=
 # keep code-server's state out of $HOME
 export XDG_CONFIG_HOME=$RUN/xdg-config XDG_DATA_HOME=$RUN/xdg-data XDG_CACHE_HOME=$RUN/xdg-cache
+# PREINSTALL_VSIX (space-separated): extensions installed before start (e.g. a stand-in ms-python.python)
+for vsix in ${PREINSTALL_VSIX:-}; do
+  "$CSDIR/node_modules/.bin/code-server" --config "$RUN/config.yaml" --user-data-dir "$RUN/user" \
+    --extensions-dir "$RUN/ext" --install-extension "$vsix" >>"$RUN/install.log" 2>&1 || { cat "$RUN/install.log"; exit 2; }
+done
 setsid "$CSDIR/node_modules/.bin/code-server" --config "$RUN/config.yaml" --user-data-dir "$RUN/user" \
   --extensions-dir "$RUN/ext" --auth none --bind-addr "127.0.0.1:$PORT" --disable-telemetry \
   --disable-update-check $TRUST_FLAG "$WORKSPACE_FOLDER" >"$RUN/code-server.log" 2>&1 &
@@ -22,5 +27,10 @@ trap 'kill -TERM -- -$CSPID 2>/dev/null; sleep 1; kill -KILL -- -$CSPID 2>/dev/n
 for _ in $(seq 1 150); do curl -sf -o /dev/null "http://127.0.0.1:$PORT/healthz" && break; sleep 0.2; done
 (cd "$EXT" && node "$HERE/devhost.js" "$PORT" "$EXT" "$TESTS")
 rc=$?
-echo "devhost test rc=$rc (code-server log: $RUN/code-server.log)"
+if [ $rc -eq 0 ]; then
+  echo "devhost test rc=0"
+  kill -TERM -- -$CSPID 2>/dev/null; sleep 1; kill -KILL -- -$CSPID 2>/dev/null; rm -rf "$RUN"
+else
+  echo "devhost test rc=$rc (code-server log and user data kept in $RUN)"
+fi
 exit $rc

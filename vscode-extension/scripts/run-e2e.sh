@@ -67,5 +67,8 @@ if [ $rc -ne 0 ]; then
   echo "--- code-server log (tail)"; tail -n 30 "$RUN/code-server.log"
   LOG=$(find "$RUN/user/logs" -name '*Stepsmith*.log' 2>/dev/null | head -1)
   [ -n "$LOG" ] && { echo "--- Stepsmith output channel (tail)"; tail -n 40 "$LOG"; }
+  echo "(code-server state kept in $RUN)"
+else
+  kill -TERM -- -$CSPID 2>/dev/null; sleep 1; kill -KILL -- -$CSPID 2>/dev/null; rm -rf "$RUN"
 fi
 exit $rc

@@ -4,6 +4,8 @@
 # temp copies of examples/. Two sessions:
 #   trusted    workspace trust off (trusted): diagnostics, reach, Test Explorer runs, commands
 #   untrusted  workspace trust on, folder not trusted: diagnostics only, nothing executes
+#   pyext      no stepsmith.interpreter: the interpreter comes from a stand-in Python extension
+#              (test/fake-python-extension, id ms-python.python) and follows its changes
 # Usage: run-integration.sh [CODE_SERVER_DIR]   (env: CODE_SERVER_DIR, PORT, EXAMPLES, SUITES)
 # Ends with "integration: N passed, N failed" and exits non-zero when anything failed.
 set -uo pipefail
@@ -13,7 +15,7 @@ REPO=$(cd "$EXT/.." && pwd)
 CSDIR=${1:-${CODE_SERVER_DIR:-$HOME/.cache/stepsmith/code-server}}
 PORT=${PORT:-8091}
 EXAMPLES=${EXAMPLES:-$REPO/examples}
-SUITES=${SUITES:-trusted untrusted}
+SUITES=${SUITES:-trusted untrusted pyext}
 ARTIFACTS=${ARTIFACTS:-$REPO/artifacts}
 [ -x "$CSDIR/node_modules/.bin/code-server" ] || { echo "code-server not found in $CSDIR (scripts/install-code-server.sh)"; echo "integration: 0 passed, 1 failed"; exit 2; }
 [ -f "$EXT/dist/extension.js" ] || { echo "dist/extension.js missing: npm run build"; echo "integration: 0 passed, 1 failed"; exit 2; }
@@ -55,6 +57,17 @@ for SUITE in $SUITES; do
   WS=$(mktemp -d /tmp/stepsmith-it-ws.XXXXXX)
   prepare_workspace "$WS"
   SETTINGS=$(mktemp /tmp/stepsmith-it-settings.XXXXXX)
+  export PREINSTALL_VSIX='' STEPSMITH_FAKE_PYTHON=''
+  SUITE_SERVER_SETTINGS=$SERVER_SETTINGS
+  if [ "$SUITE" = pyext ]; then
+    FAKE_VSIX=$(mktemp -d /tmp/stepsmith-fakepy.XXXXXX)/fake-python.vsix
+    (cd "$EXT/test/fake-python-extension" && "$EXT/node_modules/.bin/vsce" package --allow-missing-repository \
+       --skip-license --no-dependencies -o "$FAKE_VSIX" >/dev/null 2>&1) || echo "could not package the fake Python extension"
+    export PREINSTALL_VSIX=$FAKE_VSIX
+    export STEPSMITH_FAKE_PYTHON=${TEST_PY:-$(python3 -c 'import sys; print(sys.executable)')}
+    # no interpreter setting: the Python extension's choice must be used
+    SUITE_SERVER_SETTINGS=$(python3 -c 'import json,sys; s=json.loads(sys.argv[1]); s.pop("stepsmith.interpreter", None); print(json.dumps(s))' "$SERVER_SETTINGS")
+  fi
   if [ "$SUITE" = untrusted ]; then
     export WORKSPACE_TRUST=1
     # a workspace setting that would run a program of the repository's choosing
@@ -66,7 +79,7 @@ for SUITE in $SUITES; do
     export WORKSPACE_TRUST=0
     EXTRA='{}'
   fi
-  python3 - "$HERE/settings.json" "$SETTINGS" "$SERVER_SETTINGS" "$EXTRA" <<'PY'
+  python3 - "$HERE/settings.json" "$SETTINGS" "$SUITE_SERVER_SETTINGS" "$EXTRA" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
 s.update(json.loads(sys.argv[3]))
@@ -92,6 +105,8 @@ PY
   if [ $rc -ne 0 ]; then echo "--- devhost log (tail)"; tail -n 40 "$STEPSMITH_TEST_OUT.log"; RC=1; fi
   TOTAL_P=$((TOTAL_P + p)); TOTAL_F=$((TOTAL_F + f))
   rm -rf "$WS" "$SETTINGS"
+  [ $rc -eq 0 ] && rm -f "$STEPSMITH_TEST_OUT" "$STEPSMITH_TEST_OUT.log"
+  [ -n "$PREINSTALL_VSIX" ] && rm -rf "$(dirname "$PREINSTALL_VSIX")"
 done
 echo "integration: $TOTAL_P passed, $TOTAL_F failed"
 exit $RC

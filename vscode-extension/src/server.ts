@@ -45,6 +45,8 @@ export class ServerManager implements vscode.Disposable {
   state: ServerState = 'stopped';
   lastProblem: LaunchProblem | undefined;
   lastPlan: LaunchPlan | undefined;
+  /** the interpreter chosen at the last start, and where it came from */
+  lastChoice: InterpreterChoice | undefined;
   private settings: Settings;
   private manifests: string[] = [];
   private disposables: vscode.Disposable[] = [];
@@ -216,6 +218,7 @@ export class ServerManager implements vscode.Disposable {
       pythonExtension: () => this.pythonFromExtension(folder?.uri),
       which: (name) => which(name),
     });
+    this.lastChoice = choice;
     const probe = choice ? await this.probe(choice) : undefined;
     if (choice) {
       this.output.info(`interpreter: ${choice.command.join(' ')} (from ${choice.origin})`);

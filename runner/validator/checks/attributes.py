@@ -6,7 +6,7 @@ appear: `x.name`, `from m import name`, `case C(name=...)`, `getattr(x, "name")`
 
 from __future__ import annotations
 
-import ast
+import _ast as ast  # node classes only: `ast` itself imports enum, contextlib, ...
 
 from stepsmith.runner.validator import policy
 

@@ -7,7 +7,7 @@ same builtin or method (aliasing, passing it around).
 
 from __future__ import annotations
 
-import ast
+import _ast as ast  # node classes only: `ast` itself imports enum, contextlib, ...
 
 from stepsmith.runner.validator import policy
 from stepsmith.runner.validator.checks import determinism, introspection, strings

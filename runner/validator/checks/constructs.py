@@ -3,7 +3,7 @@ SS405 top-level statements other than defs, imports and docstrings."""
 
 from __future__ import annotations
 
-import ast
+import _ast as ast  # node classes only: `ast` itself imports enum, contextlib, ...
 
 
 def check_class(ctx, node: ast.ClassDef) -> None:

@@ -7,7 +7,7 @@ accepted; the sandbox refuses a `None` seed at run time too.
 
 from __future__ import annotations
 
-import ast
+import _ast as ast  # node classes only: `ast` itself imports enum, contextlib, ...
 
 from stepsmith.runner.validator import policy
 

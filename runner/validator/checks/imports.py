@@ -9,7 +9,7 @@ Imports inside functions follow the same rules.
 
 from __future__ import annotations
 
-import ast
+import _ast as ast  # node classes only: `ast` itself imports enum, contextlib, ...
 
 from stepsmith.runner.validator import policy
 from stepsmith.runner.validator.checks.attributes import report_attribute

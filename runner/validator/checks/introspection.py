@@ -12,7 +12,7 @@ class, and `type(cls)` *is* `type`, so a one-argument call whose result escapes
 
 from __future__ import annotations
 
-import ast
+import _ast as ast  # node classes only: `ast` itself imports enum, contextlib, ...
 
 from stepsmith.runner.validator import policy
 

@@ -12,7 +12,7 @@ private *attributes* (SS201) that reach other objects' internals.
 
 from __future__ import annotations
 
-import ast
+import _ast as ast  # node classes only: `ast` itself imports enum, contextlib, ...
 
 from stepsmith.runner.validator import policy
 from stepsmith.runner.validator.checks import introspection, strings

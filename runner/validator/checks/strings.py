@@ -17,7 +17,7 @@ SS206 `.format`/`.format_map` on anything but a string literal (or `str.format(<
 from __future__ import annotations
 
 import _string  # the parser behind str.format itself: same grammar, same errors
-import ast
+import _ast as ast  # node classes only: `ast` itself imports enum, contextlib, ...
 
 from stepsmith.runner.validator import policy
 from stepsmith.runner.validator.checks.attributes import attribute_refusal
