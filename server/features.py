@@ -449,6 +449,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
     @ls.command("stepsmith.runStepFixtures")
     @safe({"results": []})
     async def run_step_fixtures(ls: StepsmithServer, *args):
+        _require_trust(ls)
         a = _args(args)
         if len(a) < 2:
             raise JsonRpcException(message="stepsmith.runStepFixtures needs [manifestUri, stepId]",
@@ -458,6 +459,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
     @ls.command("stepsmith.runFixture")
     @safe({"results": []})
     async def run_fixture(ls: StepsmithServer, *args):
+        _require_trust(ls)
         a = _args(args)
         if len(a) < 1:
             raise JsonRpcException(message="stepsmith.runFixture needs [fixtureUri]", code=-32602)
@@ -466,6 +468,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
     @ls.command("stepsmith.recordFixture")
     @safe({"results": []})
     async def record_fixture(ls: StepsmithServer, *args):
+        _require_trust(ls)
         a = _args(args)
         if len(a) < 4:
             raise JsonRpcException(
@@ -679,3 +682,11 @@ def _reach(ls: StepsmithServer, uri: str | None) -> list[dict]:
             })
         out.append(entry)
     return out
+
+
+def _require_trust(ls: StepsmithServer) -> None:
+    """Untrusted workspace: nothing executes, whatever the client sends."""
+    if not ls.settings.trusted:
+        raise JsonRpcException(
+            message="this workspace is not trusted: stepsmith shows diagnostics only and runs nothing",
+            code=-32600)

@@ -15,6 +15,10 @@ class Settings:
     runOnTypeDelayMs: int = 1500
     maxFileSize: int = 2_000_000
     interpreter: Any = None
+    # The client says whether the workspace is trusted. Untrusted: diagnostics only, nothing
+    # executes — the server refuses run/record commands and never runs on save or type, as a
+    # second line behind the client's own gate.
+    trusted: bool = True
 
     def merged(self, raw: Any) -> Settings:
         """Return a copy updated from a client's settings object (unknown keys ignored,
@@ -39,4 +43,7 @@ class Settings:
                     changes[f.name] = value
             else:
                 changes[f.name] = value
-        return replace(self, **changes) if changes else self
+        merged = replace(self, **changes) if changes else self
+        if not merged.trusted and (merged.runOnSave or merged.runOnType):
+            merged = replace(merged, runOnSave=False, runOnType=False)
+        return merged

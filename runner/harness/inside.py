@@ -269,8 +269,8 @@ def _install_modules(mods, order):
     The modules in `order` (what importing the validator executes, dependencies first, as
     computed by the parent: `stepsmith.runner.harness.exec_order`) are executed right here,
     each into a module object set up as the import system would (`__spec__`, `__loader__`,
-    `__package__`, `__path__`, registered in sys.modules before its code runs, bound on its
-    parent package after), without importlib's per-module bookkeeping (~20 µs each). Their
+    `__package__`, `__path__`; registered in sys.modules and bound on its parent package
+    before its code runs), without importlib's per-module bookkeeping (~20 µs each). Their
     own import statements then find them in sys.modules. Any other shipped module is served
     on import by the meta-path finder below.
     """

@@ -83,7 +83,7 @@ def _edit(text, old, new):
     ("version: 3", "version: three"),        # int becomes text
     ("version: 3", "version: 3.10"),         # and a float
     ("version: 3", "version: null"),
-    ("explanation: Draft a bill for each clean match.", "explanation: Draft at 07:00 #1"),
+    ("explanation: Draft a bill for each clean match.", "explanation: Draft at 07:00, ref#1"),
 ])
 def test_value_edits_take_the_shortcut_and_match_a_full_compose(old, new):
     assert assert_same(BASE, _edit(BASE, old, new))

@@ -177,3 +177,42 @@ async def test_run_on_save_is_on_by_default(nosandbox):
     client.text_document_did_save(T.DidSaveTextDocumentParams(text_document=T.TextDocumentIdentifier(uri=u)))
     await wait_for(lambda: len(notes) > n)
     assert plain(notes[-1])["stepId"] == "total"
+
+
+@pytest_lsp.fixture(config=CONFIG, scope="module")
+async def untrusted(lsp_client: pytest_lsp.LanguageClient, tmp_path_factory):
+    ws = copy_data(tmp_path_factory.mktemp("untrusted"))
+    lsp_client.mode = "push"
+    lsp_client.versions = {}
+    lsp_client.ws = ws
+    # the client asks for run-on-save too: untrusted must win
+    await initialize(lsp_client, ws, push_capabilities(),
+                     {"stepsmith": {"trusted": False, "runOnSave": True, "runOnType": True}})
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_untrusted_workspace_gets_diagnostics_but_runs_nothing(untrusted):
+    client = untrusted
+    ws = client.ws
+    manifest = uri(ws / "billing" / "workflow.yaml")
+    u = open_doc(client, ws / "billing" / "steps" / "scratch.py", "import os\n")
+    assert [d.code for d in await diagnostics(client, u)] == ["SS101"]
+    for name, args in [("stepsmith.runStepFixtures", [manifest, "total"]),
+                       ("stepsmith.runFixture", [uri(ws / "billing" / "fixtures" / "total" / "empty.json")]),
+                       ("stepsmith.recordFixture", [manifest, "total", "new-case", "{}", None])]:
+        with pytest.raises(Exception, match="not trusted"):
+            await command(client, name, args)
+    assert not (ws / "billing" / "fixtures" / "total" / "new-case.json").exists()
+    notes = client.custom.setdefault("stepsmith/fixtureResults", [])
+    step = open_doc(client, ws / "billing" / "steps" / "total.py")
+    await diagnostics(client, step)
+    client.text_document_did_save(T.DidSaveTextDocumentParams(text_document=T.TextDocumentIdentifier(uri=step)))
+    # a later configuration change cannot switch running back on while untrusted
+    client.workspace_did_change_configuration(T.DidChangeConfigurationParams(
+        settings={"stepsmith": {"runOnSave": True}}))
+    client.text_document_did_save(T.DidSaveTextDocumentParams(text_document=T.TextDocumentIdentifier(uri=step)))
+    v = change(client, step, (0, 0, 0, 0, "# edited\n"))
+    await diagnostics(client, step, v)
+    await asyncio.sleep(6.0)  # a run-on-save would have published results by now
+    assert notes == []
