@@ -8,7 +8,9 @@ Text output is ruff-style, `path:line:col: CODE message [step]`, with **1-based 
 ruff prints them). `--format json` emits Problem records exactly as the internal contract
 defines them (line 1-based, column 0-based in code points, end exclusive).
 
-Exit status: 0 clean, 1 problems found, 2 usage or internal error.
+Exit status: 0 clean, 1 problems found, 2 usage or internal error (including a PATH given
+on the command line under which there is nothing to check; with no PATH, an empty `.` is a
+warning and exit 0, so the pre-commit hook passes in a repository without workflows).
 """
 
 from __future__ import annotations
@@ -203,6 +205,9 @@ def run(args) -> int:
         if not results:
             print("stepsmith check: no workflow manifests or step files found under "
                   + ", ".join(paths), file=sys.stderr)
+            # a folder named on the command line that holds nothing to check is a mistake
+            # (exit 2); the bare default `.` (pre-commit in a repo without workflows) is not
+            return 2 if args.paths else 0
         for shown, pr in rows:
             step = f" [{pr.step}]" if pr.step else ""
             print(f"{shown}:{pr.span.line}:{pr.span.column + 1}: {pr.code} {pr.message}{step}")
@@ -212,4 +217,6 @@ def run(args) -> int:
             print(f"Found {len(rows)} {noun} in {n_files} {fnoun}.")
         else:
             print("All checks passed!")
+    if not results:
+        return 2 if args.paths else 0
     return 1 if rows else 0

@@ -44,6 +44,10 @@ def run(args) -> int:
     if not path.exists():
         print(f"stepsmith reach: {args.path}: no such file or folder", file=sys.stderr)
         return 2
+    if path.is_file() and path.suffix.lower() not in (".yaml", ".yml"):
+        print(f"stepsmith reach: {args.path}: not a workflow manifest (give the workflow folder "
+              "or its workflow.yaml / *.workflow.yaml)", file=sys.stderr)
+        return 2
     manifests = _manifests(path)
     if not manifests:
         print(f"stepsmith reach: no workflow manifests found under {args.path}", file=sys.stderr)

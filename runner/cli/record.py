@@ -1,9 +1,10 @@
 """`stepsmith record PATH --step S --inputs FILE|- --at TIME --name CASE`: run one step once
 and save the run as the fixture ``fixtures/<step>/<CASE>.json``.
 
-Refuses: inputs with forbidden field names, an existing fixture without --force, a case name
-that is not a slug, a refused step (fix the code first), and — belt and braces on top of the
-sandbox's redaction — any document in which a granted credential appears. Writes atomically.
+Refuses (exit 2, nothing written): an existing fixture without --force, a case name that is
+not a slug (no folders, no '..'). Refuses (exit 1): inputs with forbidden field names, a
+refused step (fix the code first), and — belt and braces on top of the sandbox's redaction —
+any document in which a granted credential appears. Writes atomically.
 """
 
 from __future__ import annotations
@@ -45,7 +46,11 @@ def fixture_document(given: dict, at: str | None, seed: int | None, res: dict) -
     return doc
 
 
-def write_atomic(path, text: str) -> None:
+def write_atomic(path, text: str, *, overwrite: bool = True) -> None:
+    """Write `text` to `path` all at once or not at all (a temporary file in the same folder,
+    fsynced, then renamed; removed on any failure or Ctrl-C). Without `overwrite`, an existing
+    `path` raises FileExistsError and is left alone, even if it appears meanwhile (hard link:
+    no check-then-replace race)."""
     import os
     import tempfile
 
@@ -56,7 +61,19 @@ def write_atomic(path, text: str) -> None:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        if overwrite:
+            os.replace(tmp, path)
+        else:
+            try:
+                os.link(tmp, path)  # FileExistsError when it exists
+            except FileExistsError:
+                raise
+            except OSError:  # a filesystem without hard links
+                if os.path.lexists(path):
+                    raise FileExistsError(path) from None
+                os.replace(tmp, path)
+            else:
+                os.unlink(tmp)
     except BaseException:
         try:
             os.unlink(tmp)
@@ -91,9 +108,9 @@ def _run(args: argparse.Namespace) -> int:
         return exc.code
     target = lw.dir / "fixtures" / step.id / f"{args.name}.json"
     if target.exists() and not args.force:
-        err.print(f"stepsmith record: {display_path(target)} exists; --force overwrites it",
-                  markup=False)
-        return 1
+        err.print(f"stepsmith record: {display_path(target)} exists; --force overwrites it "
+                  "(or choose another --name)", markup=False)
+        return 2
     if step.network == "public_egress" and not args.live:
         err.print(f"stepsmith record: {step.id} is a public_egress step: recording it needs "
                   "--live (the fixture then serves this recording in tests)", markup=False)
@@ -117,7 +134,16 @@ def _run(args: argparse.Namespace) -> int:
                   f"connection(s) {', '.join(leaked)}", markup=False)
         return 1
     text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-    write_atomic(target, text)
+    try:
+        write_atomic(target, text, overwrite=args.force)
+    except FileExistsError:  # appeared while the step ran: never clobber it
+        err.print(f"stepsmith record: {display_path(target)} was created meanwhile; not "
+                  "overwritten (--force overwrites it)", markup=False)
+        return 2
+    except OSError as exc:
+        err.print(f"stepsmith record: cannot write {display_path(target)}: "
+                  f"{exc.strerror or exc}", markup=False)
+        return 2
     out = Console(highlight=False, soft_wrap=True)
     print_result(out, res, step.id)
     out.print(f"recorded {display_path(target)} (expected status {status})", markup=False)

@@ -1,7 +1,8 @@
 """`stepsmith replay RUN [PATH]`: re-execute a run's accepted steps from their stored
 requests and report every step whose fresh result differs from the accepted one (a
 determinism check). Exit 0 all identical, 1 differences / changed requests / identity
-mismatch / unknown run, 2 usage errors or sandbox unavailable."""
+mismatch, 2 usage errors (unknown run id: the runs in the store are listed) or sandbox
+unavailable."""
 
 from __future__ import annotations
 
@@ -27,11 +28,17 @@ def _run(args: argparse.Namespace) -> int:
     from stepsmith.runner.cli.run_workflow import print_outcome
     from stepsmith.runner.fixtures.invoke import (
         InvokeError,
+        display_path,
         load_workflow,
         sandbox_status,
     )
     from stepsmith.runner.store.db import StoreError, store_path
-    from stepsmith.runner.store.runs import RunError, SandboxUnavailable, replay_run
+    from stepsmith.runner.store.runs import (
+        RunError,
+        RunUsageError,
+        SandboxUnavailable,
+        replay_run,
+    )
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     out = Console(highlight=False, soft_wrap=True)
@@ -41,8 +48,10 @@ def _run(args: argparse.Namespace) -> int:
         err.print(f"stepsmith replay: {exc}", markup=False)
         return 2
     if not store_path(lw.dir).exists():
-        err.print(f"stepsmith replay: no accepted results in {store_path(lw.dir)}", markup=False)
-        return 1
+        err.print(f"stepsmith replay: no run {args.run_id!r}: no accepted results in "
+                  f"{display_path(store_path(lw.dir))} yet (`stepsmith run-workflow` accepts "
+                  "a run)", markup=False)
+        return 2
     ok, why = sandbox_status()
     if not ok:
         err.print(f"stepsmith replay: the sandbox is unavailable: {why}", markup=False)
@@ -56,7 +65,7 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     except (RunError, StoreError) as exc:
         err.print(f"stepsmith replay: {exc}", markup=False)
-        return 1
+        return 2 if isinstance(exc, RunUsageError) else 1
     if not text:
         sys.stdout.write(json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n")
     else:

@@ -47,6 +47,7 @@ def prepare(args):
         parse_at,
         read_inputs,
         step_code,
+        unknown_step_message,
     )
 
     try:
@@ -59,7 +60,7 @@ def prepare(args):
                     + "\n".join("  " + x for x in lw.error_lines()), 1)
     step = lw.step(args.step)
     if step is None:
-        raise Usage(f"no step {args.step!r} in {lw.shown} (steps: {', '.join(lw.step_ids)})")
+        raise Usage(unknown_step_message(args.step, lw.step_ids, lw.shown))
     try:
         given = read_inputs(args.inputs)
         check_forbidden_inputs(given)

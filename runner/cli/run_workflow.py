@@ -2,7 +2,8 @@
 each step's result before the next one starts (see stepsmith.runner.store.runs).
 
 Exit 0 when every step was accepted or reused, 1 when a step failed or the store refused
-(different request / different runtime identity under this run id), 2 on usage errors or
+(different request / different runtime identity under this run id), 2 on usage errors
+(unknown case: the available ones are listed; a case or run id that cannot be a name) or
 when the sandbox is unavailable."""
 
 from __future__ import annotations
@@ -72,13 +73,26 @@ def _run(args: argparse.Namespace) -> int:
         sandbox_status,
     )
     from stepsmith.runner.store.db import StoreError
-    from stepsmith.runner.store.runs import RunError, SandboxUnavailable, run_workflow
+    from stepsmith.runner.store.runs import (
+        RunError,
+        RunUsageError,
+        SandboxUnavailable,
+        check_case_name,
+        check_run_id,
+        run_workflow,
+    )
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     out = Console(highlight=False, soft_wrap=True)
     try:
         lw = load_workflow(args.path)
     except InvokeError as exc:
+        err.print(f"stepsmith run-workflow: {exc}", markup=False)
+        return 2
+    try:  # usage errors first, before anything is printed or stored
+        check_case_name(lw, args.case)
+        check_run_id(args.case if args.run_id is None else args.run_id)
+    except RunUsageError as exc:
         err.print(f"stepsmith run-workflow: {exc}", markup=False)
         return 2
     ok, why = sandbox_status()
@@ -97,7 +111,7 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     except (RunError, StoreError) as exc:
         err.print(f"stepsmith run-workflow: {exc}", markup=False)
-        return 1
+        return 2 if isinstance(exc, RunUsageError) else 1
     if not text:
         sys.stdout.write(json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n")
     else:

@@ -1,8 +1,10 @@
 """`stepsmith test [PATH...]`: run every fixture in parallel sandboxes and compare.
 
 Exit 0 when every fixture passed (or was served from its recording), 1 on any failure or
-error (including workflows with check problems), 2 on usage/internal errors or when the
-sandbox is unavailable (never runs anything unsandboxed).
+error (including workflows with check problems, with or without fixtures), 2 on usage/internal
+errors or when the sandbox is unavailable (never runs anything unsandboxed). A clean workflow
+without any fixture exits 0 with "no fixtures found" (unlike pytest's 5: a new workflow is not
+a broken one); `--step`/`-k` selecting nothing is a usage error (2).
 """
 
 from __future__ import annotations
@@ -65,7 +67,9 @@ def junit_xml(results, total_seconds: float) -> str:
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode")
 
 
-def _print_text(console, results, workflows, seconds: float) -> None:
+def _print_text(console, results, workflows, seconds: float, without_fixtures=()) -> None:
+    """`without_fixtures`: display names of workflows that have no fixture at all (not merely
+    none selected by --step / -k)."""
     from rich.markup import escape
     from rich.syntax import Syntax
     from rich.table import Table
@@ -78,8 +82,9 @@ def _print_text(console, results, workflows, seconds: float) -> None:
     for name, rs in blocked.items():
         lw = rs[0].case.workflow
         n = sum(1 for r in rs if r.case.fixture is not None or r.case.path)
+        cannot = f"so its {n} fixture(s) cannot run" if n else "and it has no fixtures"
         console.print(f"[bold magenta]ERROR[/]  {escape(name)}: the workflow has check problems, "
-                      f"so its {n} fixture(s) cannot run:")
+                      f"{cannot}:")
         for line in lw.error_lines():
             console.print("  " + escape(line))
         console.print()
@@ -99,25 +104,42 @@ def _print_text(console, results, workflows, seconds: float) -> None:
     table = Table(title="stepsmith test", title_justify="left")
     for col in ("workflow", "passed", "recorded", "failed", "errors"):
         table.add_column(col, justify="left" if col == "workflow" else "right")
-    per: dict[str, list[int]] = {}
+    per: dict[str, list[int]] = {w.shown: [0, 0, 0, 0] for w in workflows
+                                 if w.shown in without_fixtures}
     for r in results:
         row = per.setdefault(r.case.workflow.shown, [0, 0, 0, 0])
         row[("passed", "recorded", "failed", "error").index(r.outcome)] += 1
     for name, row in per.items():
-        table.add_row(escape(name), *(str(x) if x else "[dim]0[/]" for x in row))
+        cells = [str(x) if x else "[dim]0[/]" for x in row]
+        if not any(row):
+            name_cell = f"{escape(name)} [dim](no fixtures)[/]"
+        else:
+            name_cell = escape(name)
+        table.add_row(name_cell, *cells)
     console.print(table)
-    n = len(results)
     counts = [sum(r.outcome == o for r in results) for o in ("passed", "recorded", "failed",
                                                               "error")]
     style = "green" if not (counts[2] or counts[3]) else "red"
-    rate = n / seconds if seconds > 0 else 0.0
     parts = [f"{counts[0]} passed"]
     if counts[1]:
         parts.append(f"{counts[1]} recorded (served from recording, not executed)")
     parts.append(f"{counts[2]} failed")
     parts.append(f"{counts[3]} errors")
-    console.print(f"[{style}]{', '.join(parts)}[/] in {seconds:.2f}s "
-                  f"({rate:.1f} fixtures/s)")
+    executed = _executed(results)
+    # a rate only means something when sandboxes ran
+    rate = f" ({executed / seconds:.1f} fixtures/s)" if executed and seconds > 0 else ""
+    console.print(f"[{style}]{', '.join(parts)}[/] in {seconds:.2f}s{rate}")
+    empty = [w.shown for w in workflows if w.shown in without_fixtures]
+    if empty:
+        console.print(f"[dim]no fixtures found for: {escape(', '.join(empty))} "
+                      "(record one with `stepsmith record`)[/]")
+
+
+def _executed(results) -> int:
+    """Fixtures that actually ran in a sandbox (not served from a recording, not refused
+    before running)."""
+    return sum(1 for r in results if r.outcome in ("passed", "failed")
+               or (r.outcome == "error" and r.result is not None))
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -144,10 +166,25 @@ def _run(args: argparse.Namespace) -> int:
     if not workflows:
         err.print(f"stepsmith test: no workflow manifests under {' '.join(args.paths)}")
         return 2
+    if args.step and not any(args.step in w.step_ids for w in workflows):
+        from stepsmith.runner.fixtures.invoke import unknown_step_message
+
+        known = sorted({s for w in workflows for s in w.step_ids})
+        where = ", ".join(w.shown for w in workflows)
+        err.print(f"stepsmith test: {unknown_step_message(args.step, known, where)}",
+                  markup=False)
+        return 2
     selected = select(cases, args.step, args.keyword)
     if not selected and (args.step or args.keyword):
-        err.print("stepsmith test: no fixtures matched the selection")
+        what = " and ".join(x for x in (f"--step {args.step}" if args.step else "",
+                                        f"-k {args.keyword}" if args.keyword else "") if x)
+        err.print(f"stepsmith test: no fixtures matched {what}", markup=False)
         return 2
+    if args.junit_xml:  # fail before running anything, not after
+        problem = _unwritable(args.junit_xml)
+        if problem:
+            err.print(f"stepsmith test: cannot write {args.junit_xml}: {problem}", markup=False)
+            return 2
     ok, why = sandbox_status()
     if not ok and any(c.fixture is not None for c in selected):
         err.print(f"stepsmith test: the sandbox is unavailable: {why}")
@@ -182,21 +219,27 @@ def _run(args: argparse.Namespace) -> int:
         results = run_cases(selected, jobs=args.jobs, live=args.live)
     seconds = time.perf_counter() - t0
 
+    junit_failed = False
     if args.junit_xml:
         try:
-            with open(args.junit_xml, "w", encoding="utf-8") as fh:
-                fh.write(junit_xml(results, seconds))
-        except OSError as exc:
-            err.print(f"stepsmith test: cannot write {args.junit_xml}: {exc}")
-            return 2
+            from pathlib import Path
+
+            from stepsmith.runner.cli.record import write_atomic
+
+            write_atomic(Path(args.junit_xml), junit_xml(results, seconds))
+        except OSError as exc:  # the results are still printed below
+            err.print(f"stepsmith test: cannot write {args.junit_xml}: {exc.strerror or exc}",
+                      markup=False)
+            junit_failed = True
     counts = {o: sum(r.outcome == o for r in results)
               for o in ("passed", "recorded", "failed", "error")}
     if args.format == "json":
         doc = {
             "results": [r.to_json() for r in results],
-            "summary": {**counts, "total": len(results), "seconds": round(seconds, 3),
-                        "fixtures_per_second": round(len(results) / seconds, 2)
-                        if seconds > 0 else None},
+            "summary": {**counts, "total": len(results), "executed": _executed(results),
+                        "seconds": round(seconds, 3),
+                        "fixtures_per_second": round(_executed(results) / seconds, 2)
+                        if seconds > 0 and _executed(results) else None},
             "workflows": [{"path": w.shown, "ok": w.ok, "problems": w.error_lines()}
                           for w in workflows],
         }
@@ -204,10 +247,30 @@ def _run(args: argparse.Namespace) -> int:
     else:
         out = Console(highlight=False, soft_wrap=True)
         if not results:
-            out.print("no fixtures found")
+            where = ", ".join(w.shown for w in workflows)
+            out.print(f"no fixtures found in {where}: nothing to test "
+                      "(record one with `stepsmith record`)")
         else:
-            _print_text(out, results, workflows, seconds)
-    return 1 if counts["failed"] or counts["error"] else 0
+            having = {c.workflow.shown for c in cases}
+            _print_text(out, results, workflows, seconds,
+                        {w.shown for w in workflows if w.shown not in having})
+    if counts["failed"] or counts["error"]:
+        return 1
+    return 2 if junit_failed else 0
+
+
+def _unwritable(path: str) -> str | None:
+    """Why `path` cannot be written as a report file, or None."""
+    if os.path.isdir(path):
+        return "it is a folder"
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        return f"no such folder {os.path.dirname(path) or '.'}"
+    if not os.access(parent, os.W_OK):
+        return f"folder {os.path.dirname(path) or '.'} is not writable"
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        return "permission denied"
+    return None
 
 
 def run(args: argparse.Namespace) -> int:

@@ -334,20 +334,30 @@ _SAFE_QUOTED = {
     '"': re.compile(r'"[^"\\\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]*"'),
     "'": re.compile(r"'[^'\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]*'"),
 }
-_RECENT_MAX = 16
+_RECENT_MAX = 8  # documents (paths) remembered
+_RECENT_CHARS = 2 * 1024 * 1024  # and at most this much text between them (trees are ~50x)
 _RECENT: dict = {}  # path -> (text, lines, LoadResult); insertion order = recency
 _RECENT_LOCK = threading.Lock()
 
 
-def _remember(path: str | None, text: str, result: LoadResult) -> None:
-    if result.root is None or any(p.code != "SM002" for p in result.problems):
+def _store(path: str | None, entry: tuple) -> None:
+    if len(entry[0]) > _RECENT_CHARS // 4:
+        with _RECENT_LOCK:
+            _RECENT.pop(path, None)
         return
-    entry = (text, None, LoadResult(result.root, list(result.problems)))
     with _RECENT_LOCK:
         _RECENT.pop(path, None)
         _RECENT[path] = entry
-        while len(_RECENT) > _RECENT_MAX:
-            _RECENT.pop(next(iter(_RECENT)))
+        total = sum(len(e[0]) for e in _RECENT.values())
+        while len(_RECENT) > _RECENT_MAX or total > _RECENT_CHARS:
+            oldest = next(iter(_RECENT))
+            total -= len(_RECENT.pop(oldest)[0])
+
+
+def _remember(path: str | None, text: str, result: LoadResult) -> None:
+    if result.root is None or any(p.code != "SM002" for p in result.problems):
+        return  # keep the last good text: the edit that repairs this one can start from it
+    _store(path, (text, None, LoadResult(result.root, list(result.problems))))
 
 
 def clear_cache() -> None:
@@ -378,7 +388,7 @@ def _reuse_after_one_line_edit(path: str | None, text: str) -> LoadResult | None
         return LoadResult(old.root, list(old.problems))
     try:
         return _reuse(path, text, old_text, old_lines, old)
-    except Exception:  # pragma: no cover - defensive: compose in full instead
+    except Exception:  # noqa: BLE001  # pragma: no cover - defensive: compose in full instead
         return None
 
 
@@ -481,11 +491,7 @@ def _reuse(path, text, old_text, old_lines, old) -> LoadResult | None:
             copy.data[j] = child.data
         child = copy
     result = LoadResult(child, list(old.problems))
-    with _RECENT_LOCK:
-        _RECENT.pop(path, None)
-        _RECENT[path] = (text, new_lines, result)
-        while len(_RECENT) > _RECENT_MAX:
-            _RECENT.pop(next(iter(_RECENT)))
+    _store(path, (text, new_lines, result))
     return LoadResult(child, list(old.problems))
 
 

@@ -19,6 +19,7 @@ result with the accepted one: a determinism check. Recorded steps are not re-exe
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -54,6 +55,39 @@ RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@+-]{0,199}$")
 
 class RunError(Exception):
     """The run cannot start or continue (bad case, missing recording, ...): exit 1."""
+
+
+class RunUsageError(RunError):
+    """The command line asked for something that does not exist or cannot be a name (unknown
+    workflow case or run id, a case name with a path in it): the CLI exits 2."""
+
+
+CASE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,199}$")
+
+
+def available_cases(lw: LoadedWorkflow) -> list[str]:
+    folder = lw.dir / "fixtures" / WORKFLOW_DIR
+    return sorted(p.stem for p in folder.glob("*.json")) if folder.is_dir() else []
+
+
+def check_case_name(lw: LoadedWorkflow, case: str) -> None:
+    """RunUsageError unless `case` names an existing fixtures/_workflow/<case>.json."""
+    avail = available_cases(lw)
+    listing = ", ".join(avail) if avail else (
+        f"none (add fixtures/{WORKFLOW_DIR}/<case>.json)")
+    if not CASE_NAME.match(case) or ".." in case:
+        raise RunUsageError(f"case name {case!r} must be a file name without a folder "
+                            f"(fixtures/{WORKFLOW_DIR}/<case>.json); available: {listing}")
+    if not (lw.dir / "fixtures" / WORKFLOW_DIR / f"{case}.json").is_file():
+        close = difflib.get_close_matches(case, avail, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise RunUsageError(f"no workflow case {case!r}{hint} (available: {listing})")
+
+
+def check_run_id(run_id: str) -> None:
+    if not RUN_ID.match(run_id):
+        raise RunUsageError(f"run id {run_id!r}: use letters, digits and . _ : @ + - "
+                            "(starting with a letter or digit; at most 200)")
 
 
 class SandboxUnavailable(Exception):
@@ -115,11 +149,8 @@ def topological_steps(workflow) -> list:
 
 
 def _case(lw: LoadedWorkflow, case: str):
+    check_case_name(lw, case)
     path = lw.dir / "fixtures" / WORKFLOW_DIR / f"{case}.json"
-    if not path.is_file():
-        avail = sorted(p.stem for p in path.parent.glob("*.json")) if path.parent.is_dir() else []
-        raise RunError(f"no workflow case {case!r} ({path}); available: "
-                       f"{', '.join(avail) or 'none'}")
     wc, problems = load_workflow_case(path)
     if problems:
         raise RunError("\n".join(str(p) for p in problems))
@@ -133,9 +164,8 @@ def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
         raise RunError("the workflow has check problems:\n"
                        + "\n".join("  " + x for x in lw.error_lines()))
     wc = _case(lw, case)
-    run_id = run_id or case
-    if not RUN_ID.match(run_id):
-        raise RunError(f"run id {run_id!r}: use letters, digits and . _ : @ + - (at most 200)")
+    run_id = case if run_id is None else run_id
+    check_run_id(run_id)
     wf = lw.workflow
     version = int(wf.version)
     own_store = store is None
@@ -242,8 +272,8 @@ def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = N
         rows = store.run_rows(wf.workflow, version, run_id)
         if not rows:
             runs = [f"{r[2]} (v{r[1]})" for r in store.runs(wf.workflow)]
-            raise RunError(f"no accepted results for run {run_id!r} of {wf.workflow} "
-                           f"v{version}; runs in this store: {', '.join(runs) or 'none'}")
+            raise RunUsageError(f"no accepted results for run {run_id!r} of {wf.workflow} "
+                                f"v{version}; runs in this store: {', '.join(runs) or 'none'}")
         for row in rows:
             if row.identity != store.identity:
                 from stepsmith.runner.store.db import IdentityMismatch
@@ -305,6 +335,7 @@ def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = N
 __all__ = [
     "RunError",
     "RunReport",
+    "RunUsageError",
     "SandboxUnavailable",
     "StepOutcome",
     "StoreError",

@@ -105,9 +105,19 @@ def test_unsupported_file_kind_is_a_usage_error(tmp_path, capsys):
     assert code == 2 and "not a folder, workflow manifest or step .py file" in err
 
 
-def test_empty_folder_passes_with_a_note(tmp_path, capsys):
+def test_empty_folder_named_on_the_command_line_is_a_usage_error(tmp_path, capsys):
     code, out, err = run(capsys, tmp_path)
-    assert code == 0 and "no workflow manifests" in err
+    assert code == 2 and "no workflow manifests" in err
+    assert "All checks passed" not in out  # nothing was checked: never say it passed
+    code, out, err = run(capsys, "--format", "json", tmp_path)
+    assert code == 2
+
+
+def test_empty_current_folder_by_default_passes_with_a_note(tmp_path, capsys, monkeypatch):
+    # the pre-commit hook runs `stepsmith check` with no PATH in any repository
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys)
+    assert code == 0 and "no workflow manifests" in err and "All checks passed" not in out
 
 
 def test_internal_error_exits_2_without_traceback(tmp_path, capsys, monkeypatch):

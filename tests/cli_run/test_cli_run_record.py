@@ -96,7 +96,7 @@ def test_record_then_test_passes(wf, tmp_path, capsys):
         "expected": {"output": {"sum": "4.50"}, "effects": []}}
     code, _, err = cli(capsys, "record", wf, "--step", "add", "--inputs",
                        inputs_file(tmp_path, {"a": "5.00"}), "--at", AT, "--name", "four")
-    assert code == 1 and "exists; --force overwrites it" in err
+    assert code == 2 and "exists; --force overwrites it" in err  # usage: nothing ran
     assert json.loads(path.read_text())["inputs"] == {"a": "4.00"}  # untouched
     code, _, _ = cli(capsys, "record", wf, "--step", "boom", "--inputs",
                      inputs_file(tmp_path, {"a": "q"}), "--at", AT, "--name", "q")

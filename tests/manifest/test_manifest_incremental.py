@@ -189,3 +189,24 @@ def test_random_single_line_edits_match_a_full_compose():
 def test_any_new_explanation_text_matches_a_full_compose(value):
     old = "explanation: Pair each invoice with its purchase order."
     assert_same(BASE, _edit(BASE, old, "explanation: " + value))
+
+
+def test_a_broken_keystroke_in_between_still_matches_a_full_compose():
+    yamlpos.clear_cache()
+    good = BASE
+    broken = _edit(BASE, "version: 3", 'version: "3')  # unclosed quote: a syntax error
+    repaired = _edit(BASE, "version: 3", "version: 4")
+    yamlpos.load(good, "m.yaml")
+    assert yamlpos.load(broken, "m.yaml").root is None
+    result = yamlpos.load(repaired, "m.yaml")  # one line away from the last good text
+    assert dump(result.root) == dump(full(repaired).root)
+
+
+def test_the_memory_is_bounded():
+    yamlpos.clear_cache()
+    for i in range(40):
+        yamlpos.load(BASE, f"m{i}.yaml")
+    assert len(yamlpos._RECENT) <= yamlpos._RECENT_MAX
+    big = "a: " + "x" * (yamlpos._RECENT_CHARS // 4 + 10) + "\n"
+    yamlpos.load(big, "big.yaml")
+    assert "big.yaml" not in yamlpos._RECENT

@@ -99,9 +99,9 @@ def test_missing_recording_for_a_public_egress_step(tmp_path, kit, capsys):
 def test_run_workflow_usage(tmp_path, kit, capsys):
     wf = kit.run_workflow_dir(tmp_path / "wf")
     code, _, err = cli(capsys, "run-workflow", wf, "--case", "nope")
-    assert code == 1 and "no workflow case 'nope'" in err and "available: day1" in err
+    assert code == 2 and "no workflow case 'nope'" in err and "available: day1" in err
     code, _, err = cli(capsys, "run-workflow", wf, "--case", "day1", "--run-id", "a/b")
-    assert code == 1 and "run id 'a/b'" in err
+    assert code == 2 and "run id 'a/b'" in err
 
 
 def test_replay_identical(tmp_path, kit, capsys):
@@ -110,8 +110,8 @@ def test_replay_identical(tmp_path, kit, capsys):
     code, out, _ = cli(capsys, "replay", "day1", wf)
     assert code == 0, out
     assert "replay day1: 4 identical, 1 recorded (not re-executed), 0 differ or changed" in out
-    code, out, _ = cli(capsys, "replay", "nope", wf)
-    assert code == 1
+    code, out, err = cli(capsys, "replay", "nope", wf)
+    assert code == 2 and "runs in this store: day1" in err  # an unknown run id is a usage error
 
 
 def test_replay_detects_a_nondeterministic_step_honestly(tmp_path, kit, capsys):
@@ -220,7 +220,7 @@ def test_unavailable_sandbox_and_missing_store(tmp_path, kit, capsys, monkeypatc
 
     wf = kit.run_workflow_dir(tmp_path / "wf")
     code, _, err = cli(capsys, "replay", "day1", wf)
-    assert code == 1 and "no accepted results in" in err
+    assert code == 2 and "no accepted results in" in err
     monkeypatch.setattr(sandbox, "sandbox_available",
                         lambda: (False, "bwrap not found: apt-get install bubblewrap"))
     code, _, err = cli(capsys, "run-workflow", wf, "--case", "day1")
