@@ -132,7 +132,7 @@ class Severity(str, metaclass=_SeverityType):
     """ERROR or WARNING; a `str` equal to its value ("error"/"warning"), like `(str, Enum)`."""
 
     __slots__ = ("_name_", "_value_")
-    _members: dict = {}
+    _members: dict = {}  # noqa: RUF012 - name -> member, filled below, never reassigned
 
     @property
     def name(self) -> str:

@@ -51,21 +51,41 @@ def _validator_files() -> list[tuple[str, Path]]:
     return out
 
 
-#: The module the harness imports to re-validate (the roots of the eager execution order).
-VALIDATOR_ROOTS = ("stepsmith.runner.validator",)
+#: What the harness imports to re-validate: the validator, and its rule checks (which it
+#: imports on its first validation). The roots of the eager execution order (`exec_order`).
+VALIDATOR_ROOTS = ("stepsmith.runner.validator", "stepsmith.runner.validator.checks")
+
+
+def _import_time_statements(body):
+    """The import statements a module body runs when it is imported: not those inside
+    functions (deferred imports) nor under `if TYPE_CHECKING:`."""
+    import ast
+
+    todo = list(reversed(body))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        elif isinstance(node, ast.If) and isinstance(node.test, ast.Name) \
+                and node.test.id == "TYPE_CHECKING":
+            todo.extend(reversed(node.orelse))
+        else:
+            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                todo.extend(reversed(getattr(node, field, None) or []))
 
 
 def _bundled_imports(name: str, is_pkg: bool, tree, bundled) -> list[str]:
-    """The bundled modules `name`'s code imports, in source order: top-level imports and the
-    deferred ones inside functions alike (the validator imports its checks on first use)."""
+    """The bundled modules `name` imports when it is imported, in execution order."""
     import ast
 
     package = name if is_pkg else name.rpartition(".")[0]
-    found = []
-    for node in ast.walk(tree):
+    out: list[str] = []
+    for node in _import_time_statements(tree.body):
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
+        else:
             base = node.module or ""
             if node.level:
                 parts = package.split(".")
@@ -74,22 +94,22 @@ def _bundled_imports(name: str, is_pkg: bool, tree, bundled) -> list[str]:
             # `from pkg import sub` imports the submodule; `from mod import name` the module
             targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in bundled else base
                        for alias in node.names]
-        else:
-            continue
-        found += [(node.lineno, node.col_offset, i, t) for i, t in enumerate(targets)
-                  if t in bundled and t != name]
-    out: list[str] = []
-    for *_, target in sorted(found):
-        if target not in out:
-            out.append(target)
+        for target in targets:
+            if target in bundled and target != name and target not in out:
+                out.append(target)
     return out
 
 
 def exec_order(trees: dict[str, tuple[bool, object]], roots=VALIDATOR_ROOTS) -> list[str]:
-    """The order in which Python's import system would finish executing the bundled modules
-    reachable from `roots` (dependencies first, a package before its submodules, cycles cut
-    where Python would see a partially initialised module). The harness executes the modules
-    in this order itself instead of going through importlib for each (~20 µs a module)."""
+    """The order in which importing `roots` makes Python execute the bundled modules
+    (`trees`: name -> (is_package, AST)): each module after its parent package and after the
+    modules its body imports, a cycle cut where Python would see a partially initialised
+    module. The harness executes the modules in this order itself rather than through
+    importlib (~20 µs a module); modules imported only later (inside functions, e.g. the
+    rules catalogue on the first report) are still served on import. A package's own code
+    runs after the submodules it imports have finished (as they finish in Python): a
+    submodule that needed a name its package defines *before* importing it would fail, and
+    the harness then refuses every step (SS003, fail closed; tests/sandbox would show it)."""
     bundled = set(trees)
     deps = {name: _bundled_imports(name, pkg, tree, bundled) for name, (pkg, tree) in
             trees.items()}
@@ -113,12 +133,33 @@ def exec_order(trees: dict[str, tuple[bool, object]], roots=VALIDATOR_ROOTS) -> 
     return order
 
 
+#: Pure-Python standard-library modules the validator imports that `python -S` has not loaded
+#: (`__future__` for `from __future__ import annotations`, `warnings` for the parser's
+#: warnings). Shipped compiled from this interpreter's own stdlib files (the sandbox runs the
+#: very same interpreter and stdlib), which saves the import system's file lookups and reads
+#: (~0.25 ms a sandbox). Anything else the sandbox imports comes from its read-only stdlib.
+SHIPPED_STDLIB = ("__future__", "warnings")
+
+
+def _stdlib_files() -> list[tuple[str, Path]]:
+    import sysconfig
+
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    out = []
+    for name in SHIPPED_STDLIB:
+        path = stdlib / f"{name}.py"
+        if path.is_file():
+            out.append((name, path))
+    return out
+
+
 def bundle() -> dict:
     """Compiled harness, facades and validator, cached per process.
 
     Returns {"main": bytes, "facades": bytes, "validator": bytes | None, "sha256": str,
     "files": [...]}; "sha256" covers the source of everything that runs inside the sandbox.
-    "validator" is marshal of ({module name: (is_package, code)}, execution order).
+    "validator" is marshal of ({module name: (is_package, marshalled code)}, `exec_order`):
+    each module's code is unmarshalled only if the sandbox imports it.
     """
     global _cache
     with _lock:
@@ -144,8 +185,14 @@ def bundle() -> dict:
             src = load(path, rel)
             is_pkg = path.name == "__init__.py"
             code = compile(src, f"<stepsmith-validator:{rel}>", "exec", dont_inherit=True)
-            mods[name] = (is_pkg, code)
+            mods[name] = (is_pkg, marshal.dumps(code))
             trees[name] = (is_pkg, compile(src, rel, "exec", 0x400, dont_inherit=True))
+        if mods:
+            for name, path in _stdlib_files():
+                src = load(path, f"stdlib/{name}.py")
+                code = compile(src, str(path), "exec", dont_inherit=True)
+                mods[name] = (False, marshal.dumps(code))
+                trees[name] = (False, compile(src, str(path), "exec", 0x400, dont_inherit=True))
         has_validator = "stepsmith.runner.validator" in mods
         order = exec_order(trees)
         _cache = {

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import _ast  # the node classes and PyCF_ONLY_AST, without `ast`'s imports (enum, contextlib)
 import _thread
-import gc
 import sys
 import warnings
 
@@ -13,10 +12,10 @@ if TYPE_CHECKING:  # annotations only: `typing`/`collections.abc` are not import
     from collections.abc import Iterable, Sequence
 
 from stepsmith.runner.problems import Problem, Span
-from stepsmith.runner.rules.step_rules import BY_CODE
 from stepsmith.runner.validator import chunks, policy
 from stepsmith.runner.validator.model import StepUse
 from stepsmith.runner.validator.positions import Positions
+from stepsmith.runner.validator.walk import rationale
 
 _BOM = "\ufeff"
 # `warnings.catch_warnings` swaps process-global state: serialise it between validator
@@ -26,7 +25,7 @@ _WARNINGS_LOCK = _thread.allocate_lock()
 
 def _problem(code: str, span: Span, message: str, step: str | None = None) -> Problem:
     return Problem(code=code, message=message, span=span, step=step,
-                   rationale=BY_CODE[code].rationale)
+                   rationale=rationale(code))
 
 
 def _feature_version(python: str) -> tuple[int, int] | None:
@@ -216,10 +215,19 @@ def _validate_chunked(text: str, feature, egress: bool, line_offset: int) -> lis
     return out
 
 
+#: Below this many characters (bytes) the GC pause is not worth importing `gc` for (a step
+#: file of a few functions: the sandbox validates one per run).
+_GC_PAUSE_MIN_SIZE = 16 * 1024
+
+
 def _run(source, python, uses, line_offset: int, chunked: bool) -> list[Problem]:
     # The AST is a large acyclic object graph freed by reference counting; the cyclic GC
     # only re-traverses it while it is built (~20% of a 10,000-line validation). Paused for
     # the call, and only if it was on, so a caller's own gc.disable() is left alone.
+    if not isinstance(source, (str, bytes, bytearray)) or len(source) < _GC_PAUSE_MIN_SIZE:
+        return _run_inner(source, python, uses, line_offset, chunked)
+    import gc
+
     paused = gc.isenabled()
     if paused:
         gc.disable()

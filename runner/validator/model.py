@@ -56,7 +56,7 @@ class StepUse:
 
 def _declaration():
     from dataclasses import dataclass
-    from typing import Literal  # noqa: F401  (the annotation below names it)
+    from typing import Literal
 
     @dataclass(frozen=True)
     class StepUse:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import _ast as ast  # the node classes, without the `ast` module's imports (enum, contextlib)
 
 from stepsmith.runner.problems import Problem, Span
-from stepsmith.runner.rules.step_rules import BY_CODE
 from stepsmith.runner.validator.positions import Positions
 
 TYPE_CHECKING = False
@@ -43,9 +42,23 @@ class Context:
             message=message,
             span=span,
             step=self.step,
-            rationale=BY_CODE[code].rationale,
+            rationale=rationale(code),
             data=dict(data) if data else {},
         ))
+
+
+_BY_CODE: dict | None = None
+
+
+def rationale(code: str) -> str:
+    """The rule's one-line rationale. The catalogue is imported on the first report, not with
+    the validator: a clean file (every step the sandbox runs) never needs it."""
+    global _BY_CODE
+    if _BY_CODE is None:
+        from stepsmith.runner.rules.step_rules import BY_CODE
+
+        _BY_CODE = BY_CODE
+    return _BY_CODE[code].rationale
 
 
 # Fields never holding nodes we need to visit: identifiers, flags, and the `ctx`/`op`

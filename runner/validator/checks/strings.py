@@ -16,7 +16,6 @@ SS206 `.format`/`.format_map` on anything but a string literal (or `str.format(<
 
 from __future__ import annotations
 
-import _string  # the parser behind str.format itself: same grammar, same errors
 import _ast as ast  # node classes only: `ast` itself imports enum, contextlib, ...
 
 from stepsmith.runner.validator import policy
@@ -57,6 +56,10 @@ def check_attribute_builtin_name(ctx, node: ast.Name) -> None:
 
 def format_refusal(fmt: str) -> str | None:
     """Why the format string `fmt` is refused, or None. Walks nested format specs too."""
+    # the parser behind str.format itself (same grammar, same errors); imported here, as
+    # only code with a `.format` needs it (the validator runs in every sandbox)
+    import _string
+
     todo = [(fmt, 0)]
     while todo:
         text, depth = todo.pop()
