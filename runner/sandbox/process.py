@@ -116,9 +116,17 @@ def layout() -> dict:
             args += ["--ro-bind", p, p]
         if os.path.isfile("/etc/ld.so.cache"):
             args += ["--ro-bind", "/etc/ld.so.cache", "/etc/ld.so.cache"]
+        # Hide every site-packages under a bound path: the running environment's and, when
+        # the runner lives in a venv, the base interpreter's too (sysconfig's default scheme
+        # names only the venv's, which is not bound — the base one is, with the stdlib).
+        base = {"base": sys.base_prefix, "platbase": sys.base_exec_prefix,
+                "installed_base": sys.base_prefix, "installed_platbase": sys.base_exec_prefix}
+        candidates = [paths.get("purelib", ""), paths.get("platlib", "")]
+        base_paths = sysconfig.get_paths(vars=base)
+        candidates += [base_paths.get("purelib", ""), base_paths.get("platlib", "")]
         hide = []
-        for key in ("purelib", "platlib"):
-            sp = os.path.realpath(paths.get(key, ""))
+        for raw in candidates:
+            sp = os.path.realpath(raw) if raw else ""
             if sp and os.path.isdir(sp) and any(sp.startswith(k.rstrip("/") + "/") for k in kept):
                 hide.append(sp)
         for sp in sorted(set(hide)):
