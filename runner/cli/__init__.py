@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 # Sub-command modules, in the order `--help` lists them. A module missing here is a bug.
@@ -59,6 +60,11 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:  # a bug of ours: one clear line and exit 2, never a clean-looking run
+        if os.environ.get("STEPSMITH_DEBUG"):
+            raise
+        print(f"stepsmith {args.command}: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
 
 CASE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,99}$")
 NOT_RECORDABLE = ("refused", "input_too_large", "unavailable")
@@ -82,7 +81,7 @@ def write_atomic(path, text: str, *, overwrite: bool = True) -> None:
         raise
 
 
-def _run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     import json
 
     from rich.console import Console
@@ -149,12 +148,3 @@ def _run(args: argparse.Namespace) -> int:
     out.print(f"recorded {display_path(target)} (expected status {status})", markup=False)
     return 0
 
-
-def run(args: argparse.Namespace) -> int:
-    try:
-        return _run(args)
-    except (KeyboardInterrupt, BrokenPipeError):
-        raise
-    except Exception as exc:  # noqa: BLE001  a bug of ours: exit 2, one clear line
-        sys.stderr.write(f"stepsmith record: internal error: {type(exc).__name__}: {exc}\n")
-        return 2

@@ -21,7 +21,7 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def _run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     import json
 
     from rich.console import Console
@@ -78,12 +78,3 @@ def _run(args: argparse.Namespace) -> int:
             out.print("[red]the run is NOT reproducible as accepted[/]")
     return 0 if report.ok else 1
 
-
-def run(args: argparse.Namespace) -> int:
-    try:
-        return _run(args)
-    except (KeyboardInterrupt, BrokenPipeError):
-        raise
-    except Exception as exc:  # noqa: BLE001  a bug of ours: exit 2, one clear line
-        sys.stderr.write(f"stepsmith replay: internal error: {type(exc).__name__}: {exc}\n")
-        return 2

@@ -95,7 +95,7 @@ def print_result(console, res: dict, step_id: str) -> None:
             console.print("  " + escape(line))
 
 
-def _run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     import json
 
     from rich.console import Console
@@ -125,12 +125,3 @@ def _run(args: argparse.Namespace) -> int:
         print_result(Console(highlight=False, soft_wrap=True), res, step.id)
     return 0 if res.get("status") == "ok" else 1
 
-
-def run(args: argparse.Namespace) -> int:
-    try:
-        return _run(args)
-    except (KeyboardInterrupt, BrokenPipeError):
-        raise
-    except Exception as exc:  # noqa: BLE001  a bug of ours: exit 2, one clear line
-        sys.stderr.write(f"stepsmith run: internal error: {type(exc).__name__}: {exc}\n")
-        return 2

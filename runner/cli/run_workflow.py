@@ -63,7 +63,7 @@ def print_outcome(console, o) -> None:
                     theme="ansi_dark", background_color="default"))
 
 
-def _run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     import json
 
     from rich.console import Console
@@ -123,12 +123,3 @@ def _run(args: argparse.Namespace) -> int:
                   f"reused, {n['failed']} failed, {total - len(report.steps)} not run")
     return 0 if report.ok else 1
 
-
-def run(args: argparse.Namespace) -> int:
-    try:
-        return _run(args)
-    except (KeyboardInterrupt, BrokenPipeError):
-        raise
-    except Exception as exc:  # noqa: BLE001  a bug of ours: exit 2, one clear line
-        sys.stderr.write(f"stepsmith run-workflow: internal error: {type(exc).__name__}: {exc}\n")
-        return 2

@@ -142,7 +142,7 @@ def _executed(results) -> int:
                or (r.outcome == "error" and r.result is not None))
 
 
-def _run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     import json
     import time
 
@@ -272,12 +272,3 @@ def _unwritable(path: str) -> str | None:
         return "permission denied"
     return None
 
-
-def run(args: argparse.Namespace) -> int:
-    try:
-        return _run(args)
-    except (KeyboardInterrupt, BrokenPipeError):
-        raise
-    except Exception as exc:  # noqa: BLE001  a bug of ours: exit 2, one clear line
-        sys.stderr.write(f"stepsmith test: internal error: {type(exc).__name__}: {exc}\n")
-        return 2

@@ -207,6 +207,30 @@ def _resolve_tagged(text: str, tag: str):
     raise ValueError(f"{text!r} is not a valid !!{kind}")
 
 
+def _flow_overflow_span(text: str) -> Span | None:
+    """Where flow nesting first goes past MAX_DEPTH, found by counting brackets outside quotes
+    and comments: the place our own composer would have stopped, used when libyaml's limit
+    fires first."""
+    depth = 0
+    for line_no, line in enumerate(text.split("\n"), start=1):
+        quote = ""
+        for col, ch in enumerate(line):
+            if quote:
+                if ch == quote:
+                    quote = ""
+            elif ch in "\"'":
+                quote = ch
+            elif ch == "#" and (col == 0 or line[col - 1] in " \t"):
+                break
+            elif ch in "[{":
+                depth += 1
+                if depth > MAX_DEPTH:
+                    return Span(line_no, col, line_no, col + 1)
+            elif ch in "]}":
+                depth = max(0, depth - 1)
+    return None
+
+
 def describe_mark_error(exc: yaml.MarkedYAMLError, text: str) -> tuple[str, Span]:
     mark = exc.problem_mark or exc.context_mark
     problem = (exc.problem or exc.context or "invalid YAML").strip()
@@ -297,7 +321,13 @@ def load(text: str, path: str | None = None) -> LoadResult:
         return result
     except yaml.MarkedYAMLError as exc:
         message, span = describe_mark_error(exc, text)
-        problems.append(_problem("SM001", message, span, path))
+        # libyaml >= 0.2.5 (PyYAML 6.0.4 wheels) stops at its own depth limit before ours:
+        # the same refusal, so the same code.
+        code = "SM007" if "maximum nesting depth" in (exc.problem or "") else "SM001"
+        if code == "SM007":
+            message = f"manifest is nested too deeply (more than {MAX_DEPTH} levels)"
+            span = _flow_overflow_span(text) or span
+        problems.append(_problem(code, message, span, path))
     except yaml.YAMLError as exc:
         problems.append(_problem("SM001", f"YAML error: {exc}", Span(1, 0, 1, 1), path))
     except (UnicodeError, ValueError) as exc:  # lone surrogates, int() digit limits, ...

@@ -16,10 +16,10 @@ REPO = Path(__file__).resolve().parents[2]
 PROBE = Path(__file__).with_name("lsp_probe.lua")
 SENTENCE = "This is what each step is permitted to reach, not a review of what its code does."
 
-# scripts/test installs neovim and sets STEPSMITH_REQUIRE_EDITORS=1, so in CI a missing nvim
+# scripts/test installs neovim and sets STEPSMITH_STRICT=1, so there a missing nvim
 # fails instead of skipping; a bare `pytest` elsewhere may skip it.
 pytestmark = pytest.mark.skipif(
-    shutil.which("nvim") is None and os.environ.get("STEPSMITH_REQUIRE_EDITORS") != "1",
+    shutil.which("nvim") is None and os.environ.get("STEPSMITH_STRICT") != "1",
     reason="neovim not installed (apt-get install neovim)")
 
 

@@ -1,3 +1,6 @@
+"""Shared by the runner suites (fixtures, store, cli_run): the temp-workflow writer and the
+real-sandbox fixture. Loaded for every suite; it imports nothing heavy."""
+
 import importlib.util
 import sys
 from pathlib import Path
@@ -6,7 +9,7 @@ import pytest
 
 if "stepsmith_wfkit" not in sys.modules:
     _spec = importlib.util.spec_from_file_location(
-        "stepsmith_wfkit", Path(__file__).resolve().parent.parent / "fixtures" / "wfkit.py")
+        "stepsmith_wfkit", Path(__file__).resolve().parent / "fixtures" / "wfkit.py")
     _mod = importlib.util.module_from_spec(_spec)
     sys.modules["stepsmith_wfkit"] = _mod
     _spec.loader.exec_module(_mod)
