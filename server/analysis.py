@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 _TEST_HOOKS = os.environ.get("STEPSMITH_TEST_HOOKS") == "1"  # the test-suite's failure injection
+# test-suite only: seconds added to workflow discovery and to every manifest check (start-up races)
+_TEST_SLOW = float(os.environ.get("STEPSMITH_TEST_SLOW_ANALYSIS") or 0) if _TEST_HOOKS else 0.0
 
 
 def _strip(line: str) -> str:
@@ -86,6 +88,7 @@ class Analyzer:
         self._stopped = False
         self.discovered = False
         self._discover_lock = threading.Lock()
+        self.attempted: set[str] = set()  # manifests whose check ran (even if it failed)
 
     # ------------------------------------------------------------------ scheduling
     def start(self) -> None:
@@ -142,6 +145,8 @@ class Analyzer:
             finally:
                 with self.cond:
                     self.running = None
+                if getattr(self.ls, "ready_waiters", None):  # a reach / fixtures request waits
+                    self._post(self.ls.check_ready)
 
     # ------------------------------------------------------------------ jobs
     def _post(self, fn, *args) -> None:
@@ -183,6 +188,10 @@ class Analyzer:
             if self.discovered and not force:
                 return
             try:
+                if _TEST_SLOW:
+                    import time
+
+                    time.sleep(_TEST_SLOW)
                 new = self.ls.model.discover()
             except Exception as exc:
                 self.ls.log_exception("workflow discovery failed", exc)
@@ -190,6 +199,21 @@ class Analyzer:
             self.discovered = True
         for p in new:
             self.schedule("manifest", p)
+
+    def settled(self) -> bool:
+        """Workflows discovered (no discovery queued or running) and every known manifest
+        checked at least once: reach / fixture listings are complete. Any thread."""
+        with self.cond:
+            if not self.discovered or ("discover", "") in self.pending \
+                    or self.running == ("discover", ""):
+                return False
+        model = self.ls.model
+        with model.lock:
+            return all(m.checked or key in self.attempted for key, m in model.manifests.items())
+
+    def discovery_pending(self) -> bool:
+        with self.cond:
+            return ("discover", "") in self.pending or self.running == ("discover", "")
 
     def _first_checks(self) -> None:
         """Check manifests never checked yet before a step file, so its first diagnostics
@@ -259,6 +283,16 @@ class Analyzer:
         return tuple(out)
 
     def _check_manifest(self, path: str, snap) -> None:
+        try:
+            if _TEST_SLOW:
+                import time
+
+                time.sleep(_TEST_SLOW)
+            self._check_manifest_now(path, snap)
+        finally:
+            self.attempted.add(path)
+
+    def _check_manifest_now(self, path: str, snap) -> None:
         ls = self.ls
         if snap is None:
             uri = ls.open_uri(path)

@@ -208,6 +208,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
                 if not any(key.startswith(f + os.sep) for f in ls.model.folders) and ls.open_uri(key) is None:
                     ls.model.remove_manifest(key)
         ls.analyzer.schedule("discover", "")
+        ls.check_ready()
 
     @ls.feature(T.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     @safe()
@@ -272,7 +273,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
             from stepsmith.runner.language.manifest import manifest_hover
 
             mdoc = manifest_doc(ls, uri)
-            found = manifest_hover(mdoc, line, col)
+            found = manifest_hover(mdoc, line, col, code_link=lambda code: _code_link(ls, path, code))
             if not found:
                 return None
             text, span = found
@@ -478,16 +479,19 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
         return await ls.runner.record_command(str(a[0]), str(a[1]), str(a[2]), a[3], at)
 
     # ------------------------------------------------------------ custom requests
+    # Both wait (asynchronously, at most READY_TIMEOUT) until workflow discovery has run and
+    # every manifest it found has been checked once (right after `initialized`, after a folder
+    # change): before that the listing would be empty or incomplete.
     @ls.feature("stepsmith/reach")
     @safe({"workflows": []})
-    def reach(ls: StepsmithServer, params):
-        ls.analyzer.discover()
+    async def reach(ls: StepsmithServer, params):
+        await ls.wait_workspace_ready()
         return {"workflows": _reach(ls, _param(params, "uri"))}
 
     @ls.feature("stepsmith/fixtures")
     @safe({"workflows": []})
-    def fixtures(ls: StepsmithServer, params):
-        ls.analyzer.discover()
+    async def fixtures(ls: StepsmithServer, params):
+        await ls.wait_workspace_ready()
         return {"workflows": ls.runner.fixtures_listing(_param(params, "uri"))}
 
     @ls.feature("stepsmith/status")
@@ -591,6 +595,25 @@ def _manifest_definition(ls: StepsmithServer, uri: str, path: str, line: int, co
                 return T.Location(uri=turi, range=ls.lsp_span(lines, Span(f.line, f.column, f.line, f.column + len(fn))))
         return T.Location(uri=turi, range=T.Range(T.Position(0, 0), T.Position(0, 0)))
     return None
+
+
+def _code_link(ls: StepsmithServer, manifest_path: str, code: str) -> str | None:
+    """`steps/x.py:func` of a manifest -> a link target for hover Markdown: the file's URI with
+    `#L<line>` of the function's `def` (VS Code opens it there), or None if there is no file."""
+    from stepsmith.runner.language.incremental import function_spans
+
+    rel, _, fn = code.rpartition(":")
+    if not rel or not rel.endswith(".py"):
+        return None
+    target = norm(os.path.join(os.path.dirname(manifest_path), rel))
+    text = ls.read_text(target)
+    if text is None:
+        return None
+    turi = (ls.open_uri(target) or path_to_uri(target)).replace("(", "%28").replace(")", "%29")
+    for f in function_spans(text):
+        if f.name == fn:
+            return f"{turi}#L{f.line}"
+    return turi
 
 
 def _step_hover(ls: StepsmithServer, uri: str, doc, path, line: int, col: int, pos: T.Position):

@@ -208,7 +208,8 @@ class Runner:
         mp = uri_to_path(manifest_uri)
         if not mp:
             return {"results": [], "error": f"not a file URI: {manifest_uri}"}
-        self.ls.model.add_manifest(mp)
+        if self.ls.model.add_manifest(mp):  # a manifest outside the workspace folders
+            self.ls.analyzer.schedule("manifest", mp)
         results = await self.run_step(mp, step_id)
         return {"results": results}
 
@@ -438,11 +439,29 @@ class Runner:
             return Span(1, 0, 1, 1)
         from stepsmith.runner.language.incremental import split_lines
 
-        for i, line in enumerate(split_lines(text)):
+        return self._anchor_in(split_lines(text))
+
+    @staticmethod
+    def _anchor_in(lines) -> Span:
+        """Where a fixture's result goes: its `"expected"` key (else the first character)."""
+        for i, line in enumerate(lines):
             j = line.find('"expected"')
             if j >= 0:
                 return Span(i + 1, j, i + 1, j + len('"expected"'))
         return Span(1, 0, 1, 1)
+
+    def fixture_diagnostics(self, path: str, lines) -> list[dict]:
+        """The fixture-run result diagnostics of a fixture file, positioned on `lines` (the text
+        they are published with: the open buffer's, or the disk's)."""
+        from stepsmith.server.analysis import to_diagnostic
+
+        probs = self.problems.get(path) or []
+        if not probs:
+            return []
+        span = self._anchor_in(lines)
+        enc = self.ls.encoding
+        return [to_diagnostic(Problem(code=p.code, message=p.message, span=span, step=p.step),
+                              lines, enc, source=_FIXTURE_SOURCE) for p in probs]
 
     def _publish_path(self, path: str) -> None:
         from stepsmith.server.server import _analysed
@@ -455,13 +474,13 @@ class Runner:
             return
         if _analysed(path, ""):
             return  # a step file that is not open: its lens and the notification carry the result
+        if uri is not None:  # open in the editor: its current text and version
+            ls.publish_fixture_results(uri, path)
+            return
         from stepsmith.runner.language.incremental import split_lines
-        from stepsmith.server.analysis import to_diagnostic
 
         lines = split_lines(ls.read_text(path) or "")
-        diags = [to_diagnostic(p, lines, ls.encoding, source=_FIXTURE_SOURCE)
-                 for p in self.problems.get(path, [])]
-        ls.publish_unversioned(uri or path_to_uri(path), diags)
+        ls.publish_unversioned(path_to_uri(path), self.fixture_diagnostics(path, lines))
 
     # ------------------------------------------------------------------ record
     def _record(self, mp: str | None, step_id: str, name: str, inputs: Any, at: str | None) -> dict:

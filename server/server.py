@@ -32,6 +32,7 @@ from stepsmith.server.workspace import (
 
 log = logging.getLogger("stepsmith.server")
 
+READY_TIMEOUT = 5.0  # longest a reach / fixtures request waits for discovery + first checks
 COMMANDS = ("stepsmith.runStepFixtures", "stepsmith.runFixture", "stepsmith.recordFixture")
 
 
@@ -85,6 +86,7 @@ class StepsmithServer(LanguageServer):
         self._lens_refresh_pending = False
         self._runner = None
         self._shown_unavailable = False
+        self.ready_waiters: list[asyncio.Future] = []
 
     # ------------------------------------------------------------------ utilities
     @property
@@ -177,6 +179,8 @@ class StepsmithServer(LanguageServer):
         if path:
             for m in self.model.manifests_using(path):
                 self.analyzer.schedule("manifest", m.path)
+            if self._fixture_results_for(path):  # a fixture file: its results, now versioned
+                self.publish_fixture_results(td.uri, path)
 
     def on_change(self, params: T.DidChangeTextDocumentParams) -> None:
         uri = params.text_document.uri
@@ -197,6 +201,10 @@ class StepsmithServer(LanguageServer):
         self.analyzer.schedule("doc", uri, front=True)
         if self.settings.runOnType:
             self.runner.on_type(uri)
+        if self._runner is not None and self._runner.problems:
+            path = uri_to_path(uri)
+            if self._fixture_results_for(path):  # keep them on the new text, with its version
+                self.publish_fixture_results(uri, path)
 
     def on_close(self, params: T.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
@@ -207,6 +215,12 @@ class StepsmithServer(LanguageServer):
         self._published.pop(uri, None)
         # clear what we published
         self.send_raw(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, {"uri": uri, "diagnostics": []})
+        if path and not _analysed(path, "") and self._fixture_results_for(path):
+            # a fixture file's run results belong to the file, not the buffer: back on disk text
+            from stepsmith.runner.language.incremental import split_lines
+
+            self.publish_unversioned(uri, self._runner.fixture_diagnostics(
+                path, split_lines(self.read_text(path) or "")))
         if path:
             for m in self.model.manifests_using(path):  # the disk version applies again
                 self.analyzer.schedule("manifest", m.path)
@@ -224,6 +238,7 @@ class StepsmithServer(LanguageServer):
             uri = self.open_uri(f)
             if uri is not None:
                 self.analyzer.schedule("doc", uri)
+        self.check_ready()  # it may have been the last manifest a request waited for
 
     # ------------------------------------------------------------------ results (loop thread)
     def deliver(self, uri: str, version: int | None, diags: list[dict]) -> None:
@@ -276,8 +291,34 @@ class StepsmithServer(LanguageServer):
                       {"uri": uri, "version": doc.version, "diagnostics": diags})
 
     def publish_unversioned(self, uri: str, diags: list[dict]) -> None:
-        """Fixture-result diagnostics on a file that is not analysed (always pushed)."""
+        """Fixture-result diagnostics on a file that is not analysed and not open (pushed)."""
         self.send_raw(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, {"uri": uri, "diagnostics": diags})
+
+    def publish_fixture_results(self, uri: str, path: str | None = None) -> None:
+        """(loop thread) Fixture-run results on an open document the server does not analyse (a
+        fixture JSON file): positioned on its current text and pushed with its current version.
+        Documents change only on this thread, so the version and the text the ranges were
+        computed on always agree; each edit republishes for the new version."""
+        runner = self._runner
+        path = path or uri_to_path(uri)
+        if runner is None or not path or path not in runner.problems:
+            return
+        with self.docs.lock:
+            doc = self.docs.get(uri)
+            if doc is None or _analysed(path, doc.language_id):
+                return
+            version, lines = doc.version, tuple(doc.lines)
+        diags = runner.fixture_diagnostics(path, lines)
+        key = (version, diags)
+        if self._published.get(uri) == key:
+            return
+        self._published[uri] = key
+        self.send_raw(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
+                      {"uri": uri, "version": version, "diagnostics": diags})
+
+    def _fixture_results_for(self, path: str | None) -> bool:
+        runner = self._runner
+        return bool(runner is not None and runner.problems and path and runner.problems.get(path))
 
     def request_refresh(self) -> None:
         if not self.refresh_support or self._refresh_pending:
@@ -340,6 +381,40 @@ class StepsmithServer(LanguageServer):
             return await asyncio.wait_for(fut, timeout)
         except TimeoutError:
             return False
+
+    def check_ready(self) -> None:
+        """(loop thread) Wake the requests waiting for `wait_workspace_ready` once settled."""
+        if not self.ready_waiters or not self.analyzer.settled():
+            return
+        waiters, self.ready_waiters = self.ready_waiters, []
+        for fut in waiters:
+            if not fut.done():
+                fut.set_result(True)
+
+    async def wait_workspace_ready(self, timeout: float = READY_TIMEOUT) -> bool:
+        """Wait, without blocking the loop, until the workspace's workflows have been discovered
+        and every known manifest has been checked once (`Analyzer.settled`), so that reach and
+        fixture listings are complete: right after `initialized`, after a workspace-folder change,
+        after a new manifest appears. Bounded: after `timeout` seconds it answers with what is
+        known (False)."""
+        an = self.analyzer
+        if not an.discovered and not an.discovery_pending():
+            an.schedule("discover", "", front=True)  # e.g. a request before `initialized`
+        fut = asyncio.get_running_loop().create_future()
+        # register first, then test: the worker posts check_ready after each job it finishes
+        # while a waiter exists, so a job ending after this test still wakes us
+        self.ready_waiters.append(fut)
+        if an.settled():
+            self.ready_waiters.remove(fut)
+            return True
+        try:
+            return await asyncio.wait_for(fut, timeout)
+        except TimeoutError:
+            log.warning("workspace not settled after %.1fs: answering with what is known", timeout)
+            return False
+        finally:
+            if fut in self.ready_waiters:
+                self.ready_waiters.remove(fut)
 
     # ------------------------------------------------------------------ settings
     def apply_settings(self, raw: Any) -> None:

@@ -238,8 +238,125 @@ def _reach_row(doc, step_id: str):
     return None
 
 
-def manifest_hover(doc, line: int, column: int) -> tuple[str, Span] | None:
-    """Markdown and the span it is about, for the position (1-based line, 0-based column)."""
+def json_type(value: Any) -> str:
+    """The JSON (Schema) type name of a plain YAML value."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    if value is None:
+        return "null"
+    return type(value).__name__
+
+
+def _scalar_text(node) -> str | None:
+    _, YScalar, _ = _nodes()
+    return node.data if isinstance(node, YScalar) and isinstance(node.data, str) else None
+
+
+def _code_ref(code: str | None, code_link: Callable[[str], str | None] | None) -> str:
+    if not code:
+        return "*(no `code:`)*"
+    target = code_link(code) if code_link is not None else None
+    return f"[`{code}`]({target})" if target else f"`{code}`"
+
+
+def input_hover(doc, key_path: tuple, *,
+                code_link: Callable[[str], str | None] | None = None) -> str | None:
+    """Markdown for a step input: `key_path` = ("steps", i, "inputs", param, ...) — the value
+    (or anything inside a literal value) or the parameter name. Says where the value comes from:
+    a source (its description and connection), another step's output (that step's id,
+    explanation and code) or a literal passed verbatim (its JSON type); and the parameter it
+    feeds. Works on the YAML tree, so also while other parts of the manifest have errors.
+    `code_link(code)` may turn a `path.py:function` into a link target (the editor's glue)."""
+    YMap, _, _ = _nodes()
+    if (len(key_path) < 4 or key_path[0] != "steps" or not isinstance(key_path[1], int)
+            or key_path[2] != "inputs" or not isinstance(key_path[3], str)):
+        return None
+    item = doc.node(key_path[:2])
+    inputs = doc.node(key_path[:3])
+    if not isinstance(item, YMap) or not isinstance(inputs, YMap):
+        return None
+    param = key_path[3]
+    pair = inputs.pair(param)
+    if pair is None:
+        return None
+    sid = step_id_of(item) or f"#{key_path[1] + 1}"
+    code = step_code_of(item)
+    function = code.rsplit(":", 1)[1] if code and ":" in code else None
+    feeds = (f"- **feeds**: parameter `{param}` of {_code_ref(code, code_link)}"
+             if function else f"- **feeds**: parameter `{param}` of step `{sid}`'s function")
+    value = pair.value
+    text = _scalar_text(value)
+    root = doc.root
+    if text is not None and text.startswith("sources."):
+        name = text[len("sources."):]
+        sources = root.get("sources") if isinstance(root, YMap) else None
+        src = sources.get(name) if isinstance(sources, YMap) else None
+        head = f"**Input `{param}`** of step `{sid}` ← source **`{name}`**"
+        if not isinstance(src, YMap):
+            return "\n".join([head, "", f"No source `{name}` is declared under `sources`.", "", feeds])
+        desc = (_scalar_text(src.get("description")) or "").strip()
+        conn = _scalar_text(src.get("connection"))
+        lines = [head, "", desc or "*(the source has no description)*", ""]
+        if conn:
+            conns = root.get("connections")
+            cnode = conns.get(conn) if isinstance(conns, YMap) else None
+            cdesc = (_scalar_text(cnode.get("description")) or "").strip() if isinstance(cnode, YMap) else ""
+            lines.append(f"- **connection**: `{conn}`" + (f" — {cdesc}" if cdesc else ""))
+        else:
+            lines.append("- **connection**: *(none given)*")
+        lines.append(feeds)
+        return "\n".join(lines)
+    if text is not None and text.startswith("steps."):
+        ref = text[len("steps."):]
+        ref = ref.removesuffix(".output")
+        head = f"**Input `{param}`** of step `{sid}` ← the output of step **`{ref}`**"
+        target = None
+        for _, other in step_items(doc):
+            if step_id_of(other) == ref:
+                target = other
+                break
+        if target is None:
+            return "\n".join([head, "", f"No step has the id `{ref}`.", "", feeds])
+        explanation = (_scalar_text(target.get("explanation")) or "").strip()
+        lines = [head, "",
+                 f"> {explanation}" if explanation else "*(that step has no explanation)*", "",
+                 f"- **step**: `{ref}`",
+                 f"- **code**: {_code_ref(step_code_of(target), code_link)}",
+                 feeds]
+        return "\n".join(lines)
+    data = value.data
+    shown = repr(data) if not isinstance(data, (str, int, float, bool, list, dict, type(None))) else None
+    if shown is None:
+        import json
+
+        try:
+            shown = json.dumps(data, ensure_ascii=False)
+        except (TypeError, ValueError):
+            shown = repr(data)
+    if len(shown) > 80:
+        shown = shown[:77] + "..."
+    shown = shown.replace("`", "'")
+    lines = [f"**Input `{param}`** of step `{sid}` — literal input passed verbatim", "",
+             f"- **JSON type**: `{json_type(data)}`",
+             f"- **value**: `{shown}`",
+             feeds]
+    return "\n".join(lines)
+
+
+def manifest_hover(doc, line: int, column: int, *,
+                   code_link: Callable[[str], str | None] | None = None) -> tuple[str, Span] | None:
+    """Markdown and the span it is about, for the position (1-based line, 0-based column).
+    `code_link` (optional) maps a step's `path.py:function` to a link target for input hovers."""
     YMap, YScalar, YSeq = _nodes()
     # a problem under the cursor: its rule
     for p in doc.problems:
@@ -267,6 +384,12 @@ def manifest_hover(doc, line: int, column: int) -> tuple[str, Span] | None:
                     if desc:
                         text = desc + "\n\n---\n\n" + text
                 return text, span
+    # a step input (its value, anything inside a literal value, or its parameter name)
+    if len(path) >= 4 and path[0] == "steps" and path[2] == "inputs":
+        text = input_hover(doc, tuple(path), code_link=code_link)
+        if text is not None:
+            span = doc.locate(tuple(path[:4]), "key" if part == "key" and len(path) == 4 else "value")
+            return text, span or Span(line, column, line, column + 1)
     # a key -> its schema description
     norm_path = tuple(path if part == "key" else path)
     desc = describe_key(norm_path)

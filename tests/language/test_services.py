@@ -95,3 +95,105 @@ def test_explanation_placeholder_fix():
     (problem,) = [p for p in doc.problems if "explanation" in p.message]
     (fix,) = manifest_quick_fixes(doc, problem)
     assert fix.edits[0].new_text.startswith("    explanation: TODO")
+
+
+INPUTS_MANIFEST = """workflow: inputs
+version: 1
+python: "3.11"
+trigger: {manual: {}}
+connections:
+  ledger: {description: Accounts payable ledger}
+sources:
+  invoices: {connection: ledger, description: Invoices received yesterday}
+steps:
+  - id: read
+    explanation: Read the invoices.
+    code: steps/read.py:read
+    inputs:
+      invoices: sources.invoices
+      base: GBP
+      rows: [1, {a: 2}]
+      limit: 3
+      strict: true
+      ratio: 1.5
+      nothing: null
+  - id: calm
+    explanation: Sum what read found.
+    code: steps/calm.py:calm
+    inputs:
+      found: steps.read.output
+"""
+
+
+def _pos(text: str, needle: str) -> tuple[int, int]:
+    i = text.index(needle)
+    return text.count("\n", 0, i) + 1, i - (text.rfind("\n", 0, i) + 1)
+
+
+def _hover_on(doc, text: str, needle: str, offset: int = 0):
+    i = text.index(needle) + offset
+    line = text.count("\n", 0, i) + 1
+    return manifest_hover(doc, line, i - (text.rfind("\n", 0, i) + 1))
+
+
+def test_hover_on_a_source_input_shows_the_source():
+    doc = parse_manifest(INPUTS_MANIFEST, "workflow.yaml")
+    md, span = _hover_on(doc, INPUTS_MANIFEST, "sources.invoices", 3)
+    assert "source **`invoices`**" in md
+    assert "Invoices received yesterday" in md
+    assert "**connection**: `ledger` — Accounts payable ledger" in md
+    assert "parameter `invoices` of `steps/read.py:read`" in md
+    line = INPUTS_MANIFEST.split("\n").index("      invoices: sources.invoices") + 1
+    assert (span.line, span.column, span.end_column) == (line, 16, 32)  # the whole value
+
+
+def test_hover_on_a_step_output_input_shows_that_step():
+    doc = parse_manifest(INPUTS_MANIFEST, "workflow.yaml")
+    md, _ = _hover_on(doc, INPUTS_MANIFEST, "steps.read.output", 7)
+    assert "the output of step **`read`**" in md
+    assert "> Read the invoices." in md
+    assert "**code**: `steps/read.py:read`" in md
+    assert "parameter `found` of `steps/calm.py:calm`" in md
+    # the editor's glue can turn code into links
+    md, _ = manifest_hover(doc, *_pos(INPUTS_MANIFEST, "steps.read.output"),
+                           code_link=lambda code: f"file:///ws/{code.replace(':', '#')}")
+    assert "[`steps/read.py:read`](file:///ws/steps/read.py#read)" in md
+
+
+def test_hover_on_a_literal_input_says_verbatim_with_its_json_type():
+    doc = parse_manifest(INPUTS_MANIFEST, "workflow.yaml")
+    cases = {"base: GBP": ("string", '"GBP"'), "rows: [1": ("array", '[1, {"a": 2}]'),
+             "limit: 3": ("integer", "3"), "strict: true": ("boolean", "true"),
+             "ratio: 1.5": ("number", "1.5"), "nothing: null": ("null", "null")}
+    for needle, (kind, shown) in cases.items():
+        param = needle.split(":")[0]
+        md, span = _hover_on(doc, INPUTS_MANIFEST, needle, len(param) + 2)
+        assert "literal input passed verbatim" in md, needle
+        assert f"**JSON type**: `{kind}`" in md, needle
+        assert f"**value**: `{shown}`" in md, needle
+        assert f"parameter `{param}` of `steps/read.py:read`" in md, needle
+    # inside a literal: still the whole input
+    md, span = _hover_on(doc, INPUTS_MANIFEST, "{a: 2}", 1)
+    assert "`array`" in md and "parameter `rows`" in md
+    assert span.end_column - span.column == len("[1, {a: 2}]")
+    # on the parameter name: the same card, over the key
+    md, span = _hover_on(doc, INPUTS_MANIFEST, "limit: 3", 1)
+    assert "`integer`" in md and span.end_column - span.column == len("limit")
+    # the `inputs` key itself keeps its schema description
+    md, _ = _hover_on(doc, INPUTS_MANIFEST, "inputs:", 1)
+    assert md.startswith("**`inputs`**")
+
+
+def test_hover_on_inputs_with_unknown_references_or_a_broken_manifest():
+    # an undeclared source: the rule card (SM102) under the cursor wins
+    text = INPUTS_MANIFEST.replace("sources.invoices", "sources.invoicez")
+    md, _ = _hover_on(parse_manifest(text, "workflow.yaml"), text, "sources.invoicez", 10)
+    assert "SM102" in md
+    # the schema fails elsewhere (no workflow model): input hovers still work off the YAML tree
+    text = INPUTS_MANIFEST.replace("version: 1", "version: zero")
+    doc = parse_manifest(text, "workflow.yaml")
+    assert doc.workflow is None
+    md, _ = _hover_on(doc, text, "steps.read.output", 7)
+    assert "> Read the invoices." in md
+    md, _ = _hover_on(doc, text, "base: GBP", 7)
+    assert "literal input passed verbatim" in md

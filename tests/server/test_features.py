@@ -277,3 +277,33 @@ async def test_hover_rule_docs_on_manifest_error(client, workspace):
     h = await hover(client, u, pos(text, "everywhere", 2))
     assert "SM005" in h.contents.value and "Why:" in h.contents.value
     close_doc(client, u)
+
+
+async def test_hover_on_step_inputs(client, workspace):
+    path = workspace / "billing" / "workflow.yaml"
+    text = path.read_text()
+    u = open_doc(client, path, text)
+    await diagnostics(client, u)
+    # a source: its description and connection
+    h = await hover(client, u, pos(text, "sources.invoices", 4))
+    v = h.contents.value
+    assert "source **`invoices`**" in v and "Invoices received yesterday" in v
+    assert "**connection**: `ledger` — Accounts payable ledger" in v
+    assert "parameter `invoices` of" in v
+    p = pos(text, "sources.invoices")
+    assert (h.range.start.line, h.range.start.character) == (p.line, p.character)
+    assert h.range.end.character == p.character + len("sources.invoices")
+    # another step's output: that step's id, explanation and code (linked to its def)
+    h = await hover(client, u, pos(text, "items: steps.normalise.output", 14))
+    v = h.contents.value
+    assert "the output of step **`normalise`**" in v and "> Clean up each invoice." in v
+    step_file = workspace / "billing" / "steps" / "normalise.py"
+    line = pos(step_file.read_text(), "def normalise").line + 1  # 1-based in the link
+    assert f"**code**: [`steps/normalise.py:normalise`]({uri(step_file)}#L{line})" in v
+    assert "parameter `items` of [`steps/total.py:total`]" in v
+    # a literal: passed verbatim, its JSON type, the parameter it feeds
+    h = await hover(client, u, pos(text, "base: GBP", 7))
+    v = h.contents.value
+    assert "literal input passed verbatim" in v and "**JSON type**: `string`" in v
+    assert "parameter `base` of [`steps/rates.py:fx_rates`]" in v
+    close_doc(client, u)

@@ -167,7 +167,13 @@ async def test_stepsmith_serve_cli_and_module_entry(tmp_path):
 async def test_watched_files_new_manifest_on_disk(multi):
     client = multi
     a, b = client.ws
-    regs = client.custom.get("registrations", [])
+    # the registration follows `initialized` asynchronously: wait for it (this test may be the
+    # first of the module to run, e.g. alone on an xdist worker)
+    for _ in range(200):
+        regs = client.custom.get("registrations", [])
+        if any(r.method == T.WORKSPACE_DID_CHANGE_WATCHED_FILES for r in regs):
+            break
+        await asyncio.sleep(0.05)
     assert any(r.method == T.WORKSPACE_DID_CHANGE_WATCHED_FILES for r in regs)
     new = a / "billing" / "extra.workflow.yaml"
     new.write_text((a / "billing" / "workflow.yaml").read_text().replace("workflow: billing", "workflow: extra"))

@@ -79,6 +79,46 @@ async def test_run_step_fixtures_command(client, workspace):
     assert plain(note)["stepId"] == "total"
 
 
+def _expected_line(text: str) -> int:
+    return next(i for i, line in enumerate(text.split("\n")) if '"expected"' in line)
+
+
+async def test_fixture_results_on_an_open_fixture_file_carry_its_version(client, workspace):
+    fx = workspace / "billing" / "fixtures" / "total" / "wrong.json"
+    fu = uri(fx)
+    disk = fx.read_text()
+    texts = {1: disk}
+    open_doc(client, fx, disk)
+    texts[change(client, fu, (0, 1, 0, 1, "\n\n"))] = disk[:1] + "\n\n" + disk[1:]  # unsaved: moves down
+    running = asyncio.ensure_future(command(client, "stepsmith.runFixture", [fu]))
+    await asyncio.sleep(0)
+    # an edit while the fixture runs: the result must be published for this newer text
+    v3 = change(client, fu, (1, 0, 2, 0, ""))
+    texts[v3] = disk[:1] + "\n" + disk[1:]
+    res = await running
+    assert [(r["fixture"], r["status"]) for r in res["results"]] == [("wrong", "failed")]
+    await wait_for(lambda: any(v == v3 and ds for v, ds in client.published.get(fu, [])))
+    # another edit: republished for the new version, following the text
+    v4 = change(client, fu, (1, 0, 2, 0, ""))
+    texts[v4] = disk
+    await wait_for(lambda: client.published[fu][-1][0] == v4)
+    pubs = client.published[fu]
+    assert [v for v, _ in pubs] == sorted(v for v, _ in pubs)  # never an older version after a newer
+    for version, diags in pubs:
+        assert version in texts, "fixture results on an open file carry its version"
+        for d in diags:  # positioned on the text of the version they carry
+            assert d.source == "stepsmith-fixtures" and "wrong failed" in d.message
+            assert d.range.start.line == _expected_line(texts[version])
+    assert pubs[-1][1] and pubs[-1][1][0].range.start.line == _expected_line(disk)
+    # closed: cleared for the buffer, then back to the file on disk (no version)
+    n = len(pubs)
+    close_doc(client, fu)
+    await wait_for(lambda: len(client.published[fu]) >= n + 2)
+    (v_clear, cleared), (v_disk, on_disk) = client.published[fu][n:n + 2]
+    assert v_clear is None and list(cleared) == []
+    assert v_disk is None and on_disk[0].range.start.line == _expected_line(disk)
+
+
 async def test_run_one_fixture_and_record(client, workspace):
     fx = workspace / "billing" / "fixtures" / "total" / "two-items.json"
     res = await command(client, "stepsmith.runFixture", [uri(fx)])
