@@ -75,6 +75,10 @@ def _limits():
         (resource.RLIMIT_FSIZE, (0, 0)),
         (resource.RLIMIT_NPROC, (0, 0)),
         (resource.RLIMIT_CORE, (0, 0)),
+        # fds pin kernel memory outside RLIMIT_AS (a pipe buffer is up to 1 MiB); the
+        # harness needs a handful
+        (resource.RLIMIT_NOFILE, (64, 64)),
+        (resource.RLIMIT_MSGQUEUE, (0, 0)),
     ]
     for what, value in settings:
         resource.setrlimit(what, value)
@@ -374,7 +378,7 @@ def _restricted_builtins(importer):
         "globals", "locals", "vars", "dir", "memoryview", "exit", "quit", "copyright",
         "credits", "license", "__build_class__", "__loader__", "__spec__", "setattr",
         "delattr", "classmethod", "staticmethod", "property", "super", "aiter", "anext",
-        "getattr", "hasattr", "type",
+        "getattr", "hasattr", "type", "id",  # id: a memory address (SS503)
     ):
         b.pop(name, None)
     _getattr = real.getattr
@@ -383,6 +387,9 @@ def _restricted_builtins(importer):
         "mro", "gi_frame", "gi_code", "gi_yieldfrom", "cr_frame", "cr_code", "cr_await",
         "ag_frame", "ag_code", "f_back", "f_globals", "f_locals", "f_builtins", "f_code",
         "tb_frame", "tb_next", "co_code", "format_map",
+        # the methods the validator judges by the call's shape (SS204): handed out by
+        # getattr they would be called unchecked (a data-driven format string, the clock)
+        "format", "samples", "now", "today", "utcnow",
     })
 
     def getattr(obj, name, *default):

@@ -211,6 +211,12 @@ RULES: list[Rule] = [
         fix="import datetime\n\n\ndef step(due):\n"
         "    return datetime.date.fromisoformat(due) < datetime.date.today()\n",
     ),
+    Rule(
+        "SS503", "memory-address", "Use of the builtin `id` (an object's memory address).",
+        "Memory addresses differ between runs, so a result built from one cannot be replayed.",
+        example="def step(invoice):\n    return {'ref': id(invoice)}\n",
+        fix="def step(invoice):\n    return {'ref': invoice['id']}\n",
+    ),
 ]
 
 BY_CODE: dict[str, Rule] = {rule.code: rule for rule in RULES}

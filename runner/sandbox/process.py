@@ -7,7 +7,7 @@ Containment, layer by layer (each holds on its own):
 - filesystem: a fresh tmpfs root remounted read-only holding only read-only binds of the
   system's shared libraries (/usr/lib*, /lib*, /etc/ld.so.cache), the interpreter binary and
   its standard library (site-packages hidden under an empty tmpfs), libfaketime; fresh /dev,
-  fresh /proc, a read-only /dev (device nodes still work) and a read-only empty /tmp. No workspace, no home, no /usr/bin (no shell), no
+  fresh read-only /proc, a read-only /dev (device nodes still work) and a read-only empty /tmp. No workspace, no home, no /usr/bin (no shell), no
   host socket.
 - environment: bwrap itself starts with an EMPTY environment (its pid-1 would otherwise show
   the runner's environment in /proc/1/environ), `--clearenv`, then only PYTHONHASHSEED=0,
@@ -15,10 +15,15 @@ Containment, layer by layer (each holds on its own):
   connections. Connection values go through `--args FD` (a memfd), never on bwrap's command
   line, which every host user can read in /proc/<pid>/cmdline.
 - seccomp (seccomp.py) right before the exec of Python; rlimits set by the harness as its
-  first action (CPU, AS, FSIZE=0, NPROC=0, CORE=0).
+  first action (CPU, AS, FSIZE=0, NPROC=0, CORE=0, NOFILE=64, MSGQUEUE=0).
 - parent: wall-clock deadline and output cap; SIGKILL to bwrap's process group (its own
-  session), which with `--die-with-parent` and the pid namespace takes every process in the
-  sandbox down with it; the parent reaps it.
+  session) and to the sandbox's pid 1 (the interpreter, `--as-pid-1`) through the pidfd of
+  the pid bwrap reports on `--info-fd`: the step can leave the group, but a SIGKILL from an
+  ancestor pid namespace always reaches the namespace's init, and takes the namespace down.
+  `--die-with-parent` covers a runner that is itself killed (the filter refuses clearing
+  it). The parent reaps everything.
+- addresses: bwrap is started under `setarch -R` (no ASLR) where available, so memory
+  addresses a step can see (`repr(f)`) are reproducible.
 """
 
 from __future__ import annotations
@@ -42,6 +47,14 @@ FAKETIME_CANDIDATES = (
     "/usr/lib64/faketime/libfaketime.so.1",
 )
 SANDBOX_UID = 65534
+#: The sandbox's fresh /proc is remounted read-only as a whole (`--remount-ro /proc`). The
+#: sandbox's "nobody" is the *runner's* uid on the host: when the runner is root, file
+#: permission checks see the owner (root) and the sysctl check sees the global root euid, so
+#: /proc/sys/kernel/core_pattern (a program the host kernel runs as root on every core dump),
+#: kernel.modprobe, vm.*, fs.*, /proc/sysrq-trigger, /proc/irq/*, /proc/bus/pci/* were
+#: writable from a step (bwrap covers /proc/sys only when it finds it writable *before*
+#: switching uid, which it never is). One remount (not a cover per directory: start-up
+#: time) makes every write through /proc fail with EROFS; the harness writes nothing there.
 _lock = threading.Lock()
 _layout: dict | None = None
 
@@ -52,6 +65,13 @@ class Unavailable(RuntimeError):
 
 def find_bwrap() -> str | None:
     for cand in (which("bwrap"), "/usr/bin/bwrap", "/bin/bwrap"):
+        if cand and os.path.isfile(cand) and os.access(cand, os.X_OK):
+            return cand
+    return None
+
+
+def find_setarch() -> str | None:
+    for cand in (which("setarch"), "/usr/bin/setarch", "/bin/setarch"):
         if cand and os.path.isfile(cand) and os.access(cand, os.X_OK):
             return cand
     return None
@@ -131,7 +151,23 @@ def layout() -> dict:
                 hide.append(sp)
         for sp in sorted(set(hide)):
             args += ["--tmpfs", sp, "--remount-ro", sp]
+        # Address-space randomisation off for the sandbox (util-linux `setarch -R` execs bwrap
+        # with ADDR_NO_RANDOMIZE, inherited by the interpreter): memory addresses reach a
+        # step through `repr(f)`, `hash(object())`, set order of such objects, ..., and with
+        # ASLR they differ between runs of the same request. Without setarch, best effort:
+        # the runner still works, those values are then not reproducible.
+        setarch = find_setarch()
+        prefix = [setarch, os.uname().machine, "-R"] if setarch else []
+        if prefix:  # a container's seccomp profile may refuse the personality flag
+            try:
+                probe = subprocess.run([*prefix, bwrap, "--version"], env={}, timeout=5,
+                                       stdin=subprocess.DEVNULL, capture_output=True)
+                if probe.returncode != 0:
+                    prefix = []
+            except (OSError, subprocess.SubprocessError):
+                prefix = []
         _layout = {"bwrap": bwrap, "exe": exe, "faketime": faketime, "mounts": args,
+                   "prefix": prefix,
                    "version": f"{sys.version_info[0]}.{sys.version_info[1]}"}
         return _layout
 
@@ -143,14 +179,20 @@ def command(*, live_network: bool, faketime_spec: str, seccomp_fd: int,
     if live_network:
         cmd += ["--share-net"]
     cmd += ["--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
-            "--die-with-parent", "--new-session", "--clearenv", "--cap-drop", "ALL"]
+            "--die-with-parent", "--new-session", "--clearenv", "--cap-drop", "ALL",
+            # The interpreter is the namespace's pid 1: no bwrap monitor process shares the
+            # sandbox. That monitor is not covered by the harness's rlimits, and the step (same
+            # uid) could write its memory through /proc/1/mem, clear its parent-death signal,
+            # leave the process group and outlive the call (tests/sandbox/test_sandbox_redteam.py).
+            "--as-pid-1"]
     cmd += lay["mounts"]
     if live_network:
         for f in ("/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/ssl",
                   "/etc/ca-certificates", "/usr/share/ca-certificates"):
             if os.path.exists(f):
                 cmd += ["--ro-bind", os.path.realpath(f), f]
-    cmd += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--remount-ro", "/tmp",
+    cmd += ["--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc",
+            "--tmpfs", "/tmp", "--remount-ro", "/tmp",
             "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/",
             "--setenv", "PYTHONHASHSEED", "0",
             "--setenv", "LC_ALL", "C.UTF-8",
@@ -185,7 +227,8 @@ def supervise(cmd: list[str], stdin: bytes, pass_fds: tuple[int, ...], *, wall: 
     info_r, info_w = os.pipe()
     try:
         proc = subprocess.Popen(
-            [cmd[0], "--info-fd", str(info_w), *cmd[1:]], stdin=subprocess.PIPE,
+            [*layout()["prefix"], cmd[0], "--info-fd", str(info_w), *cmd[1:]],
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={},
             pass_fds=(*pass_fds, info_w), close_fds=True, start_new_session=True, bufsize=0,
         )
@@ -285,11 +328,16 @@ def supervise(cmd: list[str], stdin: bytes, pass_fds: tuple[int, ...], *, wall: 
                 break
     finally:
         sel.close()
-        # Kill the whole group before reaping (a zombie leader keeps the pgid from reuse):
-        # with --die-with-parent and the pid namespace this takes the sandbox down entirely.
-        _kill(pid)
-        if init_pidfd is None and info:
+        # Kill the whole group before reaping (a zombie leader keeps the pgid from reuse),
+        # and the sandbox's pid 1 itself through its pidfd: code in the sandbox can leave
+        # bwrap's process group (setsid) and clear its parent-death signal (prctl), so
+        # neither the group kill nor --die-with-parent is enough on its own. A SIGKILL from
+        # this (ancestor) pid namespace always reaches the namespace's init, and its death
+        # takes every other process of the namespace with it.
+        if init_pidfd is None:
+            info += _read_rest(info_r, info)
             init_pidfd = _open_init_pidfd(bytes(info))
+        _kill(pid, init_pidfd)
         if init_pidfd is not None:
             _wait_gone(init_pidfd, 3.0)
             os.close(init_pidfd)
@@ -349,8 +397,33 @@ def _wait_gone(pidfd: int, timeout: float) -> None:
         sel.select(timeout)
 
 
-def _kill(pid: int) -> None:
+def _read_rest(fd: int, info: bytearray) -> bytes:
+    """What bwrap has written to --info-fd and the loop did not read yet (non-blocking)."""
+    if b"}" in info:
+        return b""
+    out = bytearray()
+    try:
+        os.set_blocking(fd, False)
+    except OSError:
+        return b""
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except (BlockingIOError, OSError):
+            break
+        if not chunk:
+            break
+        out += chunk
+    return bytes(out)
+
+
+def _kill(pid: int, init_pidfd: int | None = None) -> None:
     try:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+    if init_pidfd is not None:
+        try:
+            signal.pidfd_send_signal(init_pidfd, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError, OSError, AttributeError):
+            pass

@@ -21,6 +21,7 @@ import tempfile
 import threading
 
 _CLONE_THREAD = 0x00010000
+_PR_SET_PDEATHSIG = 1
 _lock = threading.Lock()
 _cache: dict[bool, bytes] = {}
 
@@ -34,6 +35,12 @@ DENIED = (
     "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "kcmp", "pidfd_getfd",
     "memfd_create", "move_pages", "mbind", "personality", "vhangup", "fsopen", "fsmount",
     "fsconfig", "fspick", "open_tree", "move_mount", "mount_setattr",
+    # System V IPC and POSIX message queues: shared-memory segments outlive shmdt() and are
+    # not counted in RLIMIT_AS (a step filled 1 GiB under a 256 MiB limit), and queues are
+    # charged to the host uid's quota.
+    "shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl", "semget",
+    "semop", "semtimedop", "semctl", "mq_open", "mq_unlink", "mq_timedsend",
+    "mq_timedreceive", "mq_notify", "mq_getsetattr",
 )
 
 
@@ -64,6 +71,9 @@ def _build(live_network: bool) -> bytes:
     # clone without CLONE_THREAD == a new process
     f.add_rule(eperm, "clone", sc.Arg(0, sc.MASKED_EQ, _CLONE_THREAD, 0))
     f.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
+    # --die-with-parent is a parent-death signal bwrap sets before loading this filter; the
+    # step (the namespace's pid 1) clearing it would outlive a runner that is killed
+    f.add_rule(eperm, "prctl", sc.Arg(0, sc.EQ, _PR_SET_PDEATHSIG))
     if live_network:
         for fam in range(64):
             if fam not in (socket.AF_INET, socket.AF_INET6):

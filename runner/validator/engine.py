@@ -134,7 +134,7 @@ def _check(tree: _ast.Module, pos: Positions, egress: bool, out: list[Problem]) 
         ctx.step = stmt.name if cls is _ast.FunctionDef or cls is _ast.AsyncFunctionDef else None
         check_top_level(ctx, stmt)
         walk(stmt, ctx, DISPATCH)
-        ctx.approved.clear()
+        ctx.finish()
 
 
 def _chunk_result_uncached(chunk: str, feature: tuple[int, int] | None,

@@ -89,3 +89,15 @@ CLOCK_METHODS = frozenset({"now", "today", "utcnow"})
 #: Receivers of a clock read, as spelled: `datetime.datetime.now()`, `datetime.date.today()`,
 #: and after `from datetime import datetime, date`: `datetime.now()`, `date.today()`.
 CLOCK_RECEIVERS = frozenset({"datetime.datetime", "datetime.date", "datetime", "date"})
+
+#: Names whose meaning the shape-based rules take on trust: `str.format("{0}", x)` is approved
+#: because `str` is the builtin (SS206), `date.today()` because `date` is the imported class
+#: (SS502), `id(x)` is refused because `id` is the builtin (SS503). A step that binds one
+#: of them itself (parameter, assignment, loop/with/except/match target, walrus, inner def,
+#: import alias) gets the check the name no longer deserves: `def f(str): str.format(...)`
+#: formats with a string from the inputs, `date = dt.date(); date.today()` is an instance's
+#: real clock.
+SHADOW_WATCHED = frozenset({"str", "date", "datetime", "id"})
+
+#: SS503: builtins whose result is a memory address (differs between runs: not replayable).
+ADDRESS_BUILTINS = frozenset({"id"})

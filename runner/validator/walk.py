@@ -26,7 +26,7 @@ class Context:
     (A plain class, not a dataclass: the validator is imported inside every sandbox, where
     import time counts.)"""
 
-    __slots__ = ("approved", "egress_allowed", "pos", "problems", "step")
+    __slots__ = ("approved", "bound", "deferred", "egress_allowed", "pos", "problems", "step")
 
     def __init__(self, pos: Positions, egress_allowed: bool,
                  problems: list[Problem] | None = None):
@@ -35,6 +35,24 @@ class Context:
         self.step: str | None = None  # enclosing top-level function
         self.problems: list[Problem] = [] if problems is None else problems
         self.approved: set[int] = set()
+        # Names the current top-level statement binds itself, among policy.SHADOW_WATCHED
+        # (a parameter `str`, a local `date = ...`, a loop variable `id`), and checks that
+        # depend on them, resolved once the whole statement has been walked (`finish`).
+        self.bound: set[str] = set()
+        self.deferred: list = []
+
+    def bind(self, name: str) -> None:
+        self.bound.add(name)
+
+    def finish(self) -> None:
+        """Resolve the deferred checks of one top-level statement, then reset for the next."""
+        bound = self.bound
+        for name, when_bound, report in self.deferred:
+            if (name in bound) == when_bound:
+                report()
+        self.deferred.clear()
+        bound.clear()
+        self.approved.clear()
 
     def report(self, code: str, span: Span, message: str, data: dict | None = None) -> None:
         self.problems.append(Problem(

@@ -62,6 +62,13 @@ VIOLATIONS = [
     ("SS501", "def f(nd):\n    return nd.samples(3, seed=None)\n", (2, 14, 2, 21), ()),
     ("SS502", "import datetime\n\n\ndef f(d):\n    return d.now()\n", (5, 13, 5, 16), ()),
     ("SS502", "def f(dt):\n    clock = dt.datetime.today\n    return clock\n", (2, 24, 2, 29), ()),
+    ("SS502", "import datetime\n\n\ndef f():\n    date = datetime.datetime.min\n"
+     "    return date.today()\n", (6, 16, 6, 21), ()),
+    ("SS502", "import json as date\n", (1, 15, 1, 19), ()),
+    ("SS206", "def f(str, x):\n    return str.format('{0}', x)\n", (2, 15, 2, 21), ()),
+    ("SS206", "from json import dumps as str\n", (1, 26, 1, 29), ()),
+    ("SS503", "def f(x):\n    return id(x)\n", (2, 11, 2, 13), ()),
+    ("SS503", "def f(x):\n    key = id\n    return key(x)\n", (2, 10, 2, 12), ()),
 ]
 
 # (code whose rule must stay silent, close-but-legal source, uses)
@@ -100,6 +107,14 @@ LEGAL = [
     ("SS501", "def f(nd, seed):\n    return nd.samples(3, seed=seed), nd.samples(2, seed=7)\n", ()),
     ("SS502", ("import datetime\nfrom datetime import date\n\n\ndef f():\n    return "
                "datetime.datetime.now(), datetime.date.today(), date.today()\n"), ()),
+    ("SS502", ("from datetime import datetime as date\n\n\ndef f():\n"
+               "    from datetime import date\n    return date.today()\n"), ()),
+    ("SS502", ("import datetime\n\n\ndef f(row):\n    due = row['date']\n"
+               "    return datetime.date.today().isoformat() > due\n"), ()),
+    ("SS206", "def f(x):\n    text = str(x)\n    return str.format('{0}', text)\n", ()),
+    ("SS503", ("def f(rows):\n    out = [row['id'] for row in rows]\n"
+               "    for id in out:\n        print(id)\n    return dict(id=1)\n"), ()),
+    ("SS503", "def f(id, x):\n    return id + x.id\n", ()),
 ]
 
 

@@ -13,6 +13,12 @@ from stepsmith.runner.validator import policy
 _PREFIXES = policy.FRAME_PREFIXES
 _MRO = policy.MRO_NAMES
 _LEAKS = policy.MODULE_LEAK_NAMES
+# Methods whose rules judge the *call's shape* (literal receiver, `seed=`, spelled-out
+# class): a class pattern binding them (`case str(format=fm)`) hands out the bound method,
+# and calling it later dodges the rule, exactly like `getattr(x, "format")` (SS204).
+_SHAPE_RULED = {name: "SS206" for name in policy.FORMAT_METHODS}
+_SHAPE_RULED.update({name: "SS501" for name in policy.SAMPLING_METHODS})
+_SHAPE_RULED.update({name: "SS502" for name in policy.CLOCK_METHODS})
 
 
 def attribute_refusal(name: str) -> tuple[str, str] | None:
@@ -51,6 +57,9 @@ def check_match_class(ctx, node: ast.MatchClass) -> None:
     pos = ctx.pos
     for i, name in enumerate(node.kwd_attrs):
         refusal = attribute_refusal(name)
+        if refusal is None and name in _SHAPE_RULED:
+            refusal = (_SHAPE_RULED[name], f"binding the method `{name}` (its call could not "
+                       "be checked)")
         if refusal is None:
             continue
         pattern = node.kwd_patterns[i] if i < len(node.kwd_patterns) else None

@@ -48,10 +48,20 @@ def check_clock_attribute(ctx, node: ast.Attribute) -> None:
     """SS502: `.now()`/`.today()`/`.utcnow()` only on `datetime.datetime`, `datetime.date`
     (or `datetime`/`date` imported from the module), not on an instance or an alias: an
     instance's `.now()` is its real class's, which may bypass the pinned clock."""
-    if _dotted(node.value) not in policy.CLOCK_RECEIVERS:
+    dotted = _dotted(node.value)
+    if dotted not in policy.CLOCK_RECEIVERS:
         ctx.report("SS502", ctx.pos.trailing_name_span(node),
                    f"`.{node.attr}` is allowed only as `datetime.datetime.{node.attr}` "
                    f"or `datetime.date.{node.attr}` spelled out")
+        return
+    # ... and only while that name is the import: `date = d.date(); date.today()` is the
+    # instance's real class (resolved when the statement's bindings are known)
+    root = dotted.partition(".")[0]
+    span = ctx.pos.trailing_name_span(node)
+    attr = node.attr
+    ctx.deferred.append((root, True, lambda: ctx.report(
+        "SS502", span, f"`{dotted}.{attr}`: `{root}` is rebound in this function, so it may "
+        "be an instance (the real, unpinned clock); use the imported class")))
 
 
 _SAMPLING = policy.SAMPLING_METHODS

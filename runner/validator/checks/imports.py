@@ -44,7 +44,45 @@ def _check_alias_name(ctx, alias: ast.alias) -> None:
         check_identifier(ctx, asname, lambda: ctx.pos.name_in_node(alias, asname, last=True))
 
 
+_WATCHED = policy.SHADOW_WATCHED
+_CLOCK_CLASSES = frozenset({"date", "datetime"})
+
+
+def _note_bindings(ctx, node) -> None:
+    """Imports that bind a name the shape-based rules trust (policy.SHADOW_WATCHED).
+
+    `import datetime`, `from datetime import date|datetime` (under any of the two names) are
+    what the clock rule expects; any other import bound to `str`, `date` or `datetime`
+    rebinds it. Inside a function that is the function's own business (the deferred checks
+    see it); at module level it would shadow the name in every function, so it is refused
+    here, where it happens."""
+    is_from = node.__class__ is ast.ImportFrom
+    for alias in node.names:
+        name = alias.name
+        if name == "*":
+            continue
+        bound = alias.asname or (name if is_from else name.partition(".")[0])
+        if bound not in _WATCHED:
+            continue
+        if bound in _CLOCK_CLASSES and (
+                (not is_from and name == "datetime")
+                or (is_from and not node.level and node.module == "datetime"
+                    and name in _CLOCK_CLASSES)):
+            continue
+        if ctx.step is not None:
+            ctx.bind(bound)
+        elif bound == "str":
+            ctx.report("SS206", ctx.pos.name_in_node(alias, bound, last=True),
+                       "importing a name as `str` is not allowed: `str.format(...)` is checked "
+                       "as the builtin's")
+        elif bound in _CLOCK_CLASSES:
+            ctx.report("SS502", ctx.pos.name_in_node(alias, bound, last=True),
+                       f"importing a name as `{bound}` is not allowed: `{bound}.now()` / "
+                       f"`{bound}.today()` are checked as the datetime class's")
+
+
 def check_import(ctx, node: ast.Import) -> None:
+    _note_bindings(ctx, node)
     for alias in node.names:
         refusal = _module_refusal(ctx, alias.name)
         if refusal is not None:
@@ -54,6 +92,7 @@ def check_import(ctx, node: ast.Import) -> None:
 
 def check_import_from(ctx, node: ast.ImportFrom) -> None:
     pos = ctx.pos
+    _note_bindings(ctx, node)
     if node.level:
         ctx.report("SS103", pos.first_line_span(node),
                    "relative imports are not allowed; a step file stands alone", data=_REMOVE)

@@ -20,6 +20,17 @@ from stepsmith.runner.validator.checks import introspection, strings
 _FORBIDDEN = policy.FORBIDDEN_BUILTINS
 _ATTR_BUILTINS = policy.ATTRIBUTE_BUILTINS
 _SPECIAL = _FORBIDDEN | _ATTR_BUILTINS | {"type"}
+_WATCHED = policy.SHADOW_WATCHED
+_ADDRESS = policy.ADDRESS_BUILTINS
+
+
+def _defer_address(ctx, node: ast.Name) -> None:
+    """SS503, unless the statement binds the name itself (then it is the step's own value)."""
+    name = node.id
+    span = ctx.pos.node_span(node)
+    ctx.deferred.append((name, False, lambda: ctx.report(
+        "SS503", span, f"`{name}()` is a memory address, which differs between runs; "
+        "use a value from the data (e.g. `row[\"id\"]`)")))
 
 
 def check_identifier(ctx, name: str, span_of) -> None:
@@ -32,6 +43,12 @@ def check_identifier(ctx, name: str, span_of) -> None:
 
 def check_name(ctx, node: ast.Name) -> None:
     name = node.id
+    if name in _WATCHED:
+        if node.ctx.__class__ is ast.Load:
+            if name in _ADDRESS:
+                _defer_address(ctx, node)
+        else:
+            ctx.bind(name)
     if name in _SPECIAL:
         if name in _FORBIDDEN:
             introspection.report_forbidden(ctx, name, ctx.pos.node_span(node))
@@ -45,6 +62,8 @@ def check_name(ctx, node: ast.Name) -> None:
 
 def check_arg(ctx, node: ast.arg) -> None:
     name = node.arg
+    if name in _WATCHED:
+        ctx.bind(name)
     if name in _FORBIDDEN or name[:2] == "__":
         check_identifier(ctx, name, lambda: ctx.pos.name_in_node(node, name))
 
@@ -58,12 +77,16 @@ def check_keyword(ctx, node: ast.keyword) -> None:
 
 def check_def_name(ctx, node) -> None:
     name = node.name
+    if name in _WATCHED:
+        ctx.bind(name)
     if name in _FORBIDDEN or name[:2] == "__":
         check_identifier(ctx, name, lambda: ctx.pos.name_in_node(node, name))
 
 
 def check_except_name(ctx, node: ast.ExceptHandler) -> None:
     name = node.name
+    if name in _WATCHED:
+        ctx.bind(name)
     if name and (name in _FORBIDDEN or name[:2] == "__"):
         check_identifier(ctx, name, lambda: ctx.pos.name_in_node(node, name, last=True))
 
@@ -71,6 +94,8 @@ def check_except_name(ctx, node: ast.ExceptHandler) -> None:
 def check_capture(ctx, node) -> None:
     """`case x`, `case [*rest]`, `case ... as x`."""
     name = node.name
+    if name in _WATCHED:
+        ctx.bind(name)
     if name and (name in _FORBIDDEN or name[:2] == "__"):
         check_identifier(ctx, name, lambda: ctx.pos.trailing_name_span(node))
 
@@ -78,6 +103,8 @@ def check_capture(ctx, node) -> None:
 def check_mapping_rest(ctx, node: ast.MatchMapping) -> None:
     """`case {**rest}`. (Mapping *keys* are item lookups, not attributes, so stay allowed.)"""
     name = node.rest
+    if name in _WATCHED:
+        ctx.bind(name)
     if name and (name in _FORBIDDEN or name[:2] == "__"):
         def span():
             end_lineno = node.end_lineno

@@ -94,6 +94,13 @@ def check_format_call(ctx, node: ast.Call, func: ast.Attribute) -> None:
         if isinstance(first, ast.Constant) and isinstance(first.value, str):
             ctx.approved.add(id(func))
             check_format_literal(ctx, first, func.attr)
+            # approved as the builtin `str`; a `str` the function binds itself (a parameter
+            # fed from the inputs, `str = "{1.__class__}"`) would format its own string
+            span = ctx.pos.trailing_name_span(func)
+            method = func.attr
+            ctx.deferred.append(("str", True, lambda: ctx.report(
+                "SS206", span, f"`str.{method}(...)`: `str` is rebound in this function, so "
+                "the format string is not the literal; use an f-string")))
 
 
 def check_format_attribute(ctx, node: ast.Attribute) -> None:
