@@ -17,7 +17,7 @@ This module imports nothing.
 
 from __future__ import annotations
 
-__all__ = ["Problem", "Severity", "Span"]
+__all__ = ["FrozenRecord", "Problem", "Severity", "Span"]
 
 
 def _frozen(obj, name: str, verb: str = "assign to"):
@@ -185,13 +185,49 @@ _severity_member("ERROR", "error")
 _severity_member("WARNING", "warning")
 
 
+# --------------------------------------------------------------------------- FrozenRecord
+
+
+class FrozenRecord:
+    """Base of the hand-written frozen records (Span, Problem, StepUse, Rule): a subclass sets
+    `__slots__ = __match_args__ = <its field names>` and `_key()` (the compared and hashed
+    fields); repr, equality, hash, immutability and pickling come from here, as a
+    `@dataclass(frozen=True)` would give them."""
+
+    __slots__ = ()
+
+    def _key(self) -> tuple:
+        return tuple(getattr(self, f) for f in self.__match_args__)
+
+    def __repr__(self) -> str:
+        return type(self).__qualname__ + "(" + ", ".join(
+            f"{f}={getattr(self, f)!r}" for f in self.__match_args__) + ")"
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return self._key() == other._key()
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __setattr__(self, name, value):
+        raise _frozen(self, name)
+
+    def __delattr__(self, name):
+        raise _frozen(self, name, "delete")
+
+    def __reduce__(self):
+        return type(self), tuple(getattr(self, f) for f in self.__match_args__)
+
+
 # --------------------------------------------------------------------------- Span
 
 
 _SPAN_FIELDS = ("line", "column", "end_line", "end_column")
 
 
-class Span:
+class Span(FrozenRecord):
     """Span(line, column, end_line, end_column): line 1-based, column 0-based code points,
     end exclusive. Frozen, ordered like the tuple of its fields."""
 
@@ -208,18 +244,6 @@ class Span:
     @classmethod
     def point(cls, line: int, column: int, width: int = 1) -> Span:
         return cls(line, column, line, column + width)
-
-    def _key(self) -> tuple:
-        return (self.line, self.column, self.end_line, self.end_column)
-
-    def __repr__(self) -> str:
-        return (f"{type(self).__qualname__}(line={self.line!r}, column={self.column!r}, "
-                f"end_line={self.end_line!r}, end_column={self.end_column!r})")
-
-    def __eq__(self, other):
-        if other.__class__ is self.__class__:
-            return self._key() == other._key()
-        return NotImplemented
 
     def __lt__(self, other):
         if other.__class__ is self.__class__:
@@ -241,18 +265,6 @@ class Span:
             return self._key() >= other._key()
         return NotImplemented
 
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __setattr__(self, name, value):
-        raise _frozen(self, name)
-
-    def __delattr__(self, name):
-        raise _frozen(self, name, "delete")
-
-    def __reduce__(self):
-        return type(self), self._key()
-
 
 dataclass_compatible(Span, lambda: _declarations()["Span"])
 
@@ -263,7 +275,7 @@ dataclass_compatible(Span, lambda: _declarations()["Span"])
 _PROBLEM_FIELDS = ("code", "message", "span", "path", "step", "rationale", "severity", "data")
 
 
-class Problem:
+class Problem(FrozenRecord):
     """A rule violation in step code, or an error in a manifest."""
 
     __slots__ = _PROBLEM_FIELDS
@@ -297,29 +309,6 @@ class Problem:
     def _key(self) -> tuple:  # the compared (and hashed) fields: everything but `data`
         return (self.code, self.message, self.span, self.path, self.step, self.rationale,
                 self.severity)
-
-    def __repr__(self) -> str:
-        return (f"{type(self).__qualname__}(code={self.code!r}, message={self.message!r}, "
-                f"span={self.span!r}, path={self.path!r}, step={self.step!r}, "
-                f"rationale={self.rationale!r}, severity={self.severity!r}, "
-                f"data={self.data!r})")
-
-    def __eq__(self, other):
-        if other.__class__ is self.__class__:
-            return self._key() == other._key()
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __setattr__(self, name, value):
-        raise _frozen(self, name)
-
-    def __delattr__(self, name):
-        raise _frozen(self, name, "delete")
-
-    def __reduce__(self):
-        return type(self), tuple(getattr(self, f) for f in _PROBLEM_FIELDS)
 
     def to_json(self) -> dict:
         d = {

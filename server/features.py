@@ -262,7 +262,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
     # ------------------------------------------------------------ hover
     @ls.feature(T.TEXT_DOCUMENT_HOVER)
     @safe()
-    def hover(ls: StepsmithServer, params: T.HoverParams):
+    async def hover(ls: StepsmithServer, params: T.HoverParams):
         uri = params.text_document.uri
         at = ls.cp_position(uri, params.position)
         if at is None:
@@ -281,6 +281,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
                            range=ls.lsp_span(doc.lines, span))
         if not (path or "").endswith(".py") and doc.language_id != "python":
             return None
+        await ls.wait_workspace_ready()  # the reach card needs the manifests that use this file
         return _step_hover(ls, uri, doc, path, line, col, params.position)
 
     # ------------------------------------------------------------ completion
@@ -333,7 +334,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
     # ------------------------------------------------------------ navigation
     @ls.feature(T.TEXT_DOCUMENT_DEFINITION)
     @safe()
-    def definition(ls: StepsmithServer, params: T.DefinitionParams):
+    async def definition(ls: StepsmithServer, params: T.DefinitionParams):
         uri = params.text_document.uri
         at = ls.cp_position(uri, params.position)
         if at is None:
@@ -348,13 +349,14 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
             f = def_name_at(doc.text, line, col)
             if f is None:
                 return None
+            await ls.wait_workspace_ready()  # which manifests use this file: known once checked
             return [_manifest_location(ls, mp, mdoc, sid) for mp, mdoc, sid, _, _ in step_uses(ls, path, f.name)
                     if sid] or None
         return None
 
     @ls.feature(T.TEXT_DOCUMENT_REFERENCES)
     @safe()
-    def references(ls: StepsmithServer, params: T.ReferenceParams):
+    async def references(ls: StepsmithServer, params: T.ReferenceParams):
         uri = params.text_document.uri
         at = ls.cp_position(uri, params.position)
         if at is None:
@@ -372,6 +374,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
         if f is None:
             return None
         out = []
+        await ls.wait_workspace_ready()  # which manifests use this file: known once checked
         if params.context.include_declaration:
             out.append(T.Location(uri=uri, range=ls.lsp_span(doc.lines, Span(f.line, f.column, f.line, f.column + len(f.name)))))
         for mp, mdoc, sid, code_span, fn in step_uses(ls, path, f.name):
@@ -438,13 +441,14 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
     # ------------------------------------------------------------ code lens
     @ls.feature(T.TEXT_DOCUMENT_CODE_LENS, T.CodeLensOptions(resolve_provider=False))
     @safe()
-    def code_lens(ls: StepsmithServer, params: T.CodeLensParams):
+    async def code_lens(ls: StepsmithServer, params: T.CodeLensParams):
         uri = params.text_document.uri
-        doc = ls.docs.get(uri)
         path = uri_to_path(uri)
-        if doc is None or not (path or "").endswith(".py"):
+        if ls.docs.get(uri) is None or not (path or "").endswith(".py"):
             return None
-        return ls.runner.code_lenses(uri, path, doc)
+        await ls.wait_workspace_ready()  # lenses list the steps that use this file
+        doc = ls.docs.get(uri)  # the newest text after the wait
+        return ls.runner.code_lenses(uri, path, doc) if doc is not None else None
 
     # ------------------------------------------------------------ commands
     @ls.command("stepsmith.runStepFixtures")

@@ -12,14 +12,14 @@ Collecting lazily keeps `import stepsmith.runner.rules` cheap and lets either mo
 
 from __future__ import annotations
 
-from stepsmith.runner.problems import dataclass_compatible
+from stepsmith.runner.problems import FrozenRecord, dataclass_compatible
 
 __all__ = ["Rule", "UnknownRule", "all_rules", "get", "suggest"]
 
 _RULE_FIELDS = ("code", "name", "summary", "rationale", "security", "example", "fix")
 
 
-class Rule:
+class Rule(FrozenRecord):
     """One rule. Behaves as `@dataclass(frozen=True)` with the fields below (constructor,
     repr, eq, hash, immutability, `dataclasses` functions); written by hand because the
     catalogue is imported inside every sandbox (the validator reads rationales), where
@@ -38,35 +38,6 @@ class Rule:
         _set(self, "security", security)  # False only for rules a fix-it could suppress
         _set(self, "example", example)  # a snippet the rule refuses
         _set(self, "fix", fix)  # a close snippet the rule accepts
-
-    def _key(self) -> tuple:
-        return (self.code, self.name, self.summary, self.rationale, self.security,
-                self.example, self.fix)
-
-    def __repr__(self) -> str:
-        return type(self).__qualname__ + "(" + ", ".join(
-            f"{f}={getattr(self, f)!r}" for f in _RULE_FIELDS) + ")"
-
-    def __eq__(self, other):
-        if other.__class__ is self.__class__:
-            return self._key() == other._key()
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __setattr__(self, name, value):
-        import dataclasses  # error path only
-
-        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name):
-        import dataclasses  # error path only
-
-        raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
-
-    def __reduce__(self):
-        return type(self), self._key()
 
     def to_json(self) -> dict:
         return {

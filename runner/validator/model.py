@@ -8,12 +8,12 @@ network: Literal["none", "public_egress"] = "none"` (constructor, repr, eq, hash
 
 from __future__ import annotations
 
-from stepsmith.runner.problems import dataclass_compatible
+from stepsmith.runner.problems import FrozenRecord, dataclass_compatible
 
 _FIELDS = ("step_id", "function", "network")
 
 
-class StepUse:
+class StepUse(FrozenRecord):
     """A step (manifest `id`) that runs function `function` of the file being validated."""
 
     __slots__ = _FIELDS
@@ -24,34 +24,6 @@ class StepUse:
         _set(self, "step_id", step_id)
         _set(self, "function", function)
         _set(self, "network", network)  # "none" | "public_egress"
-
-    def _key(self) -> tuple:
-        return (self.step_id, self.function, self.network)
-
-    def __repr__(self) -> str:
-        return (f"{type(self).__qualname__}(step_id={self.step_id!r}, "
-                f"function={self.function!r}, network={self.network!r})")
-
-    def __eq__(self, other):
-        if other.__class__ is self.__class__:
-            return self._key() == other._key()
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __setattr__(self, name, value):
-        import dataclasses  # error path only
-
-        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name):
-        import dataclasses  # error path only
-
-        raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
-
-    def __reduce__(self):
-        return type(self), self._key()
 
 
 def _declaration():
