@@ -107,8 +107,14 @@ def layout() -> dict:
                               "(the sandbox pins the OS clock with it)")
         exe = interpreter()
         paths = sysconfig.get_paths()
-        stdlib = os.path.realpath(paths["stdlib"])
-        platstdlib = os.path.realpath(paths["platstdlib"])
+        # The stdlib of the *base* interpreter: inside a venv sysconfig's default scheme names
+        # the venv's own lib/pythonX.Y as platstdlib (its site-packages, and the workspace
+        # path it lives under, would then be bound into every sandbox).
+        base = {"base": sys.base_prefix, "platbase": sys.base_exec_prefix,
+                "installed_base": sys.base_prefix, "installed_platbase": sys.base_exec_prefix}
+        base_paths = sysconfig.get_paths(vars=base)
+        stdlib = os.path.realpath(base_paths["stdlib"])
+        platstdlib = os.path.realpath(base_paths["platstdlib"])
         libdir = sysconfig.get_config_var("LIBDIR")
         binds: list[str] = []
         for sysdir in ("/usr/lib", "/usr/lib64", "/usr/lib32"):
@@ -139,10 +145,7 @@ def layout() -> dict:
         # Hide every site-packages under a bound path: the running environment's and, when
         # the runner lives in a venv, the base interpreter's too (sysconfig's default scheme
         # names only the venv's, which is not bound — the base one is, with the stdlib).
-        base = {"base": sys.base_prefix, "platbase": sys.base_exec_prefix,
-                "installed_base": sys.base_prefix, "installed_platbase": sys.base_exec_prefix}
         candidates = [paths.get("purelib", ""), paths.get("platlib", "")]
-        base_paths = sysconfig.get_paths(vars=base)
         candidates += [base_paths.get("purelib", ""), base_paths.get("platlib", "")]
         hide = []
         for raw in candidates:
