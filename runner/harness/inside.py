@@ -79,6 +79,9 @@ def _limits():
         # harness needs a handful
         (resource.RLIMIT_NOFILE, (64, 64)),
         (resource.RLIMIT_MSGQUEUE, (0, 0)),
+        # queued signals (sigqueue, POSIX timers) are charged to the host user's quota: a
+        # step queued 96,362 and the host user's own sigqueue() then failed with EAGAIN
+        (resource.RLIMIT_SIGPENDING, (16, 16)),
     ]
     for what, value in settings:
         resource.setrlimit(what, value)

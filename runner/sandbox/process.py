@@ -40,6 +40,8 @@ import time
 from dataclasses import dataclass
 from shutil import which
 
+from . import identity
+
 FAKETIME_CANDIDATES = (
     "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
     "/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1",
@@ -169,8 +171,11 @@ def layout() -> dict:
                     prefix = []
             except (OSError, subprocess.SubprocessError):
                 prefix = []
+        sources = kept + (["/etc/ld.so.cache"] if os.path.isfile("/etc/ld.so.cache") else [])
+        ident = identity.plan(sources)
         _layout = {"bwrap": bwrap, "exe": exe, "faketime": faketime, "mounts": args,
-                   "prefix": prefix,
+                   "prefix": prefix, "identity": ident,
+                   "preexec": identity.preexec(ident) if ident is not None else None,
                    "version": f"{sys.version_info[0]}.{sys.version_info[1]}"}
         return _layout
 
@@ -228,12 +233,15 @@ def supervise(cmd: list[str], stdin: bytes, pass_fds: tuple[int, ...], *, wall: 
     # the kernel has already killed and reaped everything else in the pid namespace, so
     # waiting for it is what makes "nothing outlives the call" true, not merely "eventually".
     info_r, info_w = os.pipe()
+    lay = layout()
     try:
         proc = subprocess.Popen(
-            [*layout()["prefix"], cmd[0], "--info-fd", str(info_w), *cmd[1:]],
+            [*lay["prefix"], cmd[0], "--info-fd", str(info_w), *cmd[1:]],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={},
             pass_fds=(*pass_fds, info_w), close_fds=True, start_new_session=True, bufsize=0,
+            # runner is root: bwrap (and so the sandbox) runs as an unprivileged host user
+            preexec_fn=lay["preexec"],
         )
     except BaseException:
         os.close(info_r)

@@ -1,8 +1,8 @@
 """The seccomp filter passed to `bwrap --seccomp FD` (applied right before bwrap execs Python).
 
 RLIMIT_NPROC is void for root and per-uid system-wide otherwise, so "no new processes" is
-enforced here: fork/vfork and non-thread clone fail with EPERM, clone3 with ENOSYS (glibc then
-falls back to clone, which the filter inspects). Sockets of every family fail with EPERM unless
+enforced here: fork/vfork and every clone (processes and threads) fail with EPERM, clone3
+with ENOSYS (glibc then falls back to clone). Sockets of every family fail with EPERM unless
 the run is live (then AF_INET/AF_INET6 only). A list of kernel attack surface a step never
 needs (ptrace, mount, namespaces, keyrings, bpf, io_uring, module loading, ...) fails too.
 The compiled BPF is cached per process (one for offline, one for live runs).
@@ -20,7 +20,6 @@ import socket
 import tempfile
 import threading
 
-_CLONE_THREAD = 0x00010000
 _PR_SET_PDEATHSIG = 1
 _lock = threading.Lock()
 _cache: dict[bool, bytes] = {}
@@ -38,6 +37,9 @@ DENIED = (
     # System V IPC and POSIX message queues: shared-memory segments outlive shmdt() and are
     # not counted in RLIMIT_AS (a step filled 1 GiB under a 256 MiB limit), and queues are
     # charged to the host uid's quota.
+    # inotify/fanotify watches and instances are per-host-user quotas (a step took 192,530
+    # watches; the host user's own inotify_add_watch then failed with ENOSPC)
+    "inotify_init", "inotify_init1", "inotify_add_watch", "inotify_rm_watch", "fanotify_mark",
     "shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl", "semget",
     "semop", "semtimedop", "semctl", "mq_open", "mq_unlink", "mq_timedsend",
     "mq_timedreceive", "mq_notify", "mq_getsetattr",
@@ -68,8 +70,10 @@ def _build(live_network: bool) -> bytes:
     eperm = sc.ERRNO(errno.EPERM)
     for name in ("fork", "vfork"):
         f.add_rule(eperm, name)
-    # clone without CLONE_THREAD == a new process
-    f.add_rule(eperm, "clone", sc.Arg(0, sc.MASKED_EQ, _CLONE_THREAD, 0))
+    # clone: without CLONE_THREAD a new process; with it a thread. The harness needs no
+    # thread, and threads with 16 KiB stacks gave 15,282 host tasks from one sandbox (half the
+    # host's pid limit, ~234 MB of kernel stacks outside RLIMIT_AS): refuse both.
+    f.add_rule(eperm, "clone")
     f.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
     # --die-with-parent is a parent-death signal bwrap sets before loading this filter; the
     # step (the namespace's pid 1) clearing it would outlive a runner that is killed

@@ -1,0 +1,131 @@
+"""The sandbox's host identity: never host root.
+
+bwrap without setuid maps the sandbox's uid to the *caller's* host uid. When the runner is
+root that made the step host root as far as the kernel's own checks go: root-only /proc
+files (slabinfo, timer_list, kpageflags, ...) were readable, /proc/keys listed root's
+keyrings, RLIMIT_NPROC was void and every per-user kernel quota was root's. So when the
+runner is root, bwrap itself is started under an unprivileged host uid/gid: the system user
+`stepsmith-sandbox` when scripts/setup created it, else 65534 ("nobody").
+
+One obstacle: the bind sources (the interpreter and its stdlib) may sit under a directory
+that user cannot traverse (pyenv under /root, mode 0700), and bwrap resolves every source
+path with the caller's own permissions (`--ro-bind-fd` too: it reads the path back from
+/proc/self/fd). So the child that becomes bwrap first enters a private mount namespace of
+its own (as root, before dropping to the sandbox user), covers each blocking directory with
+a small read-only-content tmpfs (mode 0755) and bind-mounts only the needed sources back at
+their own paths. Nothing else of the covered directory is visible, and the host's mount
+table is untouched (the namespace dies with bwrap). Without root nothing here applies.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import pwd
+import stat
+from dataclasses import dataclass
+
+SYSTEM_USER = "stepsmith-sandbox"
+NOBODY = 65534
+_CLONE_NEWNS = 0x00020000
+_MS_BIND, _MS_REC, _MS_PRIVATE = 4096, 16384, 1 << 18
+_MS_NOSUID, _MS_NODEV = 2, 4
+
+
+@dataclass(frozen=True)
+class HostIdentity:
+    uid: int
+    gid: int
+    #: (directory to cover, sources to bind back under it): paths the sandbox user cannot reach
+    covers: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+
+def sandbox_user() -> tuple[int, int]:
+    """(uid, gid) the sandbox runs as on the host when the runner is root."""
+    try:
+        pw = pwd.getpwnam(SYSTEM_USER)
+        if pw.pw_uid != 0 and pw.pw_gid != 0:
+            return pw.pw_uid, pw.pw_gid
+    except KeyError:
+        pass
+    return NOBODY, NOBODY
+
+
+def plan(sources: list[str]) -> HostIdentity | None:
+    """None when the runner is not root (bwrap then runs as the runner, as before)."""
+    if os.geteuid() != 0:
+        return None
+    uid, gid = sandbox_user()
+    covers: dict[str, list[str]] = {}
+    for src in sources:
+        top = _first_blocked_ancestor(src, uid, gid)
+        if top is not None:
+            covers.setdefault(top, []).append(src)
+    # a cover inside another cover is re-created by the outer one's binds
+    tops = sorted(covers, key=len)
+    merged: dict[str, list[str]] = {}
+    for t in tops:
+        outer = next((o for o in merged if t.startswith(o.rstrip("/") + "/")), None)
+        merged.setdefault(outer or t, []).extend(covers[t])
+    return HostIdentity(uid, gid, tuple((t, tuple(sorted(set(s)))) for t, s in merged.items()))
+
+
+def _first_blocked_ancestor(path: str, uid: int, gid: int) -> str | None:
+    parts = path.rstrip("/").split("/")
+    for i in range(2, len(parts)):
+        d = "/".join(parts[:i])
+        try:
+            st = os.stat(d)
+        except OSError:
+            return None
+        if not _can(st, uid, gid, stat.S_IXUSR, stat.S_IXGRP, stat.S_IXOTH):
+            return d
+    return None
+
+
+def _can(st: os.stat_result, uid: int, gid: int, u: int, g: int, o: int) -> bool:
+    if st.st_uid == uid:
+        return bool(st.st_mode & u)
+    if st.st_gid == gid:
+        return bool(st.st_mode & g)
+    return bool(st.st_mode & o)
+
+
+def preexec(ident: HostIdentity):
+    """The function run in the forked child (as root) right before it execs bwrap: private
+    mount namespace with the covers, then drop to the sandbox user for good. Keep it to
+    syscalls: it runs between fork and exec (glibc's malloc is fork-safe)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong,
+                           ctypes.c_char_p]
+    covers = [(top.encode(), [(s.encode(), os.path.isdir(s)) for s in srcs])
+              for top, srcs in ident.covers]
+    uid, gid = ident.uid, ident.gid
+
+    def run() -> None:
+        if covers:
+            if libc.unshare(_CLONE_NEWNS) != 0:
+                raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNS)")
+            if libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) != 0:
+                raise OSError(ctypes.get_errno(), "mount --make-rprivate /")
+            for top, srcs in covers:
+                fds = [os.open(s, os.O_PATH | os.O_CLOEXEC) for s, _ in srcs]
+                if libc.mount(b"tmpfs", top, b"tmpfs", _MS_NOSUID | _MS_NODEV,
+                              b"mode=0755,size=64k") != 0:
+                    raise OSError(ctypes.get_errno(), "mount tmpfs " + top.decode())
+                for (s, is_dir), fd in zip(srcs, fds):
+                    parent = os.path.dirname(s)
+                    os.makedirs(parent, 0o755, exist_ok=True)
+                    if is_dir:
+                        os.makedirs(s, 0o755, exist_ok=True)
+                    else:
+                        os.close(os.open(s, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o644))
+                    if libc.mount(b"/proc/self/fd/%d" % fd, s, None, _MS_BIND | _MS_REC,
+                                  None) != 0:
+                        raise OSError(ctypes.get_errno(), "bind " + s.decode())
+                    os.close(fd)
+        os.setgroups([])
+        os.setresgid(gid, gid, gid)
+        os.setresuid(uid, uid, uid)
+
+    return run
