@@ -151,7 +151,95 @@ def _plain(name):
     return _facade(name, _public(real))
 
 
-_BUILDERS = {"datetime": _datetime_facade, "statistics": _statistics_facade}
+# --------------------------------------------------------------------------- urllib.request
+
+#: What a step gets of urllib.request: opening http(s) URLs, and the handlers that only shape
+#: HTTP requests. No FileHandler/FTPHandler/DataHandler/ProxyHandler, URLopener, urlretrieve,
+#: getproxies (it reads the environment, where the connections are), install_opener.
+_REQUEST_NAMES = ("Request", "HTTPBasicAuthHandler", "HTTPDigestAuthHandler",
+                  "HTTPPasswordMgr", "HTTPPasswordMgrWithDefaultRealm",
+                  "HTTPPasswordMgrWithPriorAuth", "HTTPCookieProcessor")
+
+
+def _urllib_request_facade():
+    import http.client
+    import socket
+    import urllib.error
+    import urllib.request as real
+
+    path = REQ.get("egress")  # noqa: F821 - the proxy's socket in a live run, else None
+    URLError = urllib.error.URLError
+
+    def _proxy_socket(timeout):
+        if path is None:
+            raise URLError("no network: this is not a live run (run it with --live)")
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        if timeout is not None and timeout is not socket._GLOBAL_DEFAULT_TIMEOUT:
+            s.settimeout(timeout)
+        s.connect(path)
+        return s
+
+    # Every request is tunnelled through the runner's egress proxy (CONNECT host:port); for
+    # https the TLS handshake happens here, end to end, over that tunnel.
+    class _HTTP(http.client.HTTPConnection):
+        def __init__(self, host, **kw):
+            super().__init__("stepsmith-egress", **kw)
+            self.set_tunnel(host)
+
+        def connect(self):
+            self.sock = _proxy_socket(self.timeout)
+            self._tunnel()
+
+    class _HTTPS(http.client.HTTPSConnection):
+        def __init__(self, host, **kw):
+            super().__init__("stepsmith-egress", **kw)
+            self.set_tunnel(host)
+
+        def connect(self):
+            self.sock = _proxy_socket(self.timeout)
+            self._tunnel()
+            self.sock = self._context.wrap_socket(self.sock, server_hostname=self._tunnel_host)
+
+    class _HTTPHandler(real.HTTPHandler):
+        def http_open(self, req):
+            return self.do_open(_HTTP, req)
+
+    class _HTTPSHandler(real.HTTPSHandler):
+        def https_open(self, req):
+            return self.do_open(_HTTPS, req, context=self._context)
+
+    class _OtherSchemes(real.BaseHandler):
+        def unknown_open(self, req):
+            raise URLError(f"scheme {req.type!r} is not available to a step: http:// and "
+                           "https:// only")
+
+    allowed_extra = tuple(getattr(real, n) for n in _REQUEST_NAMES[1:])
+
+    def build_opener(*handlers):
+        for h in handlers:
+            if not isinstance(h, allowed_extra):
+                raise TypeError(f"handler {type(h).__name__} is not available to a step")
+        opener = real.OpenerDirector()
+        for h in (_HTTPHandler(), _HTTPSHandler(), real.HTTPDefaultErrorHandler(),
+                  real.HTTPRedirectHandler(), real.HTTPErrorProcessor(), _OtherSchemes(),
+                  *handlers):
+            opener.add_handler(h)
+        return opener
+
+    default = build_opener()
+
+    def urlopen(url, data=None, timeout=socket._GLOBAL_DEFAULT_TIMEOUT, *, context=None):
+        if context is not None:  # a step cannot build one (no ssl module); say so plainly
+            raise TypeError("urlopen(context=...) is not available to a step")
+        return default.open(url, data, timeout)
+
+    attrs = {n: getattr(real, n) for n in _REQUEST_NAMES}
+    attrs.update(urlopen=urlopen, build_opener=build_opener)
+    return _facade("urllib.request", attrs)
+
+
+_BUILDERS = {"datetime": _datetime_facade, "statistics": _statistics_facade,
+             "urllib.request": _urllib_request_facade}
 
 
 def facade(name):

@@ -41,7 +41,7 @@ from typing import Any
 
 from .. import __version__
 from ..harness import BOOTSTRAP, HARNESS_VERSION, bundle
-from . import process, seccomp
+from . import egress, process, seccomp
 from .connections import env_name, load_connections
 from .redact import Redactor, redact
 from .result import STATUSES, Limits, StepResult
@@ -279,6 +279,7 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
         "validate": bool(validate), "python": python,
         "restricted": bool(validate if restricted is None else restricted), "uses": [list(u) for u in uses],
         "effects": effects, "connections": connections, "allow_urllib": bool(allow_urllib),
+        "egress": None,
         "limits": {"cpu_seconds": int(limits.cpu_seconds),
                    "memory_bytes": int(limits.memory_bytes),
                    "output_bytes": int(limits.output_bytes),
@@ -289,7 +290,15 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
     pinned = at.astimezone(UTC) if at else datetime(1970, 1, 1, tzinfo=UTC)
     faketime_spec = pinned.strftime("%Y-%m-%d %H:%M:%S")
     fds: list[int] = []
+    proxy = None
     try:
+        if live_network:
+            ident = lay.get("identity")
+            proxy = egress.EgressProxy(ident.uid if ident else None,
+                                       ident.gid if ident else None)
+            request["egress"] = egress.SANDBOX_PATH
+            payload = marshal.dumps((b["main_code"], b["facades"],
+                                     b["validator"] if validate else None, request))
         sfd = seccomp.memfd_with(seccomp.bpf(live_network), "stepsmith-seccomp")
         fds.append(sfd)
         afd = None
@@ -301,13 +310,17 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
                                      "stepsmith-args")
             fds.append(afd)
         cmd = process.command(live_network=live_network, faketime_spec=faketime_spec,
-                              seccomp_fd=sfd, args_fd=afd, bootstrap=BOOTSTRAP)
+                              seccomp_fd=sfd, args_fd=afd,
+                              bootstrap=BOOTSTRAP,
+                              egress_dir=proxy.directory if proxy else None)
         outcome = process.supervise(cmd, payload, tuple(fds), wall=limits.wall_seconds,
                                     output_cap=limits.output_bytes)
     except (seccomp.SeccompUnavailable, OSError, ValueError) as exc:
         return _finish(StepResult("unavailable", message=f"could not start the sandbox: {exc}"),
                        red, t0)
     finally:
+        if proxy is not None:
+            proxy.close()
         for fd in fds:
             try:
                 os.close(fd)

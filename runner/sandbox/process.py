@@ -180,12 +180,13 @@ def layout() -> dict:
         return _layout
 
 
-def command(*, live_network: bool, faketime_spec: str, seccomp_fd: int,
-            args_fd: int | None, bootstrap: str) -> list[str]:
+def command(*, live_network: bool, faketime_spec: str, seccomp_fd: int, args_fd: int | None,
+            bootstrap: str, egress_dir: str | None = None) -> list[str]:
+    """`live_network`: the run may reach the public internet, through the proxy directory
+    `egress_dir` (egress.py), bound at egress.SANDBOX_DIR. The sandbox never shares the host's
+    network namespace, live or not."""
     lay = layout()
     cmd = [lay["bwrap"], "--unshare-all"]
-    if live_network:
-        cmd += ["--share-net"]
     cmd += ["--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
             "--die-with-parent", "--new-session", "--clearenv", "--cap-drop", "ALL",
             # The interpreter is the namespace's pid 1: no bwrap monitor process shares the
@@ -195,9 +196,14 @@ def command(*, live_network: bool, faketime_spec: str, seccomp_fd: int,
             "--as-pid-1"]
     cmd += lay["mounts"]
     if live_network:
-        for f in ("/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/ssl",
-                  "/etc/ca-certificates", "/usr/share/ca-certificates"):
-            if os.path.exists(f):
+        from .egress import SANDBOX_DIR
+
+        # connect() works on a read-only bind; without a proxy (the command line alone, in
+        # tests) the directory is empty and every request fails
+        cmd += (["--ro-bind", egress_dir, SANDBOX_DIR] if egress_dir is not None
+                else ["--tmpfs", SANDBOX_DIR])
+        for f in ("/etc/ssl", "/etc/ca-certificates", "/usr/share/ca-certificates"):
+            if os.path.exists(f):  # TLS is end to end in the step: it verifies certificates
                 cmd += ["--ro-bind", os.path.realpath(f), f]
     cmd += ["--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc",
             "--tmpfs", "/tmp", "--remount-ro", "/tmp",

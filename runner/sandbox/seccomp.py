@@ -3,7 +3,8 @@
 RLIMIT_NPROC is void for root and per-uid system-wide otherwise, so "no new processes" is
 enforced here: fork/vfork and every clone (processes and threads) fail with EPERM, clone3
 with ENOSYS (glibc then falls back to clone). Sockets of every family fail with EPERM unless
-the run is live (then AF_INET/AF_INET6 only). A list of kernel attack surface a step never
+the run is live (then AF_UNIX only: the sandbox has no network of its own, and its one way out
+is the runner's egress proxy on a unix socket, egress.py). A list of kernel attack surface a step never
 needs (ptrace, mount, namespaces, keyrings, bpf, io_uring, module loading, ...) fails too.
 The compiled BPF is cached per process (one for offline, one for live runs).
 
@@ -78,9 +79,9 @@ def _build(live_network: bool) -> bytes:
     # --die-with-parent is a parent-death signal bwrap sets before loading this filter; the
     # step (the namespace's pid 1) clearing it would outlive a runner that is killed
     f.add_rule(eperm, "prctl", sc.Arg(0, sc.EQ, _PR_SET_PDEATHSIG))
-    if live_network:
+    if live_network:  # the only way out is the runner's egress proxy, on a unix socket
         for fam in range(64):
-            if fam not in (socket.AF_INET, socket.AF_INET6):
+            if fam != socket.AF_UNIX:
                 f.add_rule(eperm, "socket", sc.Arg(0, sc.EQ, fam))
         f.add_rule(eperm, "socket", sc.Arg(0, sc.GE, 64))
         f.add_rule(eperm, "socketpair")

@@ -312,10 +312,6 @@ def f():
     assert all(v == errno.EPERM for v in out.values()), out
 
 
-@pytest.mark.xfail(strict=True, reason="OPEN: a live public_egress run shares the host's network "
-                   "namespace (--share-net), so it reaches the host's loopback services (and "
-                   "link-local cloud metadata). Needs a user-mode network (pasta/slirp4netns) "
-                   "or a filtered namespace; remove this marker when fixed.")
 def test_live_egress_does_not_reach_host_loopback_services():
     import http.server
     import socketserver
