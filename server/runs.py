@@ -495,6 +495,7 @@ class Runner:
             build_inputs,
             check_forbidden_inputs,
             invoke,
+            known_credentials,
             load_granted,
             parse_at,
             result_dict,
@@ -544,7 +545,7 @@ class Runner:
         if status in NOT_RECORDABLE:
             return err(f"not recorded: the step was {status}", uri)
         doc = fixture_document(inputs, at, None, res)
-        leaked = secrets_in(doc, granted)
+        leaked = secrets_in(doc, {**granted, **known_credentials(lw, step)})
         if leaked:
             return err("not recorded: the fixture would contain a credential of " + ", ".join(leaked), uri)
         write_atomic(target, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")

@@ -87,8 +87,10 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from stepsmith.runner.cli.run import Usage, prepare, print_result
     from stepsmith.runner.fixtures.invoke import (
+        InvokeError,
         display_path,
         invoke,
+        known_credentials,
         load_granted,
         result_dict,
         sandbox_status,
@@ -118,7 +120,11 @@ def run(args: argparse.Namespace) -> int:
     if not ok:
         err.print(f"stepsmith record: the sandbox is unavailable: {why}", markup=False)
         return 2
-    granted = load_granted(lw, step)
+    try:
+        granted = load_granted(lw, step, live=args.live)
+    except InvokeError as exc:
+        err.print(f"stepsmith record: {exc}", markup=False)
+        return 2
     res = result_dict(invoke(lw, code, inputs, evaluation_time=at, seed=args.seed,
                              live=args.live, connections=granted))
     status = res.get("status")
@@ -127,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
         err.print(f"stepsmith record: not recorded: the step was {status}", markup=False)
         return 2 if status == "unavailable" else 1
     doc = fixture_document(given, at, args.seed, res)
-    leaked = secrets_in(doc, granted)
+    leaked = secrets_in(doc, {**granted, **known_credentials(lw, step)})
     if leaked:
         err.print("stepsmith record: not recorded: the fixture would contain the credential of "
                   f"connection(s) {', '.join(leaked)}", markup=False)

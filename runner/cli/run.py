@@ -99,7 +99,12 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from rich.console import Console
-    from stepsmith.runner.fixtures.invoke import invoke, result_dict, sandbox_status
+    from stepsmith.runner.fixtures.invoke import (
+        InvokeError,
+        invoke,
+        result_dict,
+        sandbox_status,
+    )
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     try:
@@ -114,8 +119,12 @@ def run(args: argparse.Namespace) -> int:
     if step.network == "public_egress" and not args.live:
         err.print(f"note: {step.id} is a public_egress step; it runs WITHOUT network unless "
                   "--live", markup=False)
-    res = result_dict(invoke(lw, code, inputs, evaluation_time=at, seed=args.seed,
-                             live=args.live))
+    try:
+        res = result_dict(invoke(lw, code, inputs, evaluation_time=at, seed=args.seed,
+                                 live=args.live))
+    except InvokeError as exc:  # a live run's missing credential: which alias, looked where
+        err.print(f"stepsmith run: {exc}", markup=False)
+        return 2
     if res.get("status") == "unavailable":
         err.print(f"stepsmith run: {res.get('error') or 'sandbox unavailable'}", markup=False)
         return 2

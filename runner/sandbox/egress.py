@@ -58,7 +58,7 @@ def _global(address: str) -> bool:
 
 
 class EgressProxy:
-    """One proxy per live step invocation: `with EgressProxy(uid) as p: ... p.directory`."""
+    """One proxy per live step invocation (`close()` it after the sandbox is gone)."""
 
     def __init__(self, owner_uid: int | None = None, owner_gid: int | None = None):
         self.directory = tempfile.mkdtemp(prefix="stepsmith-egress-")
@@ -76,12 +76,6 @@ class EgressProxy:
         self._thread = threading.Thread(target=self._accept, name="stepsmith-egress",
                                         daemon=True)
         self._thread.start()
-
-    def __enter__(self) -> EgressProxy:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
 
     def close(self) -> None:
         self._closed.set()

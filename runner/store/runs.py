@@ -32,6 +32,7 @@ from stepsmith.runner.fixtures.invoke import (
     build_inputs,
     check_effects,
     invoke,
+    known_credentials,
     load_granted,
     result_dict,
     secrets_in,
@@ -212,7 +213,11 @@ def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
                 result = {"status": "ok", "output": wc.recorded[step.id], "effects": [],
                           "served_from": "recording"}
             else:
-                granted = load_granted(lw, step)
+                try:
+                    granted = load_granted(lw, step, live=live)
+                except InvokeError as exc:  # live: which credential is missing, looked where
+                    emit(StepOutcome(step.id, "failed", str(exc), None, sha))
+                    break
                 res = result_dict(invoke(lw, code, inputs, evaluation_time=wc.evaluation_time,
                                          seed=wc.seed, live=live, connections=granted))
                 if res.get("status") == "unavailable":
@@ -230,7 +235,7 @@ def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
             if bad:
                 emit(StepOutcome(step.id, "failed", "; ".join(map(str, bad)), result, sha))
                 break
-            leaked = secrets_in(result, granted)
+            leaked = secrets_in(result, {**granted, **known_credentials(lw, step)})
             if leaked:
                 emit(StepOutcome(step.id, "failed", "the result contains the credential of "
                                  f"{', '.join(leaked)}; not accepted", None, sha))

@@ -1,0 +1,128 @@
+"""Bounded, contained file access for everything stepsmith reads from or writes to a workflow
+folder (SPEC: "Files from a workflow folder"; issue 10, finding 2).
+
+A cloned folder is untrusted. Without this, `ln -s /dev/zero sub/workflow.yaml` grew
+`stepsmith check` and the language server until the OOM killer (st_size is 0 for a device),
+a symlinked fixture or manifest quoted a root-only host file in a diagnostic, `record`
+followed `fixtures/<step> -> /elsewhere`, and `.stepsmith -> /elsewhere` moved the store.
+
+Reads: the file's real path must lie inside `root` (the workflow folder, or the workspace
+folder for the language server), it must be a regular file (no device, FIFO or socket:
+opened O_NONBLOCK so a FIFO cannot hang us), and at most `cap + 1` bytes are read whatever
+st_size says. `no_symlink=True` (credential files) also refuses a symlink anywhere between
+root and the file (O_NOFOLLOW on the last component).
+Writes: `safe_dir(root, rel)` creates / checks a directory chain under root refusing any
+symlinked component; `open_new_file` creates with O_NOFOLLOW|O_EXCL.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+MANIFEST_CAP = 1024 * 1024
+STEP_FILE_CAP = 1024 * 1024
+FIXTURE_CAP = 8 * 1024 * 1024
+CREDENTIALS_CAP = 64 * 1024
+
+
+class UnsafePath(OSError):
+    """A path stepsmith refuses to follow (outside the folder, a symlink, not a regular file)."""
+
+
+class TooLarge(UnsafePath):
+    def __init__(self, path, cap: int):
+        super().__init__(f"{path}: larger than the {cap:,}-byte limit")
+        self.cap = cap
+
+
+def inside(path: str | os.PathLike, root: str | os.PathLike) -> bool:
+    real, top = os.path.realpath(path), os.path.realpath(root)
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+
+
+def _no_symlink_between(path: Path, root: Path) -> None:
+    rel = os.path.relpath(os.path.abspath(path), os.path.abspath(root))
+    if rel == os.pardir or rel.startswith(os.pardir + os.sep) or os.path.isabs(rel):
+        raise UnsafePath(f"{path}: outside the workflow folder")
+    cur = Path(os.path.abspath(root))
+    for part in Path(rel).parts:
+        cur = cur / part
+        try:
+            if stat.S_ISLNK(os.lstat(cur).st_mode):
+                raise UnsafePath(f"{cur}: is a symlink; stepsmith does not follow it here")
+        except FileNotFoundError:
+            return
+
+
+def read_bytes(path: str | os.PathLike, *, root: str | os.PathLike, cap: int,
+               no_symlink: bool = False) -> bytes:
+    """The file's bytes, or UnsafePath/TooLarge/FileNotFoundError (all OSError)."""
+    path = Path(path)
+    if no_symlink:
+        _no_symlink_between(path, Path(root))
+    elif not inside(path, root):
+        if not os.path.lexists(path):
+            raise FileNotFoundError(2, "No such file or directory", str(path))
+        raise UnsafePath(f"{path}: resolves outside the workflow folder "
+                         f"({os.path.realpath(root)}); stepsmith does not follow it")
+    real = os.path.realpath(path) if not no_symlink else str(path)
+    fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise UnsafePath(f"{path}: not a regular file")
+        if st.st_size > cap:
+            raise TooLarge(path, cap)
+        chunks, total = [], 0
+        while total <= cap:
+            chunk = os.read(fd, min(1 << 20, cap + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        if total > cap:
+            raise TooLarge(path, cap)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def read_text(path: str | os.PathLike, *, root: str | os.PathLike, cap: int,
+              no_symlink: bool = False) -> str:
+    return read_bytes(path, root=root, cap=cap, no_symlink=no_symlink).decode("utf-8")
+
+
+def safe_dir(root: str | os.PathLike, rel: str | os.PathLike, *, create: bool = True) -> Path:
+    """`root/rel` as a real directory chain inside root: every component is created (0o755,
+    or 0o700 for `.stepsmith`) or must already be a directory that is not a symlink."""
+    top = Path(root)
+    if os.path.islink(top):
+        top = Path(os.path.realpath(top))  # the folder itself may be reached through a link
+    cur = top
+    for part in Path(rel).parts:
+        if part in ("", ".", ".."):
+            raise UnsafePath(f"{rel}: not a plain relative path")
+        cur = cur / part
+        try:
+            st = os.lstat(cur)
+        except FileNotFoundError:
+            if not create:
+                return cur
+            try:
+                os.mkdir(cur, 0o700 if part == ".stepsmith" else 0o755)
+            except FileExistsError:
+                pass
+            st = os.lstat(cur)
+        if stat.S_ISLNK(st.st_mode):
+            raise UnsafePath(f"{cur}: is a symlink; stepsmith does not write through it")
+        if not stat.S_ISDIR(st.st_mode):
+            raise UnsafePath(f"{cur}: is not a directory")
+    return cur
+
+
+def refuse_symlink(path: str | os.PathLike) -> None:
+    """Before replacing or opening `path` for writing: it must not be a symlink."""
+    if os.path.islink(path):
+        raise UnsafePath(f"{path}: is a symlink; stepsmith does not write through it")
