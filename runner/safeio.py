@@ -94,6 +94,33 @@ def read_text(path: str | os.PathLike, *, root: str | os.PathLike, cap: int,
     return read_bytes(path, root=root, cap=cap, no_symlink=no_symlink).decode("utf-8")
 
 
+def workflow_root(path: str | os.PathLike, depth: int = 4) -> Path:
+    """The workflow folder a file belongs to: the nearest ancestor (up to `depth` levels)
+    holding a manifest (workflow.yaml or *.workflow.yaml), else the file's own folder."""
+    start = Path(os.path.abspath(path)).parent
+    cur = start
+    for _ in range(depth):
+        try:
+            names = os.listdir(cur)
+        except OSError:
+            names = []
+        if any(n == "workflow.yaml" or n.endswith(".workflow.yaml") for n in names):
+            return cur
+        if cur.parent == cur:
+            break
+        cur = cur.parent
+    return start
+
+
+def read_workspace_text(path: str | os.PathLike, cap: int = FIXTURE_CAP) -> str | None:
+    """For readers that get a bare path (the language server's disk reader): the file's text,
+    contained in its workflow folder and capped; None when unreadable or refused."""
+    try:
+        return read_text(path, root=workflow_root(path), cap=cap)
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 def safe_dir(root: str | os.PathLike, rel: str | os.PathLike, *, create: bool = True) -> Path:
     """`root/rel` as a real directory chain inside root: every component is created (0o755,
     or 0o700 for `.stepsmith`) or must already be a directory that is not a symlink."""

@@ -433,9 +433,10 @@ class Runner:
         return None
 
     def _fixture_anchor(self, fp: str) -> Span:
-        try:
-            text = Path(fp).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+        from stepsmith.runner.safeio import read_workspace_text
+
+        text = read_workspace_text(fp)
+        if text is None:
             return Span(1, 0, 1, 1)
         from stepsmith.runner.language.incremental import split_lines
 
@@ -548,6 +549,10 @@ class Runner:
         leaked = secrets_in(doc, {**granted, **known_credentials(lw, step)})
         if leaked:
             return err("not recorded: the fixture would contain a credential of " + ", ".join(leaked), uri)
-        write_atomic(target, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        try:
+            write_atomic(target, json.dumps(doc, indent=2, ensure_ascii=False) + "\n",
+                         overwrite=False, root=lw.dir)
+        except OSError as exc:  # a symlinked fixtures folder, or it appeared meanwhile
+            return err(f"not recorded: {exc.strerror or exc}", uri)
         return {"fixture": name, "uri": uri, "status": "recorded",
                 "message": f"recorded fixtures/{step_id}/{name}.json (expected status {status})", "diff": ""}

@@ -157,11 +157,11 @@ class StepsmithServer(LanguageServer):
         t = self.buffer_text(path)
         if t is not None:
             return t
-        try:
-            with open(path, encoding="utf-8") as fh:
-                return fh.read()
-        except (OSError, UnicodeDecodeError):
-            return None
+        # untrusted workspace too: a regular file inside its workflow folder, capped
+        # (`ln -s /dev/zero workflow.yaml` must not grow the server until the OOM killer)
+        from stepsmith.runner.safeio import read_workspace_text
+
+        return read_workspace_text(path)
 
     # ------------------------------------------------------------------ document events
     def on_open(self, params: T.DidOpenTextDocumentParams) -> None:

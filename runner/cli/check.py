@@ -90,8 +90,10 @@ def _first_per_step(problems):
 def _validate_alone(path: Path):
     from stepsmith.runner.problems import Problem, Span
 
+    from stepsmith.runner import safeio
+
     try:
-        data = path.read_bytes()
+        data = safeio.read_bytes(path, root=path.parent, cap=safeio.STEP_FILE_CAP)
     except OSError as exc:
         return [Problem(code="SS004", message=f"cannot read file: {exc.strerror or exc}",
                         span=Span(1, 0, 1, 1), path=str(path))]

@@ -45,15 +45,22 @@ def fixture_document(given: dict, at: str | None, seed: int | None, res: dict) -
     return doc
 
 
-def write_atomic(path, text: str, *, overwrite: bool = True) -> None:
+def write_atomic(path, text: str, *, overwrite: bool = True, root=None) -> None:
     """Write `text` to `path` all at once or not at all (a temporary file in the same folder,
     fsynced, then renamed; removed on any failure or Ctrl-C). Without `overwrite`, an existing
     `path` raises FileExistsError and is left alone, even if it appears meanwhile (hard link:
-    no check-then-replace race)."""
+    no check-then-replace race). `root`: the workflow folder `path` lies in; every folder
+    between must be a real directory, and `path` itself not a symlink (safeio.UnsafePath)."""
     import os
     import tempfile
 
-    path.parent.mkdir(parents=True, exist_ok=True)
+    from stepsmith.runner import safeio
+
+    if root is not None:  # inside a workflow folder: no symlinked folder or file on the way
+        safeio.safe_dir(root, os.path.relpath(path.parent, root))
+        safeio.refuse_symlink(path)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -140,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
     try:
-        write_atomic(target, text, overwrite=args.force)
+        write_atomic(target, text, overwrite=args.force, root=lw.dir)
     except FileExistsError:  # appeared while the step ran: never clobber it
         err.print(f"stepsmith record: {display_path(target)} was created meanwhile; not "
                   "overwritten (--force overwrites it)", markup=False)

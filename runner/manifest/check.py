@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from stepsmith.runner import safeio
 from stepsmith.runner.problems import Problem, Span
 from stepsmith.runner.rules.manifest_rules import rationale
 
@@ -186,7 +187,7 @@ class WorkflowCheck:
 
 def _read_disk(path: Path) -> str | None:
     try:
-        data = path.read_bytes()
+        data = safeio.read_bytes(path, root=path.parent, cap=safeio.STEP_FILE_CAP)
     except OSError:
         return None
     return data.decode("utf-8")  # UnicodeDecodeError is handled by the caller
@@ -222,12 +223,13 @@ def read_manifest_text(path: Path) -> tuple[str | None, list[Problem]]:
 
     p = str(path)
     try:
-        size = path.stat().st_size
-        if size > 4 * MAX_MANIFEST_CHARS:  # cheap refusal before reading a huge file
-            return None, [Problem(code="SM007", message=f"manifest is too large ({size / 1e6:.1f} MB); "
-                                  f"the limit is {MAX_MANIFEST_CHARS // (1024 * 1024)} MiB",
-                                  span=Span(1, 0, 1, 1), path=p, rationale=rationale("SM007"))]
-        data = path.read_bytes()
+        # a regular file inside its own folder, read with a hard cap whatever st_size says
+        # (`ln -s /dev/zero workflow.yaml` has size 0 and never ends)
+        data = safeio.read_bytes(path, root=path.parent, cap=4 * MAX_MANIFEST_CHARS)
+    except safeio.TooLarge:
+        return None, [Problem(code="SM007", message="manifest is too large; the limit is "
+                              f"{MAX_MANIFEST_CHARS // (1024 * 1024)} MiB",
+                              span=Span(1, 0, 1, 1), path=p, rationale=rationale("SM007"))]
     except OSError as exc:
         return None, [Problem(code="SM006", message=f"cannot read manifest: {exc.strerror or exc}",
                               span=Span(1, 0, 1, 1), path=p, rationale=rationale("SM006"))]
@@ -287,7 +289,7 @@ def check_workflow(
         if t is not None:
             entry = (t, _digest(t), None)
         else:
-            entry = _read_step_from_disk(path)
+            entry = _read_step_from_disk(path, folder_real)
         texts[path] = entry
         return entry
 
@@ -380,9 +382,10 @@ def check_workflow(
 _DISK_CACHE: OrderedDict[Path, tuple] = OrderedDict()
 
 
-def _read_step_from_disk(path: Path) -> tuple:
+def _read_step_from_disk(path: Path, root: Path) -> tuple:
     """(text, digest, raw bytes when not UTF-8) or (None, None, None); re-read only when the
-    file's (mtime_ns, size, inode) changed, so a re-check per keystroke does not re-hash files."""
+    file's (mtime_ns, size, inode) changed, so a re-check per keystroke does not re-hash files.
+    Only a regular file whose real path is inside the workflow folder `root`, capped."""
     try:
         st = path.stat()
     except OSError:
@@ -394,7 +397,7 @@ def _read_step_from_disk(path: Path) -> tuple:
     if hit is not None and hit[0] == stamp:
         return hit[1]
     try:
-        data = path.read_bytes()
+        data = safeio.read_bytes(path, root=root, cap=safeio.STEP_FILE_CAP)
     except OSError:
         return (None, None, None)
     try:

@@ -16,6 +16,7 @@ same identity again:
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Iterable
@@ -24,6 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from stepsmith.runner import safeio
 from stepsmith.runner.store.canonical import (
     canonical_json,
     request_differences,
@@ -124,14 +126,23 @@ class ResultStore:
                  busy_timeout: float = 60.0):
         self.path = Path(path)
         self.identity = identity or runtime_identity()
+        in_workflow = self.path.parent.name == STORE_DIR
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if in_workflow:  # a cloned folder's `.stepsmith -> /elsewhere` must not move the store
+                safeio.safe_dir(self.path.parent.parent, STORE_DIR)
+                for suffix in ("", "-wal", "-shm", "-journal"):
+                    safeio.refuse_symlink(f"{self.path}{suffix}")
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreError(f"cannot create {self.path.parent}: {exc.strerror or exc}") from exc
         ignore = self.path.parent / ".gitignore"
-        if self.path.parent.name == STORE_DIR and not ignore.exists():
-            try:
-                ignore.write_text("# local stepsmith state: never commit\n*\n")
+        if in_workflow and not os.path.lexists(ignore):
+            try:  # never through a symlink, never over an existing file
+                fd = os.open(ignore, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                             | os.O_CLOEXEC, 0o644)
+                with os.fdopen(fd, "w") as fh:
+                    fh.write("# local stepsmith state: never commit\n*\n")
             except OSError:
                 pass
         self._busy_ms = int(busy_timeout * 1000)
