@@ -510,7 +510,10 @@ def _main():
     except BaseException as exc:
         return _error_result(exc)
 
-    capture = _Capture(REQ["limits"]["stdout_chars"])
+    # room for one more credential past the cap: the parent redacts first, then cuts, so a
+    # credential printed across the cap is never left half-visible
+    extra = max([len(v) for v in (REQ.get("connections") or {}).values()] or [0])
+    capture = _Capture(REQ["limits"]["stdout_chars"] + extra)
     sys.stdout = capture
     sys.stderr = capture
     ns = {"__builtins__": builtins_ns, "__name__": "step", "__file__": _STEP_FILE}

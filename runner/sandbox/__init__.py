@@ -33,6 +33,7 @@ import json
 import marshal
 import math
 import os
+import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime
@@ -326,12 +327,14 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
                 os.close(fd)
             except OSError:
                 pass
-    res = _interpret(outcome, limits, effects)
+    known = frozenset([function, *(str(x) for u in uses for x in u[:2])])
+    res = _interpret(outcome, limits, effects, known)
     res.exit_status = outcome.returncode
-    return _finish(res, red, t0)
+    return _finish(res, red, t0, limits)
 
 
-def _interpret(o: process.Outcome, limits: Limits, effects: dict) -> StepResult:
+def _interpret(o: process.Outcome, limits: Limits, effects: dict,
+               known: frozenset[str] = frozenset()) -> StepResult:
     if o.wall_killed:
         return StepResult("wall_limit", message=f"the step ran longer than "
                           f"{limits.wall_seconds:g} s of wall-clock time and was killed")
@@ -363,7 +366,7 @@ def _interpret(o: process.Outcome, limits: Limits, effects: dict) -> StepResult:
     except (UnicodeDecodeError, ValueError, RecursionError):
         return _protocol_error("the sandbox's output is not exactly one JSON object", o)
     try:
-        return _from_sandbox(obj, limits, effects)
+        return _from_sandbox(obj, limits, effects, known)
     except _Bad as exc:
         return _protocol_error(f"malformed result from the sandbox: {exc}", o)
 
@@ -377,7 +380,8 @@ def _need(cond: bool, what: str) -> None:
         raise _Bad(what)
 
 
-def _from_sandbox(obj: Any, limits: Limits, effects: dict) -> StepResult:
+def _from_sandbox(obj: Any, limits: Limits, effects: dict,
+                  known: frozenset[str] = frozenset()) -> StepResult:
     _need(isinstance(obj, dict), "not an object")
     allowed = {"status", "output", "error", "problems", "effects", "stdout", "message"}
     _need(set(obj) <= allowed, f"unexpected fields {sorted(set(obj) - allowed)}")
@@ -388,7 +392,10 @@ def _from_sandbox(obj: Any, limits: Limits, effects: dict) -> StepResult:
     _need(isinstance(stdout, str), "stdout")
     message = obj.get("message", "")
     _need(isinstance(message, str), "message")
-    res = StepResult(status, stdout=stdout[: limits.stdout_chars + 64], message=message[:2000])
+    # no truncation here: redaction comes first (`_finish`), then the cuts (`_cut`), so a
+    # credential straddling a cut is never left half-visible (the whole document is already
+    # bounded by the output cap)
+    res = StepResult(status, stdout=stdout, message=message)
     if status == "ok":
         _need("output" in obj, "ok without output")
         res.output = obj["output"]
@@ -399,11 +406,11 @@ def _from_sandbox(obj: Any, limits: Limits, effects: dict) -> StepResult:
             return bad
     elif status == "error":
         res.error = _check_error(obj.get("error"))
-        res.message = res.message or f"{res.error['type']}: {res.error['message']}"[:2000]
+        res.message = res.message or f"{res.error['type']}: {res.error['message']}"
     elif status == "refused":
         probs = obj.get("problems")
         _need(isinstance(probs, list) and probs, "refused without problems")
-        res.problems = [_problem(p) for p in probs]
+        res.problems = [_problem(p, known) for p in probs]
         res.message = res.problems[0].message
     elif status == "memory_limit":
         res.message = ("the step ran out of memory "
@@ -424,7 +431,7 @@ def _check_error(err: Any) -> dict:
         _need(isinstance(file, str) and isinstance(line, int) and isinstance(func, str)
               and isinstance(text, str), "frame shape")
         frames.append({"file": file, "line": line, "function": func, "text": text})
-    return {"type": typ[:200], "message": msg[:10_000], "traceback": frames}
+    return {"type": typ, "message": msg, "traceback": frames}
 
 
 def _check_effects(raw: Any, declared: dict) -> list | StepResult:
@@ -448,14 +455,23 @@ def _check_effects(raw: Any, declared: dict) -> list | StepResult:
     return out
 
 
-def _problem(p: Any):
+_CODE = re.compile(r"SS\d{3}")
+
+
+def _problem(p: Any, known: frozenset[str]):
+    """A validator finding reported by the sandbox: its code must be a step-rule code and its
+    step one of the functions/steps this run knows (a forged result carried a credential in
+    both); every string is redacted later with the rest."""
     from ..problems import Problem, Span
 
     _need(isinstance(p, dict), "problem")
+    code, step = p.get("code"), p.get("step")
+    _need(isinstance(code, str) and _CODE.fullmatch(code) is not None, "problem code")
+    _need(step is None or (isinstance(step, str) and step in known), "problem step")
+    _need(isinstance(p.get("message"), str), "problem message")
     try:
         span = Span(int(p["line"]), int(p["column"]), int(p["end_line"]), int(p["end_column"]))
-        return Problem(str(p["code"]), str(p["message"])[:2000], span,
-                       step=(str(p["step"]) if p.get("step") is not None else None))
+        return Problem(code, p["message"], span, step=step)
     except (KeyError, TypeError, ValueError) as exc:
         raise _Bad(f"problem: {exc}") from None
 
@@ -473,7 +489,8 @@ def _protocol_error(msg: str, o: process.Outcome) -> StepResult:
                       message=msg + detail)
 
 
-def _finish(res: StepResult, red: Redactor, t0: float) -> StepResult:
+def _finish(res: StepResult, red: Redactor, t0: float,
+            limits: Limits = DEFAULT_LIMITS) -> StepResult:
     res.duration_ms = round((time.monotonic() - t0) * 1000, 3)
     try:
         _redact_result(res, red)
@@ -482,8 +499,27 @@ def _finish(res: StepResult, red: Redactor, t0: float) -> StepResult:
         res.error = {"type": "SandboxError", "traceback": [],
                      "message": "the step's result is nested too deeply to check for credentials"}
         res.message = res.error["message"]
+    _cut(res, limits)
     _need_status(res)
     return res
+
+
+def _cut(res: StepResult, limits: Limits) -> None:
+    """The display caps, applied only after redaction."""
+    if len(res.stdout) > limits.stdout_chars + 64:
+        res.stdout = res.stdout[: limits.stdout_chars] + "\n[stdout truncated]"
+    res.message = res.message[:2000]
+    if isinstance(res.error, dict):
+        if isinstance(res.error.get("message"), str):
+            res.error["message"] = res.error["message"][:10_000]
+        if isinstance(res.error.get("type"), str):
+            res.error["type"] = res.error["type"][:200]
+    if res.problems:
+        import dataclasses
+
+        res.problems = [dataclasses.replace(p, message=p.message[:2000])
+                        if dataclasses.is_dataclass(p) and len(p.message) > 2000 else p
+                        for p in res.problems]
 
 
 def _redact_result(res: StepResult, red: Redactor) -> None:
@@ -497,8 +533,10 @@ def _redact_result(res: StepResult, red: Redactor) -> None:
         if res.problems:
             import dataclasses
 
-            res.problems = [dataclasses.replace(p, message=red.text(p.message))
-                            if dataclasses.is_dataclass(p) else p for p in res.problems]
+            res.problems = [dataclasses.replace(
+                p, message=red.text(p.message), code=red.text(p.code),
+                step=red.text(p.step) if isinstance(p.step, str) else p.step)
+                if dataclasses.is_dataclass(p) else p for p in res.problems]
 
 
 def _need_status(res: StepResult) -> None:
