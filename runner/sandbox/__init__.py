@@ -327,7 +327,7 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
                 os.close(fd)
             except OSError:
                 pass
-    known = frozenset([function, *(str(x) for u in uses for x in u[:2])])
+    known = _known_functions(source, function, uses)
     res = _interpret(outcome, limits, effects, known)
     res.exit_status = outcome.returncode
     return _finish(res, red, t0, limits)
@@ -456,6 +456,16 @@ def _check_effects(raw: Any, declared: dict) -> list | StepResult:
 
 
 _CODE = re.compile(r"SS\d{3}")
+_DEF = re.compile(r"^(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
+
+
+def _known_functions(source: str, function: str, uses: Sequence[tuple]) -> frozenset[str]:
+    """Names a problem's `step` may carry: the file's top-level functions (as the parser
+    normalises identifiers, NFKC), the function run, and the steps using the file."""
+    import unicodedata
+
+    names = {unicodedata.normalize("NFKC", n) for n in _DEF.findall(source)}
+    return frozenset({function, *names, *(str(x) for u in uses for x in u[:2])})
 
 
 def _problem(p: Any, known: frozenset[str]):
