@@ -49,11 +49,33 @@ def _public(real):
     return out
 
 
+class _ReadOnlyModule(_ModuleType):
+    """A facade refuses attribute assignment and deletion (SS406 at the facade level:
+    `datetime.datetime = datetime.datetime.min` would swap the pinned class for the real one
+    behind every later call the validator approved)."""
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"module {name!r} of a sandbox facade cannot be reassigned")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"module {name!r} of a sandbox facade cannot be deleted")
+
+
+class _ReadOnlyClass(type):
+    """Metaclass of the facade's own classes (pinned datetime/date, seeded NormalDist)."""
+
+    def __setattr__(cls, name, value):
+        raise AttributeError(f"attribute {name!r} of a sandbox facade class cannot be reassigned")
+
+    def __delattr__(cls, name):
+        raise AttributeError(f"attribute {name!r} of a sandbox facade class cannot be deleted")
+
+
 def _facade(name, attrs, doc=None):
-    m = _ModuleType("stepsmith.facade:" + name, doc or f"Sandbox facade of {name} (public API only).")
+    m = _ReadOnlyModule("stepsmith.facade:" + name,
+                        doc or f"Sandbox facade of {name} (public API only).")
     m.__dict__.update(attrs)
-    m.__spec__ = None
-    m.__loader__ = None
+    m.__dict__.update(__spec__=None, __loader__=None)
     return m
 
 
@@ -75,8 +97,9 @@ def _datetime_facade():
                 "(give the fixture an evaluation_time, or the run --at TIME)")
         return pinned.astimezone(real.UTC)
 
-    class datetime(real.datetime):
+    class datetime(real.datetime, metaclass=_ReadOnlyClass):
         __slots__ = ()
+        __module__ = "datetime"
 
         @classmethod
         def now(cls, tz=None):
@@ -96,16 +119,15 @@ def _datetime_facade():
         def today(cls):
             return cls.now(None)
 
-    class date(real.date):
+    class date(real.date, metaclass=_ReadOnlyClass):
         __slots__ = ()
+        __module__ = "datetime"
 
         @classmethod
         def today(cls):
             u = _now_utc()
             return cls(u.year, u.month, u.day)
 
-    for c in (datetime, date):
-        c.__module__ = "datetime"
     attrs = _public(real)
     attrs["datetime"] = datetime
     attrs["date"] = date
@@ -125,8 +147,10 @@ def _statistics_facade():
     random.seed(0 if seed is None else seed)
     Real = real.NormalDist
 
-    class NormalDist(Real):
+    class NormalDist(Real, metaclass=_ReadOnlyClass):
         __slots__ = ()
+        __module__ = "statistics"
+        __qualname__ = "NormalDist"
 
         def samples(self, n, *, seed=None):
             if seed is None:
@@ -136,8 +160,6 @@ def _statistics_facade():
                 raise UnseededSamplingError(msg)
             return Real.samples(self, n, seed=seed)
 
-    NormalDist.__module__ = "statistics"
-    NormalDist.__qualname__ = NormalDist.__name__ = "NormalDist"
     real.NormalDist = NormalDist  # arithmetic/from_samples inside the module build ours
     attrs = _public(real)
     attrs["NormalDist"] = NormalDist
@@ -277,7 +299,7 @@ def guarded_import(name, fromlist, level, validated):
         top = _FACADES.get("urllib") or _facade("urllib", {})
         _FACADES["urllib"] = top
         for sub in wanted:
-            setattr(top, sub, facade("urllib." + sub))
+            top.__dict__[sub] = facade("urllib." + sub)  # read-only module: not setattr
         return top if (name == "urllib" or not fromlist) else facade(name)
     if not validated:  # run_unvalidated: arbitrary Python; the OS sandbox is the wall
         return __import__(name, None, None, fromlist, level)

@@ -192,6 +192,16 @@ RULES: list[Rule] = [
         example="TOLERANCE = 0.01\n",
         fix="def tolerance():\n    return 0.01\n",
     ),
+    Rule(
+        "SS406", "module-attribute-assignment",
+        "Assignment to, or `del` of, an attribute of an imported module or of a name imported "
+        "from one.",
+        "Rebinding `datetime.datetime` swaps the pinned clock for the real one behind every "
+        "later call the rules approved.",
+        example="import datetime\n\n\ndef step(due):\n"
+        "    datetime.datetime = datetime.datetime.min\n    return datetime.datetime.now()\n",
+        fix="import datetime\n\n\ndef step(due):\n    return datetime.datetime.now()\n",
+    ),
     # --- SS5xx: determinism --------------------------------------------------------------------------
     Rule(
         "SS501", "unseeded-sampling", "`.samples(n)` called without an explicit `seed=`.",

@@ -26,7 +26,8 @@ class Context:
     (A plain class, not a dataclass: the validator is imported inside every sandbox, where
     import time counts.)"""
 
-    __slots__ = ("approved", "bound", "deferred", "egress_allowed", "pos", "problems", "step")
+    __slots__ = ("approved", "bound", "deferred", "egress_allowed", "pos", "problems",
+                 "scratch", "step")
 
     def __init__(self, pos: Positions, egress_allowed: bool,
                  problems: list[Problem] | None = None):
@@ -40,6 +41,8 @@ class Context:
         # depend on them, resolved once the whole statement has been walked (`finish`).
         self.bound: set[str] = set()
         self.deferred: list = []
+        # per-statement state of checks resolved in `finish` (SS406's bindings)
+        self.scratch: dict = {}
 
     def bind(self, name: str) -> None:
         self.bound.add(name)
@@ -51,6 +54,7 @@ class Context:
             if (name in bound) == when_bound:
                 report()
         self.deferred.clear()
+        self.scratch.clear()
         bound.clear()
         self.approved.clear()
 

@@ -57,6 +57,13 @@ VIOLATIONS = [
     ("SS404", "def d(f):\n    return f\n\n\n@d\ndef g():\n    pass\n", (5, 1, 5, 2), ()),
     ("SS405", "X = 1\n", (1, 0, 1, 5), ()),
     ("SS405", 'if True:\n    import json\n', (1, 0, 1, 8), ()),
+    ("SS406", "import datetime\n\n\ndef f():\n    datetime.datetime = datetime.datetime.min\n",
+     (5, 4, 5, 21), ()),
+    ("SS406", "from datetime import datetime\n\n\ndef f():\n    del datetime.now\n",
+     (5, 8, 5, 20), ()),
+    ("SS406", "import datetime\n\n\ndef f():\n    d = datetime\n    d.date = 1\n",
+     (6, 4, 6, 10), ()),
+    ("SS406", "import json\n\n\ndef f():\n    json.x += 1\n", (5, 4, 5, 10), ()),
     ("SS501", "import statistics\n\n\ndef f():\n    return statistics.NormalDist().samples(3)\n",
      (5, 35, 5, 42), ()),
     ("SS501", "def f(nd):\n    return nd.samples(3, seed=None)\n", (2, 14, 2, 21), ()),
@@ -104,6 +111,8 @@ LEGAL = [
     ("SS403", "def f():\n    x = 1\n    return x\n", ()),
     ("SS404", "def d(f):\n    return f\n\n\ndef g():\n    pass\n", ()),
     ("SS405", '"""Module docstring."""\n\n"""Another bare string."""\n', ()),
+    ("SS406", "import decimal\n\n\ndef f(row):\n    decimal.getcontext().prec = 28\n"
+     "    row.total = 1\n    c = decimal.getcontext()\n    c.prec = 6\n    return row\n", ()),
     ("SS501", "def f(nd, seed):\n    return nd.samples(3, seed=seed), nd.samples(2, seed=7)\n", ()),
     ("SS502", ("import datetime\nfrom datetime import date\n\n\ndef f():\n    return "
                "datetime.datetime.now(), datetime.date.today(), date.today()\n"), ()),

@@ -9,6 +9,7 @@ from stepsmith.runner.validator.checks import (
     constructs,
     determinism,
     imports,
+    modules,
     names,
     strings,
 )
@@ -21,6 +22,7 @@ DISPATCH = build_dispatch([
     strings.HANDLERS,
     determinism.HANDLERS,
     imports.HANDLERS,
+    modules.HANDLERS,
     constructs.HANDLERS,
 ])
 
