@@ -125,6 +125,8 @@ def safe_dir(root: str | os.PathLike, rel: str | os.PathLike, *, create: bool = 
     """`root/rel` as a real directory chain inside root: every component is created (0o755,
     or 0o700 for `.stepsmith`) or must already be a directory that is not a symlink."""
     top = Path(root)
+    if create and not os.path.lexists(top):
+        os.makedirs(top, exist_ok=True)
     if os.path.islink(top):
         top = Path(os.path.realpath(top))  # the folder itself may be reached through a link
     cur = top

@@ -11,6 +11,10 @@ same identity again:
   * same request hash and same runtime identity → the stored result is returned (reused);
   * a different request hash → :class:`RequestMismatch` (loud; both hashes, what differs);
   * a different runtime identity → :class:`IdentityMismatch` (stop; never reuse, never overwrite).
+
+Every row carries an HMAC under this user's key outside the workspace (mac.py, table
+``row_mac``); a row without a valid one (a store shipped with a repository) is
+:class:`ForgedRow`: reported loudly, never reused.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from stepsmith.runner import safeio
+from stepsmith.runner.store import mac
 from stepsmith.runner.store.canonical import (
     canonical_json,
     request_differences,
@@ -57,6 +62,10 @@ CREATE TABLE IF NOT EXISTS accepted (
     accepted_at TEXT NOT NULL,
     UNIQUE (workflow, version, run_id, step_id, effect_key)
 );
+CREATE TABLE IF NOT EXISTS row_mac (
+    id INTEGER PRIMARY KEY REFERENCES accepted (id),
+    mac TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS code (
     sha256 TEXT PRIMARY KEY,
     filename TEXT NOT NULL,
@@ -81,6 +90,19 @@ class RequestMismatch(StoreError):
             f"(stored request sha256 {stored_sha256}, this request {fresh_sha256}): {what}. "
             "Accepted results are immutable; start a new run (--run-id) to run the changed step."
         )
+
+
+class ForgedRow(StoreError):
+    """A row this user did not write on this machine (no MAC, or a wrong one): never reused."""
+
+    def __init__(self, path, row):
+        self.row = row
+        super().__init__(
+            f"FORGED OR FOREIGN RESULT in {path}: the accepted row for run {row[3]!r}, step "
+            f"{row[4]!r}{' (' + row[5] + ')' if row[5] else ''} carries no valid MAC of this "
+            "user (it was not written by stepsmith for you on this machine, e.g. it was shipped "
+            "with the repository). It is never reused. Delete the store (rm -r .stepsmith/"
+            "results.sqlite3*) or start a new run (--run-id).")
 
 
 class IdentityMismatch(StoreError):
@@ -109,6 +131,9 @@ class Accepted:
     accepted_at: str
     rowid: int = 0
     reused: bool = False  # True when this came from the store rather than this acceptance
+    #: the row carries this user's valid MAC (mac.py); only such a row is ever reused
+    authentic: bool = True
+    raw: tuple = ()
 
 
 def effect_key_of(intent: dict) -> str:
@@ -210,7 +235,14 @@ class ResultStore:
     # -- reading ---------------------------------------------------------------------------
     _COLS = ("rowid, workflow, version, run_id, step_id, effect_key, request_sha256, "
              "request_json, result_json, harness_version, python_version, "
-             "harness_source_sha256, accepted_at")
+             "harness_source_sha256, accepted_at, "
+             "(SELECT mac FROM row_mac WHERE row_mac.id = accepted.id)")
+
+    def _key(self) -> bytes:
+        try:
+            return mac.load_key()
+        except mac.KeyUnavailable as exc:
+            raise StoreError(str(exc)) from exc
 
     def _row(self, r, reused=True) -> Accepted:
         return Accepted(
@@ -218,6 +250,8 @@ class ResultStore:
             request_sha256=r[6], request=json.loads(r[7]), result=json.loads(r[8]),
             identity=RuntimeIdentity(r[9], r[10], r[11]), accepted_at=r[12], rowid=r[0],
             reused=reused,
+            authentic=mac.same(r[13], mac.row_mac(self._key(), tuple(r[1:13]))),
+            raw=tuple(r[:13]),
         )
 
     def get(self, workflow: str, version: int, run_id: str, step_id: str,
@@ -250,9 +284,11 @@ class ResultStore:
     # -- checking ----------------------------------------------------------------------
     def verify(self, stored: Accepted, request: dict) -> Accepted:
         """Raise unless `stored` may be reused for `request` by this runtime."""
-        if stored.identity != self.identity:
+        if stored.identity != self.identity:  # never reused either way; says what differs
             raise IdentityMismatch(run_id=stored.run_id, step_id=stored.step_id,
                                    stored=stored.identity, current=self.identity)
+        if not stored.authentic:
+            raise ForgedRow(self.path, stored.raw)
         fresh = request_sha256(request)
         if fresh != stored.request_sha256:
             raise RequestMismatch(
@@ -312,13 +348,22 @@ class ResultStore:
                 (workflow, version, run_id, step_id, "", sha, request_json, result_json) + values,
             )
             rowid = cur.lastrowid
+            key = self._key()
+            fields = (workflow, version, run_id, step_id, "", sha, request_json, result_json,
+                      *values)
+            c.execute("INSERT INTO row_mac (id, mac) VALUES (?, ?)",
+                      (rowid, mac.row_mac(key, fields)))
             for k, text in by_key.items():
-                c.execute(
+                cur = c.execute(
                     "INSERT INTO accepted (workflow, version, run_id, step_id, effect_key, "
                     "request_sha256, request_json, result_json, harness_version, python_version, "
                     "harness_source_sha256, accepted_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                     (workflow, version, run_id, step_id, k, sha, request_json, text) + values,
                 )
+                fields = (workflow, version, run_id, step_id, k, sha, request_json, text,
+                          *values)
+                c.execute("INSERT INTO row_mac (id, mac) VALUES (?, ?)",
+                          (cur.lastrowid, mac.row_mac(key, fields)))
             if source is not None:
                 c.execute("INSERT OR IGNORE INTO code (sha256, filename, source) VALUES (?,?,?)",
                           (request.get("code_hash"), filename, source))
