@@ -64,8 +64,9 @@ def bwrap_nothing():
     try:
         cmd = process.command(live_network=False, faketime_spec="2026-12-01 07:00:00",
                               seccomp_fd=sfd, args_fd=None, bootstrap="pass")
+        # started as the runner starts it: a root runner drops to the sandbox user first
         r = subprocess.run(cmd, env={}, pass_fds=(sfd,), stdout=subprocess.DEVNULL, check=False,
-                           start_new_session=True)
+                           start_new_session=True, preexec_fn=process.layout()["preexec"])
         assert r.returncode == 0, r.returncode
     finally:
         os.close(sfd)

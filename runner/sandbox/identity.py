@@ -91,18 +91,27 @@ def _can(st: os.stat_result, uid: int, gid: int, u: int, g: int, o: int) -> bool
     return bool(st.st_mode & o)
 
 
-def preexec(ident: HostIdentity):
-    """The function run in the forked child (as root) right before it execs bwrap: private
-    mount namespace with the covers, then drop to the sandbox user for good. Keep it to
-    syscalls: it runs between fork and exec (glibc's malloc is fork-safe)."""
+_ADDR_NO_RANDOMIZE = 0x0040000
+
+
+def preexec(ident: HostIdentity, *, no_aslr: bool = False):
+    """The function run in the forked child (as root) right before it execs bwrap: address
+    randomisation off (`no_aslr`, replacing the `setarch -R` exec), private mount namespace
+    with the covers, then drop to the sandbox user for good. Keep it to syscalls: it runs
+    between fork and exec (glibc's malloc is fork-safe)."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong,
                            ctypes.c_char_p]
     covers = [(top.encode(), [(s.encode(), os.path.isdir(s)) for s in srcs])
               for top, srcs in ident.covers]
     uid, gid = ident.uid, ident.gid
+    libc.personality.argtypes = [ctypes.c_ulong]
 
     def run() -> None:
+        if no_aslr:  # what `setarch -R` does, without its exec (best effort, as there)
+            current = libc.personality(0xFFFFFFFF)
+            if current != -1:
+                libc.personality(current | _ADDR_NO_RANDOMIZE)
         if covers:
             if libc.unshare(_CLONE_NEWNS) != 0:
                 raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNS)")

@@ -173,9 +173,13 @@ def layout() -> dict:
                 prefix = []
         sources = kept + (["/etc/ld.so.cache"] if os.path.isfile("/etc/ld.so.cache") else [])
         ident = identity.plan(sources)
+        # a root runner forks a child of its own anyway (to drop to the sandbox user): that
+        # child turns ASLR off itself, one exec (setarch's) cheaper
         _layout = {"bwrap": bwrap, "exe": exe, "faketime": faketime, "mounts": args,
-                   "prefix": prefix, "identity": ident,
-                   "preexec": identity.preexec(ident) if ident is not None else None,
+                   "prefix": prefix,  # non-empty: address randomisation is off (setarch -R)
+                   "launch": prefix if ident is None else [], "identity": ident,
+                   "preexec": (identity.preexec(ident, no_aslr=bool(prefix))
+                               if ident is not None else None),
                    "version": f"{sys.version_info[0]}.{sys.version_info[1]}"}
         return _layout
 
@@ -242,7 +246,7 @@ def supervise(cmd: list[str], stdin: bytes, pass_fds: tuple[int, ...], *, wall: 
     lay = layout()
     try:
         proc = subprocess.Popen(
-            [*lay["prefix"], cmd[0], "--info-fd", str(info_w), *cmd[1:]],
+            [*lay["launch"], cmd[0], "--info-fd", str(info_w), *cmd[1:]],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={},
             pass_fds=(*pass_fds, info_w), close_fds=True, start_new_session=True, bufsize=0,
