@@ -203,7 +203,7 @@ def _urllib_request_facade():
 
     # Every request is tunnelled through the runner's egress proxy (CONNECT host:port); for
     # https the TLS handshake happens here, end to end, over that tunnel.
-    class _HTTP(http.client.HTTPConnection):
+    class _Tunnelled:
         def __init__(self, host, **kw):
             super().__init__("stepsmith-egress", **kw)
             self.set_tunnel(host)
@@ -212,14 +212,12 @@ def _urllib_request_facade():
             self.sock = _proxy_socket(self.timeout)
             self._tunnel()
 
-    class _HTTPS(http.client.HTTPSConnection):
-        def __init__(self, host, **kw):
-            super().__init__("stepsmith-egress", **kw)
-            self.set_tunnel(host)
+    class _HTTP(_Tunnelled, http.client.HTTPConnection):
+        pass
 
+    class _HTTPS(_Tunnelled, http.client.HTTPSConnection):
         def connect(self):
-            self.sock = _proxy_socket(self.timeout)
-            self._tunnel()
+            _Tunnelled.connect(self)
             self.sock = self._context.wrap_socket(self.sock, server_hostname=self._tunnel_host)
 
     class _HTTPHandler(real.HTTPHandler):
