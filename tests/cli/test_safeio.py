@@ -1,0 +1,65 @@
+"""runner/safeio.py on its own (issue 10, finding 2): what every reader and writer of a
+workflow folder relies on."""
+
+import os
+
+import pytest
+from stepsmith.runner import safeio
+
+
+def test_regular_file_inside_is_read(tmp_path):
+    (tmp_path / "a.txt").write_text("hello")
+    os.symlink("a.txt", tmp_path / "link.txt")  # a symlink that stays inside is followed
+    assert safeio.read_text(tmp_path / "a.txt", root=tmp_path, cap=5) == "hello"
+    assert safeio.read_text(tmp_path / "link.txt", root=tmp_path, cap=5) == "hello"
+
+
+def test_cap_is_hard_even_where_st_size_says_zero(tmp_path):
+    (tmp_path / "big").write_bytes(b"x" * 11)
+    with pytest.raises(safeio.TooLarge):
+        safeio.read_bytes(tmp_path / "big", root=tmp_path, cap=10)
+    os.symlink("/dev/zero", tmp_path / "zero")
+    with pytest.raises(safeio.UnsafePath):  # outside the folder, and not a regular file
+        safeio.read_bytes(tmp_path / "zero", root=tmp_path, cap=10)
+
+
+def test_devices_fifos_and_outside_targets_refused(tmp_path):
+    os.mkfifo(tmp_path / "fifo")  # would block a plain open(); refused without hanging
+    with pytest.raises(safeio.UnsafePath, match="regular"):
+        safeio.read_bytes(tmp_path / "fifo", root=tmp_path, cap=10)
+    outside = tmp_path.parent / (tmp_path.name + "-outside.txt")
+    outside.write_text("secret")
+    os.symlink(outside, tmp_path / "escape")
+    with pytest.raises(safeio.UnsafePath, match="outside"):
+        safeio.read_bytes(tmp_path / "escape", root=tmp_path, cap=100)
+    with pytest.raises(safeio.UnsafePath, match="symlink"):
+        safeio.read_bytes(tmp_path / "escape", root=tmp_path, cap=100, no_symlink=True)
+    with pytest.raises(FileNotFoundError):
+        safeio.read_bytes(tmp_path / "missing", root=tmp_path, cap=100)
+
+
+def test_safe_dir_refuses_symlinked_components(tmp_path):
+    (tmp_path / "elsewhere").mkdir()
+    wf = tmp_path / "wf"
+    wf.mkdir()
+    assert safeio.safe_dir(wf, "fixtures/add") == wf / "fixtures" / "add"
+    os.symlink(tmp_path / "elsewhere", wf / "fixtures" / "pay")
+    with pytest.raises(safeio.UnsafePath, match="symlink"):
+        safeio.safe_dir(wf, "fixtures/pay")
+    with pytest.raises(safeio.UnsafePath):
+        safeio.safe_dir(wf, "../x")
+    assert (wf / ".stepsmith").exists() is False
+    safeio.safe_dir(wf, ".stepsmith")
+    assert (wf / ".stepsmith").stat().st_mode & 0o777 == 0o700
+    assert list((tmp_path / "elsewhere").iterdir()) == []
+
+
+def test_workspace_reader_uses_the_workflow_folder(tmp_path):
+    wf = tmp_path / "wf"
+    (wf / "steps").mkdir(parents=True)
+    (wf / "workflow.yaml").write_text("workflow: x\n")
+    (wf / "lib.py").write_text("def f():\n    return 1\n")
+    os.symlink("../lib.py", wf / "steps" / "s.py")  # inside the workflow folder: fine
+    assert safeio.read_workspace_text(wf / "steps" / "s.py").startswith("def f")
+    os.symlink("/etc/hostname", wf / "steps" / "h.py")
+    assert safeio.read_workspace_text(wf / "steps" / "h.py") is None
