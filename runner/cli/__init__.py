@@ -48,7 +48,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
     parser = build_parser()
+    if wants_json(argv):
+        from stepsmith.runner.cli.jsonmode import guarded
+
+        return guarded(argv, lambda: _dispatch(parser, argv))
+    return _dispatch(parser, argv)
+
+
+def wants_json(argv: list[str]) -> bool:
+    """`--format json` anywhere on the command line (before argparse has parsed it: a usage
+    error must come out as JSON too)."""
+    return any(a == "--format=json" or (a == "--format" and argv[i + 1:i + 2] == ["json"])
+               for i, a in enumerate(argv))
+
+
+def _dispatch(parser: argparse.ArgumentParser, argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

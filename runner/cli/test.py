@@ -20,10 +20,13 @@ def register(sub) -> None:
                        "workflows under PATH in fresh sandboxes and compare with the expected "
                        "results.")
     p.add_argument("paths", nargs="*", default=["."], metavar="PATH",
-                   help="workflow folders, manifests or folders to search (default: .)")
-    p.add_argument("--step", help="only fixtures of this step id")
-    p.add_argument("-k", dest="keyword", metavar="NAME",
-                   help="only fixtures whose id (workflow::step::case) contains NAME")
+                   help="workflow folders or manifests, folders to search, a fixture file, a "
+                   "step file, or a node id PATH::step[::case] (default: .)")
+    p.add_argument("--step", action="append", default=[], metavar="STEP",
+                   help="only fixtures of this step id (repeatable: any of them)")
+    p.add_argument("-k", dest="keyword", action="append", default=[], metavar="EXPRESSION",
+                   help="only fixtures whose id (workflow::step::case) matches the pytest "
+                   "expression, e.g. 'add or double', 'not boom' (repeatable: any of them)")
     p.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
                    help="parallel sandboxes (default: number of CPUs)")
     p.add_argument("--format", choices=["text", "json"], default="text")
@@ -139,7 +142,8 @@ def _executed(results) -> int:
     """Fixtures that actually ran in a sandbox (not served from a recording, not refused
     before running)."""
     return sum(1 for r in results if r.outcome in ("passed", "failed")
-               or (r.outcome == "error" and r.result is not None))
+               or (r.outcome == "error" and r.result is not None
+                   and r.result.get("status") != "unavailable"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -148,36 +152,51 @@ def run(args: argparse.Namespace) -> int:
 
     from rich.console import Console
     from stepsmith.runner.fixtures.invoke import InvokeError, sandbox_status
-    from stepsmith.runner.fixtures.suite import discover, run_cases, select
+    from stepsmith.runner.fixtures.suite import discover, run_cases
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     if args.jobs is not None and args.jobs < 1:
         err.print("stepsmith test: -j must be at least 1")
         return 2
-    for p in args.paths:
-        if not os.path.exists(p):
-            err.print(f"stepsmith test: {p}: no such file or directory")
-            return 2
+    from stepsmith.runner.fixtures.selection import (
+        SelectionError,
+        compile_keywords,
+        parse_target,
+        select_cases,
+    )
+
     try:
-        workflows, cases = discover(args.paths)
+        targets = [parse_target(p) for p in args.paths]
+        keywords = compile_keywords(args.keyword)
+    except SelectionError as exc:
+        err.print(f"stepsmith test: {exc}", markup=False)
+        return 2
+    try:
+        workflows, cases = discover(dict.fromkeys(t.root for t in targets))
     except InvokeError as exc:
         err.print(f"stepsmith test: {exc}")
         return 2
     if not workflows:
         err.print(f"stepsmith test: no workflow manifests under {' '.join(args.paths)}")
         return 2
-    if args.step and not any(args.step in w.step_ids for w in workflows):
-        from stepsmith.runner.fixtures.invoke import unknown_step_message
+    known = sorted({s for w in workflows for s in w.step_ids})
+    for step_id in args.step:
+        if step_id not in known:
+            from stepsmith.runner.fixtures.invoke import unknown_step_message
 
-        known = sorted({s for w in workflows for s in w.step_ids})
-        where = ", ".join(w.shown for w in workflows)
-        err.print(f"stepsmith test: {unknown_step_message(args.step, known, where)}",
-                  markup=False)
+            where = ", ".join(w.shown for w in workflows)
+            err.print(f"stepsmith test: {unknown_step_message(step_id, known, where)}",
+                      markup=False)
+            return 2
+    try:
+        selected = select_cases(cases, targets, args.step, keywords)
+    except SelectionError as exc:
+        err.print(f"stepsmith test: {exc}", markup=False)
         return 2
-    selected = select(cases, args.step, args.keyword)
-    if not selected and (args.step or args.keyword):
-        what = " and ".join(x for x in (f"--step {args.step}" if args.step else "",
-                                        f"-k {args.keyword}" if args.keyword else "") if x)
+    narrowed = args.step or args.keyword or any(t.keep for t in targets)
+    if not selected and narrowed:
+        what = " and ".join([f"--step {s}" for s in args.step] + [f"-k {k}" for k in args.keyword]
+                            + [t.shown for t in targets if t.keep])
         err.print(f"stepsmith test: no fixtures matched {what}", markup=False)
         return 2
     if args.junit_xml:  # fail before running anything, not after
