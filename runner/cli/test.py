@@ -29,6 +29,16 @@ def register(sub) -> None:
                    "expression, e.g. 'add or double', 'not boom' (repeatable: any of them)")
     p.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
                    help="parallel sandboxes (default: number of CPUs)")
+    p.add_argument("--lf", "--last-failed", dest="last_failed", action="store_true",
+                   help="run only the fixtures that failed last time (all when none did)")
+    p.add_argument("-x", "--exitfirst", dest="maxfail", action="store_const", const=1,
+                   help="stop after the first failure or error")
+    p.add_argument("--maxfail", type=int, dest="maxfail", metavar="N",
+                   help="stop after N failures or errors")
+    p.add_argument("--durations", type=int, default=None, metavar="N",
+                   help="show the N slowest fixtures (0: all)")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="list every fixture with its outcome and time")
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.add_argument("--junit-xml", metavar="FILE", help="also write a JUnit XML report")
     p.add_argument("--live", action="store_true",
@@ -70,7 +80,8 @@ def junit_xml(results, total_seconds: float) -> str:
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode")
 
 
-def _print_text(console, results, workflows, seconds: float, without_fixtures=()) -> None:
+def _print_text(console, results, workflows, seconds: float, without_fixtures=(),
+                not_run: int = 0) -> None:
     """`without_fixtures`: display names of workflows that have no fixture at all (not merely
     none selected by --step / -k)."""
     from rich.markup import escape
@@ -128,6 +139,8 @@ def _print_text(console, results, workflows, seconds: float, without_fixtures=()
         parts.append(f"{counts[1]} recorded (served from recording, not executed)")
     parts.append(f"{counts[2]} failed")
     parts.append(f"{counts[3]} errors")
+    if not_run:
+        parts.append(f"{not_run} not run")
     executed = _executed(results)
     # a rate only means something when sandboxes ran
     rate = f" ({executed / seconds:.1f} fixtures/s)" if executed and seconds > 0 else ""
@@ -157,6 +170,12 @@ def run(args: argparse.Namespace) -> int:
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     if args.jobs is not None and args.jobs < 1:
         err.print("stepsmith test: -j must be at least 1")
+        return 2
+    if args.maxfail is not None and args.maxfail < 1:
+        err.print("stepsmith test: --maxfail must be at least 1", markup=False)
+        return 2
+    if args.durations is not None and args.durations < 0:
+        err.print("stepsmith test: --durations must be 0 (all) or more", markup=False)
         return 2
     from stepsmith.runner.fixtures.selection import (
         SelectionError,
@@ -199,6 +218,16 @@ def run(args: argparse.Namespace) -> int:
                             + [t.shown for t in targets if t.keep])
         err.print(f"stepsmith test: no fixtures matched {what}", markup=False)
         return 2
+    notes = []
+    if args.last_failed:
+        from stepsmith.runner.fixtures import lastfailed
+
+        again = lastfailed.only_failed(selected)
+        if again:
+            notes.append(f"run the {len(again)} fixture(s) that failed last time (--lf)")
+            selected = again
+        else:
+            notes.append(f"no previously failed fixtures: running all {len(selected)} (--lf)")
     if args.junit_xml:  # fail before running anything, not after
         problem = _unwritable(args.junit_xml)
         if problem:
@@ -233,10 +262,15 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     if progress is not None:
         with progress:
-            results = run_cases(selected, jobs=args.jobs, live=args.live, on_done=done)
+            results = run_cases(selected, jobs=args.jobs, live=args.live, on_done=done,
+                                maxfail=args.maxfail)
     else:
-        results = run_cases(selected, jobs=args.jobs, live=args.live)
+        results = run_cases(selected, jobs=args.jobs, live=args.live, maxfail=args.maxfail)
     seconds = time.perf_counter() - t0
+    from stepsmith.runner.fixtures import lastfailed
+
+    lastfailed.update(results)
+    not_run = len(selected) - len(results)
 
     junit_failed = False
     if args.junit_xml:
@@ -255,7 +289,8 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         doc = {
             "results": [r.to_json() for r in results],
-            "summary": {**counts, "total": len(results), "executed": _executed(results),
+            "summary": {**counts, "total": len(results), "not_run": not_run,
+                        "executed": _executed(results),
                         "seconds": round(seconds, 3),
                         "fixtures_per_second": round(_executed(results) / seconds, 2)
                         if seconds > 0 and _executed(results) else None},
@@ -265,6 +300,12 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     else:
         out = Console(highlight=False, soft_wrap=True)
+        for note in notes:
+            out.print(note, markup=False)
+        if args.verbose:
+            from stepsmith.runner.cli.test_output import print_verbose
+
+            print_verbose(out, results)
         if not results:
             where = ", ".join(w.shown for w in workflows)
             out.print(f"no fixtures found in {where}: nothing to test "
@@ -272,7 +313,13 @@ def run(args: argparse.Namespace) -> int:
         else:
             having = {c.workflow.shown for c in cases}
             _print_text(out, results, workflows, seconds,
-                        {w.shown for w in workflows if w.shown not in having})
+                        {w.shown for w in workflows if w.shown not in having}, not_run)
+        from stepsmith.runner.cli.test_output import print_durations, print_stopped
+
+        if args.durations is not None:
+            print_durations(out, results, args.durations)
+        if not_run:
+            print_stopped(out, args.maxfail, not_run)
     if counts["failed"] or counts["error"]:
         return 1
     return 2 if junit_failed else 0
