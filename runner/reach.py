@@ -109,3 +109,11 @@ def reach_markdown(row: StepReach, workflow=None) -> str:
         lines.append(f"- effects: {', '.join(eff) or 'none'}")
     lines += ["", f"_{REACH_SENTENCE}_"]
     return "\n".join(lines)
+
+
+def describe_source(workflow, name: str) -> str:
+    """"invoices (via xero)": a source as reach shows it."""
+    src = (getattr(workflow, "sources", None) or {}).get(name)
+    if src is None:
+        return name
+    return f"{name} (via {src.connection})"
