@@ -264,6 +264,13 @@ class Workflow(_Strict):
         description="The Python version the steps are pinned to, as a quoted string, e.g. \"3.11\".",
         examples=["3.11"],
     )
+    timezone: str | None = Field(
+        default=None,
+        description="IANA timezone the workflow's clock is read in: a naive "
+        "`datetime.datetime.now()` / `datetime.date.today()` inside a step is the evaluation "
+        "time in this timezone. Default: the schedule's `timezone`, else UTC.",
+        examples=["Europe/London"],
+    )
     trigger: Trigger = Field(description="What starts the workflow: exactly one of schedule, event or manual.")
     connections: dict[Name, Connection] = Field(
         default_factory=dict,
@@ -276,6 +283,19 @@ class Workflow(_Strict):
         default_factory=dict, description="Effects the steps may emit, by name."
     )
     steps: list[Step] = Field(min_length=1, description="The steps, in order of declaration.")
+
+    @field_validator("timezone")
+    @classmethod
+    def _check_timezone(cls, v: str | None) -> str | None:
+        return None if v is None else check_timezone(v)
+
+    @property
+    def clock_timezone(self) -> str:
+        """The timezone naive clock reads use: `timezone`, else the schedule's, else UTC."""
+        if self.timezone:
+            return self.timezone
+        schedule = getattr(self.trigger, "schedule", None)
+        return getattr(schedule, "timezone", None) or "UTC"
 
     def step(self, step_id: str) -> Step | None:
         for s in self.steps:

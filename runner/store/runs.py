@@ -225,7 +225,8 @@ def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
                                  + ", ".join(bad_fields) + "; nothing stored"))
                 break
             request = build_request(source=code.raw, function=code.function, inputs=inputs,
-                                    evaluation_time=wc.evaluation_time, seed=wc.seed)
+                                    evaluation_time=wc.evaluation_time, seed=wc.seed,
+                                    timezone=wf.clock_timezone)
             sha = request_sha256(request)
             stored = store.lookup(wf.workflow, version, run_id, step.id, request)  # may raise
             if stored is not None:
@@ -338,7 +339,7 @@ def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = N
             fresh = build_request(source=code.raw, function=code.function,
                                   inputs=req.get("inputs"),
                                   evaluation_time=req.get("evaluation_time"),
-                                  seed=req.get("seed"))
+                                  seed=req.get("seed"), timezone=req.get("timezone"))
             fresh_sha = request_sha256(fresh)
             if fresh_sha != row.request_sha256:
                 exc = RequestMismatch(run_id=run_id, step_id=step.id, effect_key="",
@@ -348,7 +349,8 @@ def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = N
                 continue
             res = result_dict(invoke(lw, code, req.get("inputs") or {},
                                      evaluation_time=req.get("evaluation_time"),
-                                     seed=req.get("seed")))
+                                     seed=req.get("seed"),
+                                     timezone=req.get("timezone") or "UTC"))
             if res.get("status") == "unavailable":
                 raise SandboxUnavailable(str(res.get("error") or "sandbox unavailable"))
             diffs: list[Difference] = []
