@@ -165,7 +165,9 @@ class UsageError(Exception):
 
 
 def run(args) -> int:
-    paths = args.paths or ["."]
+    from stepsmith.runner.settings import active
+
+    paths = args.paths or active().paths
     missing = [p for p in paths if not os.path.exists(p)]
     if missing:
         for p in missing:

@@ -22,8 +22,9 @@ def register(sub) -> None:
         description=__doc__.split("\n\n", 1)[1],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("path", nargs="?", default=".", metavar="PATH",
-                   help="a folder (workflows found below it) or a manifest (default: .)")
+    p.add_argument("path", nargs="?", default=None, metavar="PATH",
+                   help="a folder (workflows found below it) or a manifest (default: the "
+                   "configured paths, else .)")
     p.add_argument("--explain", action="store_true",
                    help="also show each step's plain-language explanation")
     p.add_argument("--format", choices=("text", "json"), default="text")
@@ -42,6 +43,10 @@ def run(args) -> int:
     from stepsmith.runner.manifest import parse_manifest, read_manifest_text
     from stepsmith.runner.reach import REACH_SENTENCE, reach_rows
 
+    from stepsmith.runner.settings import active
+
+    if args.path is None:
+        args.path = active().paths[0]
     path = Path(args.path)
     if not path.exists():
         print(f"stepsmith reach: {args.path}: no such file or folder", file=sys.stderr)

@@ -19,9 +19,10 @@ def register(sub) -> None:
                        description="Run every fixture (fixtures/<step>/<case>.json) of the "
                        "workflows under PATH in fresh sandboxes and compare with the expected "
                        "results.")
-    p.add_argument("paths", nargs="*", default=["."], metavar="PATH",
+    p.add_argument("paths", nargs="*", default=None, metavar="PATH",
                    help="workflow folders or manifests, folders to search, a fixture file, a "
-                   "step file, or a node id PATH::step[::case] (default: .)")
+                   "step file, or a node id PATH::step[::case] (default: the configured "
+                   "paths, else .)")
     p.add_argument("--step", action="append", default=[], metavar="STEP",
                    help="only fixtures of this step id (repeatable: any of them)")
     p.add_argument("-k", dest="keyword", action="append", default=[], metavar="EXPRESSION",
@@ -167,7 +168,12 @@ def run(args: argparse.Namespace) -> int:
     from stepsmith.runner.fixtures.invoke import InvokeError, sandbox_status
     from stepsmith.runner.fixtures.suite import discover, run_cases
 
+    from stepsmith.runner.settings import active
+
     err = Console(stderr=True, highlight=False, soft_wrap=True)
+    args.paths = args.paths or active().paths
+    if args.jobs is None:
+        args.jobs = active().jobs
     if args.jobs is not None and args.jobs < 1:
         err.print("stepsmith test: -j must be at least 1")
         return 2
