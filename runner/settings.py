@@ -114,7 +114,7 @@ def load_settings(start: str | Path = ".") -> Settings:
             if not (isinstance(value, list) and value and all(isinstance(v, str) and v
                                                               for v in value)):
                 raise SettingsError(f"{path}: paths must be a non-empty list of strings")
-            s.paths = [str((path.parent / v)) if not Path(v).is_absolute() else v
+            s.paths = [str(path.parent / v) if not Path(v).is_absolute() else v
                        for v in value]
             s.origin["paths"] = origin
         elif key == "jobs":

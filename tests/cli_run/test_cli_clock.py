@@ -5,7 +5,7 @@ workflow's timezone (top-level `timezone:`, else the schedule's, else UTC); awar
 import json
 
 import pytest
-from stepsmith.runner.cli import main
+from stepsmith_wfkit import cli
 
 pytestmark = pytest.mark.usefixtures("sandbox")
 
@@ -25,13 +25,6 @@ def clock(label):
 '''
 
 
-def cli(capsys, *argv):
-    try:
-        code = main([*map(str, argv)])
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def clock_wf(kit, root, **top):

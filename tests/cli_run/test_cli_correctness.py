@@ -10,7 +10,7 @@ import sys
 
 import pytest
 import yaml
-from stepsmith.runner.cli import main
+from stepsmith_wfkit import cli
 
 pytestmark = pytest.mark.usefixtures("sandbox")
 AT = "2026-12-01T07:00:00+00:00"
@@ -18,13 +18,6 @@ RUNTIME = f"{sys.version_info[0]}.{sys.version_info[1]}"
 OTHER = "3.12" if RUNTIME != "3.12" else "3.13"
 
 
-def cli(capsys, *argv):
-    try:
-        code = main([*map(str, argv)])
-    except SystemExit as exc:  # argparse usage errors
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def repin(wf, python):

@@ -6,7 +6,7 @@ import json
 import platform
 
 import pytest
-from stepsmith.runner.cli import main
+from stepsmith_wfkit import cli
 
 pytestmark = pytest.mark.usefixtures("sandbox")
 
@@ -17,13 +17,6 @@ def big(n):
 '''
 
 
-def cli(capsys, *argv):
-    try:
-        code = main([*map(str, argv)])
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def big_wf(kit, root):

@@ -8,7 +8,11 @@ import jsonschema
 import pytest
 import yaml
 from stepsmith.runner.cli import main
-from stepsmith.runner.language.manifest import describe_key, manifest_completions, manifest_hover
+from stepsmith.runner.language.manifest import (
+    describe_key,
+    manifest_completions,
+    manifest_hover,
+)
 from stepsmith.runner.manifest import parse_manifest
 from stepsmith.runner.reach import reach_rows
 
