@@ -3,4 +3,6 @@
 Nothing in this package knows about LSP; `stepsmith.server` adapts it.
 """
 
-__version__ = "0.1.0"
+from stepsmith import __version__  # one version, in stepsmith/__init__.py
+
+__all__ = ["__version__"]

@@ -3,7 +3,7 @@ PATH as a test item, so CI gets pytest's reporting, ``-k``, JUnit XML and xdist 
 
 Node ids: ``<workflow folder relative to rootdir>::<step>::<case>``, for example
 ``examples/invoice-matching::match::acme-2026-12-01``. A fixture of a ``public_egress`` step
-is skipped as "served from recording" unless ``--stepsmith-live``. Failures show the
+is reported as "recorded" (served from its recording) unless ``--stepsmith-live``. Failures show the
 structural diff. Without ``--stepsmith`` the plugin does nothing (it is loaded in every pytest
 run through the ``pytest11`` entry point): its hooks return at once and nothing heavy is
 imported until a workflow is actually collected.
@@ -34,15 +34,67 @@ def pytest_configure(config) -> None:
     paths = config.getoption("stepsmith", default=None)
     if not paths:
         return
-    roots = [Path(p).resolve() for p in paths]
-    config._stepsmith_roots = roots
+    from stepsmith.runner.fixtures.selection import SelectionError, parse_target
+
     source = getattr(config, "args_source", None)
     explicit = source is not None and source.name == "ARGS"
     args = list(config.args) if explicit else []
-    for p in paths:
-        if p not in args:
-            args.append(p)
+    # a node id (PATH::step::case), a fixture file or a step file given to --stepsmith, or a
+    # node id under a --stepsmith path given as a test path: stepsmith's own selection, since
+    # pytest cannot resolve `::` parts inside a workflow folder
+    try:
+        targets = [parse_target(p) for p in paths]
+        roots = [Path(t.root).resolve() for t in targets]
+        picked = []
+        for a in list(args):
+            if "::" in a and _within(Path(a.partition("::")[0]).resolve(), roots):
+                picked.append(parse_target(a))
+                args.remove(a)
+        if picked:  # `pytest --stepsmith wf wf::add::simple` runs just that, as pytest would
+            targets = [t for t in targets if t.keep is not None] + picked
+    except SelectionError as exc:
+        raise pytest.UsageError(f"--stepsmith: {exc}") from None
+    config._stepsmith_roots = roots
+    config._stepsmith_targets = targets
+    for t in targets:
+        if t.root not in args:
+            args.append(t.root)
     config.args = args
+
+
+def _within(path: Path, roots: list[Path]) -> bool:
+    return any(path == r or r in path.parents for r in roots)
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    targets = getattr(config, "_stepsmith_targets", None)
+    if not targets or not any(t.keep for t in targets):
+        return
+    from stepsmith.runner.fixtures.selection import under
+
+    keep, drop = [], []
+    for item in items:
+        case = getattr(item, "case", None)
+        if case is None or any(under(case, t.root) and (t.keep is None or t.keep(case))
+                               for t in targets):
+            keep.append(item)
+        else:
+            drop.append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+def pytest_report_teststatus(report, config):
+    """A fixture served from its recording counts as "recorded", as `stepsmith test` says
+    (JUnit XML still marks it skipped, as `stepsmith test --junit-xml` does)."""
+    if report.when == "call" and report.skipped and "stepsmith" in report.keywords \
+            and _RECORDED_NOTE in str(report.longrepr):
+        return "recorded", "R", "RECORDED"
+    return None
+
+
+_RECORDED_NOTE = "served from recording"
 
 
 def _is_manifest(path: Path) -> bool:

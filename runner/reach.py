@@ -24,6 +24,8 @@ class StepReach:
     effects: tuple[str, ...]  # effect names the step may emit
     explanation: str
     reaches_nothing: bool  # no network, no connections, no sources, no effects
+    # what each source read is, by kind: {name: "connection xero" | "channel c" | "graph query q"}
+    source_origins: tuple[tuple[str, str], ...] = ()
 
     @property
     def network_label(self) -> str:
@@ -33,6 +35,7 @@ class StepReach:
         d = asdict(self)
         for k in ("connections", "sources", "effects"):
             d[k] = list(d[k])
+        d["source_origins"] = dict(self.source_origins)
         return d
 
     def summary(self) -> str:
@@ -79,6 +82,7 @@ def reach_rows(workflow) -> list[StepReach]:
                 effects=effects,
                 explanation=step.explanation,
                 reaches_nothing=nothing,
+                source_origins=tuple((n, source_origin(workflow, n)) for n in sources),
             )
         )
     return rows
@@ -92,12 +96,8 @@ def reach_markdown(row: StepReach, workflow=None) -> str:
     else:
         lines.append(f"- network: **{row.network_label}**")
         lines.append(f"- connections: {', '.join(f'`{c}`' for c in row.connections) or 'none'}")
-        src = []
-        for s in row.sources:
-            conn = None
-            if workflow is not None and s in workflow.sources:
-                conn = workflow.sources[s].connection
-            src.append(f"`{s}`" + (f" (via `{conn}`)" if conn else ""))
+        src = [f"`{s}`" + (f" ({_origin_md(workflow, s)})" if workflow is not None
+                           and s in workflow.sources else "") for s in row.sources]
         lines.append(f"- sources read: {', '.join(src) or 'none'}")
         eff = []
         for e in row.effects:
@@ -109,3 +109,29 @@ def reach_markdown(row: StepReach, workflow=None) -> str:
         lines.append(f"- effects: {', '.join(eff) or 'none'}")
     lines += ["", f"_{REACH_SENTENCE}_"]
     return "\n".join(lines)
+
+
+def source_origin(workflow, name: str) -> str:
+    """Where a source's data comes from, by kind: "connection xero", "channel alerts",
+    "graph query account_owners" ("" when the source is not declared)."""
+    src = (getattr(workflow, "sources", None) or {}).get(name)
+    return "" if src is None else src.origin
+
+
+def _origin_md(workflow, name: str) -> str:
+    src = workflow.sources[name]
+    if src.kind == "channel":
+        return f"channel `{src.channel}`"
+    if src.kind == "graph":
+        return f"graph query `{src.query}`"
+    return f"via `{src.connection}`"
+
+
+def describe_source(workflow, name: str) -> str:
+    """"invoices (via xero)", "alerts (channel billing)", "owners (graph query q)"."""
+    src = (getattr(workflow, "sources", None) or {}).get(name)
+    if src is None:
+        return name
+    if src.kind == "connection":
+        return f"{name} (via {src.connection})"
+    return f"{name} ({src.origin})"

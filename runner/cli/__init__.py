@@ -23,8 +23,36 @@ COMMANDS = [
     "record",
     "run_workflow",
     "replay",
+    "init",
     "serve",
 ]
+
+
+def version_text(version: str) -> str:
+    """`stepsmith --version`: the package and the runtime identity results are tied to."""
+    import platform
+
+    try:
+        from stepsmith.runner.store.identity import runtime_identity
+
+        ident = runtime_identity()
+        runtime = (f"harness {ident.harness_version} {ident.harness_source_sha256[:12]}, "
+                   f"Python {ident.python_version}")
+    except Exception as exc:  # noqa: BLE001  --version must always answer
+        runtime = f"Python {platform.python_version()}; runtime identity unavailable: {exc}"
+    return f"stepsmith {version} ({runtime})"
+
+
+class _Version(argparse.Action):
+    """Computed only when asked (the runtime identity hashes the harness source)."""
+
+    def __init__(self, option_strings, dest, version: str = "", **kw):
+        super().__init__(option_strings, dest, **kw)
+        self.version = version
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(version_text(self.version))
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,7 +62,11 @@ def build_parser() -> argparse.ArgumentParser:
         prog="stepsmith",
         description="Author, check and test-run sandboxed Python workflows.",
     )
-    parser.add_argument("--version", action="version", version=f"stepsmith {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0, version=__version__,
+                        help="print the version and the runtime identity, then exit")
+    parser.add_argument("--show-settings", action="store_true",
+                        help="print the resolved settings ([tool.stepsmith] in pyproject.toml "
+                        "or stepsmith.toml, found upward) and where each came from, then exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         try:
@@ -48,8 +80,47 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
     parser = build_parser()
+    if wants_json(argv):
+        from stepsmith.runner.cli.jsonmode import guarded
+
+        return guarded(argv, lambda: _dispatch(parser, argv))
+    return _dispatch(parser, argv)
+
+
+def _start_path(args) -> str:
+    """Where the settings file is searched from: the command's first PATH, else here."""
+    for name in ("paths", "path"):
+        value = getattr(args, name, None)
+        if isinstance(value, list) and value:
+            return value[0].partition("::")[0]
+        if isinstance(value, str) and value:
+            return value
+    return "."
+
+
+def wants_json(argv: list[str]) -> bool:
+    """`--format json` anywhere on the command line (before argparse has parsed it: a usage
+    error must come out as JSON too)."""
+    return any(a == "--format=json" or (a == "--format" and argv[i + 1:i + 2] == ["json"])
+               for i, a in enumerate(argv))
+
+
+def _dispatch(parser: argparse.ArgumentParser, argv: list[str]) -> int:
     args = parser.parse_args(argv)
+    from stepsmith.runner.settings import SettingsError, activate, load_settings
+
+    try:
+        settings = load_settings(_start_path(args))
+    except SettingsError as exc:
+        print(f"stepsmith: {exc}", file=sys.stderr)
+        return 2
+    activate(settings)
+    if args.show_settings:
+        from stepsmith.runner.cli.init import show_settings
+
+        return show_settings(settings)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2

@@ -167,7 +167,9 @@ class UsageError(Exception):
 
 
 def run(args) -> int:
-    paths = args.paths or ["."]
+    from stepsmith.runner.settings import active
+
+    paths = args.paths or active().paths
     missing = [p for p in paths if not os.path.exists(p)]
     if missing:
         for p in missing:
@@ -211,8 +213,7 @@ def run(args) -> int:
             # (exit 2); the bare default `.` (pre-commit in a repo without workflows) is not
             return 2 if args.paths else 0
         for shown, pr in rows:
-            step = f" [{pr.step}]" if pr.step else ""
-            print(f"{shown}:{pr.span.line}:{pr.span.column + 1}: {pr.code} {pr.message}{step}")
+            print(f"{shown}:{pr.span.line}:{pr.span.column + 1}: {pr.code} {message_with_step(pr)}")
         if rows:
             noun = "problem" if len(rows) == 1 else "problems"
             fnoun = "file" if n_files == 1 else "files"
@@ -222,3 +223,12 @@ def run(args) -> int:
     if not results:
         return 2 if args.paths else 0
     return 1 if rows else 0
+
+
+def message_with_step(pr) -> str:
+    """`message [step]`, naming the step once: a message that already says "(step 'x')"
+    (the schema's wording, kept for editors) drops it for the trailing tag."""
+    if not pr.step:
+        return pr.message
+    named = " (step '" + pr.step + "')"
+    return pr.message.replace(named, "") + f" [{pr.step}]"

@@ -22,8 +22,11 @@ def register(sub) -> None:
         description=__doc__.split("\n\n", 1)[1],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("path", nargs="?", default=".", metavar="PATH",
-                   help="a folder (workflows found below it) or a manifest (default: .)")
+    p.add_argument("path", nargs="?", default=None, metavar="PATH",
+                   help="a folder (workflows found below it) or a manifest (default: the "
+                   "configured paths, else .)")
+    p.add_argument("--explain", action="store_true",
+                   help="also show each step's plain-language explanation")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=run)
 
@@ -40,6 +43,10 @@ def run(args) -> int:
     from stepsmith.runner.manifest import parse_manifest, read_manifest_text
     from stepsmith.runner.reach import REACH_SENTENCE, reach_rows
 
+    from stepsmith.runner.settings import active
+
+    if args.path is None:
+        args.path = active().paths[0]
     path = Path(args.path)
     if not path.exists():
         print(f"stepsmith reach: {args.path}: no such file or folder", file=sys.stderr)
@@ -86,38 +93,92 @@ def run(args) -> int:
         return status
 
     from rich.console import Console
-    from rich.table import Table
 
-    # a terminal gets its own width; a pipe or CI log gets room for the whole table
-    console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+    # a terminal gets its own width (COLUMNS wins, as everywhere); a pipe or CI log without
+    # COLUMNS gets room for the whole table
+    fixed = sys.stdout.isatty() or os.environ.get("COLUMNS", "").isdigit()
+    console = Console(highlight=False, width=None if fixed else 160)
     for m, doc in results:
-        wf = doc.workflow
-        table = Table(title=f"{wf.workflow} v{wf.version} — {m}", title_justify="left",
-                      show_lines=False)
-        for col in ("Step", "Code", "Network", "Connections", "Sources read", "Effects"):
-            table.add_column(col, overflow="fold", no_wrap=col in ("Step", "Code", "Network"))
-        for r in reach_rows(wf):
-            nothing = "[dim]nothing[/dim]"
-            sources = [f"{s} (via {wf.sources[s].connection})" if s in wf.sources else s
-                       for s in r.sources]
-            effects = [f"{e} ({wf.effects[e].kind} via {wf.effects[e].connection})"
-                       if e in wf.effects else e for e in r.effects]
-            if r.reaches_nothing:
-                table.add_row(r.step_id, r.code, "none", nothing, nothing, nothing)
-            else:
-                table.add_row(
-                    r.step_id,
-                    r.code,
-                    "[bold]public egress[/bold]" if r.network == "public_egress" else "none",
-                    ", ".join(r.connections) or nothing,
-                    ", ".join(sources) or nothing,
-                    ", ".join(effects) or nothing,
-                )
-        console.print(table)
+        print_reach(console, doc.workflow, m, explain=args.explain)
         if doc.problems:
             console.print(f"[yellow]{len(doc.problems)} problem(s) in this manifest; "
                           "run `stepsmith check`.[/yellow]")
         console.print()
     if results:
-        console.print(REACH_SENTENCE)
+        console.print(_wrap(REACH_SENTENCE, console.width))
     return status
+
+
+COLUMNS = ("Step", "Code", "Network", "Connections", "Sources read", "Effects")
+
+
+def _cells(wf, r) -> list[str]:
+    from stepsmith.runner.reach import describe_source
+
+    if r.reaches_nothing:
+        return [r.step_id, r.code, "none", "nothing", "nothing", "nothing"]
+    sources = [describe_source(wf, s) for s in r.sources]
+    effects = [f"{e} ({wf.effects[e].kind} via {wf.effects[e].connection})"
+               if e in wf.effects else e for e in r.effects]
+    return [r.step_id, r.code, "public egress" if r.network == "public_egress" else "none",
+            ", ".join(r.connections) or "nothing", ", ".join(sources) or "nothing",
+            ", ".join(effects) or "nothing"]
+
+
+def _wrap(text: str, width: int, indent: str = "") -> str:
+    """Wrap between words only: a word is never split, even one wider than the line."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width=max(20, width), initial_indent=indent,
+                                    subsequent_indent=indent, break_long_words=False,
+                                    break_on_hyphens=False)) or indent
+
+
+def print_reach(console, wf, manifest, *, explain: bool = False) -> None:
+    """The table when it fits the console's width, otherwise one block per step; with
+    `explain`, each step's explanation (wrapped between words)."""
+    from io import StringIO
+
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+    from stepsmith.runner.reach import reach_rows
+
+    rows = [(r, _cells(wf, r)) for r in reach_rows(wf)]
+    title = f"{wf.workflow} v{wf.version} — {manifest}"
+    width = console.width
+    words = {w for _r, cells in rows for c in cells for w in c.split()}
+
+    def table(wrap: bool) -> Table:
+        t = Table(title=escape(title), title_justify="left", show_lines=False)
+        for col in COLUMNS:
+            t.add_column(col, no_wrap=not wrap or col in ("Step", "Code", "Network"), overflow="fold")
+        for _r, cells in rows:
+            t.add_row(*(f"[dim]{c}[/dim]" if c == "nothing" else escape(c) for c in cells))
+        return t
+
+    for wrap in (False, True):  # the first that fits without cutting a word
+        candidate = table(wrap)
+        probe = Console(file=StringIO(), width=width, highlight=False)
+        probe.print(candidate)
+        text = probe.file.getvalue()
+        tokens = {t.strip("│┃") for t in text.split()}
+        lines_fit = all(len(line.rstrip()) <= width for line in text.splitlines())
+        if lines_fit and words <= tokens | set(title.split()):
+            console.print(candidate)
+            if explain:
+                for r, _cells_ in rows:
+                    console.print(_wrap(f"{r.step_id}: {wf.step(r.step_id).explanation}",
+                                        width), markup=False)
+            return
+    console.print(_wrap(title, width), markup=False)
+    labels = [c.lower() for c in COLUMNS[2:]]
+    pad = max(len(lb) for lb in labels + ["explanation"]) + 2
+    for r, cells in rows:
+        console.print(_wrap(f"{cells[0]}  {cells[1]}", width), markup=False)
+        extra = [("explanation", wf.step(r.step_id).explanation)] if explain else []
+        for label, value in list(zip(labels, cells[2:])) + extra:
+            lines = _wrap(str(value), width - 2 - pad).splitlines() or [""]
+            console.print("  " + label.ljust(pad) + lines[0], markup=False)
+            for line in lines[1:]:
+                console.print("  " + " " * pad + line, markup=False)

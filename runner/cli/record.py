@@ -139,6 +139,13 @@ def run(args: argparse.Namespace) -> int:
         print_result(err, res, step.id)
         err.print(f"stepsmith record: not recorded: the step was {status}", markup=False)
         return 2 if status == "unavailable" else 1
+    from stepsmith.runner.fixtures.invoke import check_effects
+
+    bad = check_effects(lw.workflow, step, res.get("effects") or [])
+    if bad:
+        print_result(err, res, step.id)
+        err.print("stepsmith record: not recorded: " + "; ".join(map(str, bad)), markup=False)
+        return 1
     doc = fixture_document(given, at, args.seed, res)
     leaked = secrets_in(doc, {**granted, **known_credentials(lw, step)})
     if leaked:

@@ -34,9 +34,11 @@ def run(args: argparse.Namespace) -> int:
     )
     from stepsmith.runner.store.db import StoreError, store_path
     from stepsmith.runner.store.runs import (
+        PinMismatch,
         RunError,
         RunUsageError,
         SandboxUnavailable,
+        check_pin,
         replay_run,
     )
 
@@ -45,6 +47,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         lw = load_workflow(args.path)
     except InvokeError as exc:
+        err.print(f"stepsmith replay: {exc}", markup=False)
+        return 2
+    try:
+        if lw.workflow is not None:
+            check_pin(lw)
+    except PinMismatch as exc:
         err.print(f"stepsmith replay: {exc}", markup=False)
         return 2
     if not store_path(lw.dir).exists():
@@ -65,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     except (RunError, StoreError) as exc:
         err.print(f"stepsmith replay: {exc}", markup=False)
-        return 2 if isinstance(exc, RunUsageError) else 1
+        return 2 if isinstance(exc, (RunUsageError, PinMismatch)) else 1
     if not text:
         sys.stdout.write(json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n")
     else:

@@ -58,6 +58,11 @@ def prepare(args):
     if not lw.ok:
         raise Usage("the workflow has check problems; fix them first:\n"
                     + "\n".join("  " + x for x in lw.error_lines()), 1)
+    from stepsmith.runner.fixtures.invoke import pin_problem
+
+    why = pin_problem(lw)
+    if why:
+        raise Usage(why)
     step = lw.step(args.step)
     if step is None:
         raise Usage(unknown_step_message(args.step, lw.step_ids, lw.shown))
@@ -126,7 +131,8 @@ def run(args: argparse.Namespace) -> int:
         err.print(f"stepsmith run: {exc}", markup=False)
         return 2
     if res.get("status") == "unavailable":
-        err.print(f"stepsmith run: {res.get('error') or 'sandbox unavailable'}", markup=False)
+        err.print(f"stepsmith run: {res.get('message') or res.get('error') or 'sandbox unavailable'}",
+                  markup=False)
         return 2
     if args.format == "json":
         sys.stdout.write(json.dumps(res, indent=2, ensure_ascii=False) + "\n")

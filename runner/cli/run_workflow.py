@@ -24,6 +24,9 @@ def register(sub) -> None:
     p.add_argument("--live", action="store_true",
                    help="run public_egress steps against the network instead of the case's "
                    "recorded outputs (never retried)")
+    p.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
+                   help="when another process is executing this run id, wait up to SECONDS "
+                   "for it instead of refusing at once (default: 0)")
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.set_defaults(func=run)
 
@@ -73,11 +76,14 @@ def run(args: argparse.Namespace) -> int:
         sandbox_status,
     )
     from stepsmith.runner.store.db import StoreError
+    from stepsmith.runner.store.lease import LeaseHeld
     from stepsmith.runner.store.runs import (
+        PinMismatch,
         RunError,
         RunUsageError,
         SandboxUnavailable,
         check_case_name,
+        check_pin,
         check_run_id,
         run_workflow,
     )
@@ -92,7 +98,8 @@ def run(args: argparse.Namespace) -> int:
     try:  # usage errors first, before anything is printed or stored
         check_case_name(lw, args.case)
         check_run_id(args.case if args.run_id is None else args.run_id)
-    except RunUsageError as exc:
+        check_pin(lw)
+    except (RunUsageError, PinMismatch) as exc:
         err.print(f"stepsmith run-workflow: {exc}", markup=False)
         return 2
     ok, why = sandbox_status()
@@ -100,18 +107,33 @@ def run(args: argparse.Namespace) -> int:
         err.print(f"stepsmith run-workflow: the sandbox is unavailable: {why}", markup=False)
         return 2
     text = args.format == "text"
-    if text and lw.workflow is not None:
-        out.print(f"run [bold]{args.run_id or args.case}[/] of {lw.workflow.workflow} "
-                  f"v{lw.workflow.version} (case {args.case})")
+    if args.wait < 0:
+        err.print("stepsmith run-workflow: --wait must be 0 or more seconds", markup=False)
+        return 2
+
+    def started(report) -> None:
+        if not text:
+            return
+        out.print(f"run [bold]{report.run_id}[/] of {report.workflow} v{report.version} "
+                  f"(case {args.case})" + (f", attempt {report.attempt}"
+                                           if report.attempt > 1 else ""))
+        if report.took_over_from:
+            out.print(f"[yellow]took the run over from {report.took_over_from}[/] "
+                      "(that process is gone or its lease expired)")
+
     try:
         report = run_workflow(lw, args.case, run_id=args.run_id, live=args.live,
+                              wait=args.wait, on_start=started,
                               on_step=(lambda o: print_outcome(out, o)) if text else None)
+    except LeaseHeld as exc:
+        err.print(f"stepsmith run-workflow: {exc}", markup=False)
+        return 1
     except SandboxUnavailable as exc:
         err.print(f"stepsmith run-workflow: the sandbox is unavailable: {exc}", markup=False)
         return 2
     except (RunError, StoreError) as exc:
         err.print(f"stepsmith run-workflow: {exc}", markup=False)
-        return 2 if isinstance(exc, RunUsageError) else 1
+        return 2 if isinstance(exc, (RunUsageError, PinMismatch)) else 1
     if not text:
         sys.stdout.write(json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n")
     else:

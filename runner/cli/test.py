@@ -19,13 +19,27 @@ def register(sub) -> None:
                        description="Run every fixture (fixtures/<step>/<case>.json) of the "
                        "workflows under PATH in fresh sandboxes and compare with the expected "
                        "results.")
-    p.add_argument("paths", nargs="*", default=["."], metavar="PATH",
-                   help="workflow folders, manifests or folders to search (default: .)")
-    p.add_argument("--step", help="only fixtures of this step id")
-    p.add_argument("-k", dest="keyword", metavar="NAME",
-                   help="only fixtures whose id (workflow::step::case) contains NAME")
+    p.add_argument("paths", nargs="*", default=None, metavar="PATH",
+                   help="workflow folders or manifests, folders to search, a fixture file, a "
+                   "step file, or a node id PATH::step[::case] (default: the configured "
+                   "paths, else .)")
+    p.add_argument("--step", action="append", default=[], metavar="STEP",
+                   help="only fixtures of this step id (repeatable: any of them)")
+    p.add_argument("-k", dest="keyword", action="append", default=[], metavar="EXPRESSION",
+                   help="only fixtures whose id (workflow::step::case) matches the pytest "
+                   "expression, e.g. 'add or double', 'not boom' (repeatable: any of them)")
     p.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
                    help="parallel sandboxes (default: number of CPUs)")
+    p.add_argument("--lf", "--last-failed", dest="last_failed", action="store_true",
+                   help="run only the fixtures that failed last time (all when none did)")
+    p.add_argument("-x", "--exitfirst", dest="maxfail", action="store_const", const=1,
+                   help="stop after the first failure or error")
+    p.add_argument("--maxfail", type=int, dest="maxfail", metavar="N",
+                   help="stop after N failures or errors")
+    p.add_argument("--durations", type=int, default=None, metavar="N",
+                   help="show the N slowest fixtures (0: all)")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="list every fixture with its outcome and time")
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.add_argument("--junit-xml", metavar="FILE", help="also write a JUnit XML report")
     p.add_argument("--live", action="store_true",
@@ -67,7 +81,8 @@ def junit_xml(results, total_seconds: float) -> str:
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode")
 
 
-def _print_text(console, results, workflows, seconds: float, without_fixtures=()) -> None:
+def _print_text(console, results, workflows, seconds: float, without_fixtures=(),
+                not_run: int = 0) -> None:
     """`without_fixtures`: display names of workflows that have no fixture at all (not merely
     none selected by --step / -k)."""
     from rich.markup import escape
@@ -125,6 +140,8 @@ def _print_text(console, results, workflows, seconds: float, without_fixtures=()
         parts.append(f"{counts[1]} recorded (served from recording, not executed)")
     parts.append(f"{counts[2]} failed")
     parts.append(f"{counts[3]} errors")
+    if not_run:
+        parts.append(f"{not_run} not run")
     executed = _executed(results)
     # a rate only means something when sandboxes ran
     rate = f" ({executed / seconds:.1f} fixtures/s)" if executed and seconds > 0 else ""
@@ -139,7 +156,8 @@ def _executed(results) -> int:
     """Fixtures that actually ran in a sandbox (not served from a recording, not refused
     before running)."""
     return sum(1 for r in results if r.outcome in ("passed", "failed")
-               or (r.outcome == "error" and r.result is not None))
+               or (r.outcome == "error" and r.result is not None
+                   and r.result.get("status") != "unavailable"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -148,38 +166,74 @@ def run(args: argparse.Namespace) -> int:
 
     from rich.console import Console
     from stepsmith.runner.fixtures.invoke import InvokeError, sandbox_status
-    from stepsmith.runner.fixtures.suite import discover, run_cases, select
+    from stepsmith.runner.fixtures.suite import discover, run_cases
+
+    from stepsmith.runner.settings import active
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)
+    args.paths = args.paths or active().paths
+    if args.jobs is None:
+        args.jobs = active().jobs
     if args.jobs is not None and args.jobs < 1:
         err.print("stepsmith test: -j must be at least 1")
         return 2
-    for p in args.paths:
-        if not os.path.exists(p):
-            err.print(f"stepsmith test: {p}: no such file or directory")
-            return 2
+    if args.maxfail is not None and args.maxfail < 1:
+        err.print("stepsmith test: --maxfail must be at least 1", markup=False)
+        return 2
+    if args.durations is not None and args.durations < 0:
+        err.print("stepsmith test: --durations must be 0 (all) or more", markup=False)
+        return 2
+    from stepsmith.runner.fixtures.selection import (
+        SelectionError,
+        compile_keywords,
+        parse_target,
+        select_cases,
+    )
+
     try:
-        workflows, cases = discover(args.paths)
+        targets = [parse_target(p) for p in args.paths]
+        keywords = compile_keywords(args.keyword)
+    except SelectionError as exc:
+        err.print(f"stepsmith test: {exc}", markup=False)
+        return 2
+    try:
+        workflows, cases = discover(dict.fromkeys(t.root for t in targets))
     except InvokeError as exc:
         err.print(f"stepsmith test: {exc}")
         return 2
     if not workflows:
         err.print(f"stepsmith test: no workflow manifests under {' '.join(args.paths)}")
         return 2
-    if args.step and not any(args.step in w.step_ids for w in workflows):
-        from stepsmith.runner.fixtures.invoke import unknown_step_message
+    known = sorted({s for w in workflows for s in w.step_ids})
+    for step_id in args.step:
+        if step_id not in known:
+            from stepsmith.runner.fixtures.invoke import unknown_step_message
 
-        known = sorted({s for w in workflows for s in w.step_ids})
-        where = ", ".join(w.shown for w in workflows)
-        err.print(f"stepsmith test: {unknown_step_message(args.step, known, where)}",
-                  markup=False)
+            where = ", ".join(w.shown for w in workflows)
+            err.print(f"stepsmith test: {unknown_step_message(step_id, known, where)}",
+                      markup=False)
+            return 2
+    try:
+        selected = select_cases(cases, targets, args.step, keywords)
+    except SelectionError as exc:
+        err.print(f"stepsmith test: {exc}", markup=False)
         return 2
-    selected = select(cases, args.step, args.keyword)
-    if not selected and (args.step or args.keyword):
-        what = " and ".join(x for x in (f"--step {args.step}" if args.step else "",
-                                        f"-k {args.keyword}" if args.keyword else "") if x)
+    narrowed = args.step or args.keyword or any(t.keep for t in targets)
+    if not selected and narrowed:
+        what = " and ".join([f"--step {s}" for s in args.step] + [f"-k {k}" for k in args.keyword]
+                            + [t.shown for t in targets if t.keep])
         err.print(f"stepsmith test: no fixtures matched {what}", markup=False)
         return 2
+    notes = []
+    if args.last_failed:
+        from stepsmith.runner.fixtures import lastfailed
+
+        again = lastfailed.only_failed(selected)
+        if again:
+            notes.append(f"run the {len(again)} fixture(s) that failed last time (--lf)")
+            selected = again
+        else:
+            notes.append(f"no previously failed fixtures: running all {len(selected)} (--lf)")
     if args.junit_xml:  # fail before running anything, not after
         problem = _unwritable(args.junit_xml)
         if problem:
@@ -214,10 +268,15 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     if progress is not None:
         with progress:
-            results = run_cases(selected, jobs=args.jobs, live=args.live, on_done=done)
+            results = run_cases(selected, jobs=args.jobs, live=args.live, on_done=done,
+                                maxfail=args.maxfail)
     else:
-        results = run_cases(selected, jobs=args.jobs, live=args.live)
+        results = run_cases(selected, jobs=args.jobs, live=args.live, maxfail=args.maxfail)
     seconds = time.perf_counter() - t0
+    from stepsmith.runner.fixtures import lastfailed
+
+    lastfailed.update(results)
+    not_run = len(selected) - len(results)
 
     junit_failed = False
     if args.junit_xml:
@@ -236,7 +295,8 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         doc = {
             "results": [r.to_json() for r in results],
-            "summary": {**counts, "total": len(results), "executed": _executed(results),
+            "summary": {**counts, "total": len(results), "not_run": not_run,
+                        "executed": _executed(results),
                         "seconds": round(seconds, 3),
                         "fixtures_per_second": round(_executed(results) / seconds, 2)
                         if seconds > 0 and _executed(results) else None},
@@ -246,6 +306,12 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     else:
         out = Console(highlight=False, soft_wrap=True)
+        for note in notes:
+            out.print(note, markup=False)
+        if args.verbose:
+            from stepsmith.runner.cli.test_output import print_verbose
+
+            print_verbose(out, results)
         if not results:
             where = ", ".join(w.shown for w in workflows)
             out.print(f"no fixtures found in {where}: nothing to test "
@@ -253,7 +319,13 @@ def run(args: argparse.Namespace) -> int:
         else:
             having = {c.workflow.shown for c in cases}
             _print_text(out, results, workflows, seconds,
-                        {w.shown for w in workflows if w.shown not in having})
+                        {w.shown for w in workflows if w.shown not in having}, not_run)
+        from stepsmith.runner.cli.test_output import print_durations, print_stopped
+
+        if args.durations is not None:
+            print_durations(out, results, args.durations)
+        if not_run:
+            print_stopped(out, args.maxfail, not_run)
     if counts["failed"] or counts["error"]:
         return 1
     return 2 if junit_failed else 0

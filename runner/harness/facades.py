@@ -90,6 +90,13 @@ def _datetime_facade():
     if pinned is not None and pinned.tzinfo is None:
         pinned = pinned.replace(tzinfo=real.UTC)
 
+    # naive reads are the evaluation time in the workflow's timezone (a fixed offset the
+    # parent resolved for this instant); aware reads convert the same instant as asked
+    local = real.timezone(real.timedelta(seconds=REQ.get("utc_offset_seconds") or 0))  # noqa: F821
+
+    def _now_local():
+        return _now_utc().astimezone(local)
+
     def _now_utc():
         if pinned is None:
             raise PinnedClockError(
@@ -103,17 +110,17 @@ def _datetime_facade():
 
         @classmethod
         def now(cls, tz=None):
-            u = _now_utc()
             if tz is None:
-                r = u.replace(tzinfo=None)  # the sandbox's local time is UTC
+                r = _now_local().replace(tzinfo=None)
             else:
-                r = u.astimezone(tz)
+                r = _now_utc().astimezone(tz)
             return cls(r.year, r.month, r.day, r.hour, r.minute, r.second, r.microsecond,
                        r.tzinfo, fold=r.fold)
 
         @classmethod
-        def utcnow(cls):
-            return cls.now(None)
+        def utcnow(cls):  # UTC by name, whatever the workflow's timezone
+            r = _now_utc()
+            return cls(r.year, r.month, r.day, r.hour, r.minute, r.second, r.microsecond)
 
         @classmethod
         def today(cls):
@@ -125,7 +132,7 @@ def _datetime_facade():
 
         @classmethod
         def today(cls):
-            u = _now_utc()
+            u = _now_local()
             return cls(u.year, u.month, u.day)
 
     attrs = _public(real)

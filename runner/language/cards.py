@@ -11,7 +11,9 @@ NETWORK_MEANING = {
 PINNED_TIME = (
     "**Pinned clock.** Inside the stepsmith sandbox `{call}` returns the run's pinned "
     "*evaluation time* (the fixture's `evaluation_time`, or `--at`), never the host clock; "
-    "with no pinned time it is an error. Runs are reproducible because of this."
+    "with no pinned time it is an error. Runs are reproducible because of this. A naive "
+    "`now()` / `today()` is that time in the workflow's timezone (top-level `timezone:`, else "
+    "the schedule's, else UTC); `now(tz)` gives the same instant in `tz`."
 )
 
 

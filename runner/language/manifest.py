@@ -307,7 +307,12 @@ def input_hover(doc, key_path: tuple, *,
         desc = (_scalar_text(src.get("description")) or "").strip()
         conn = _scalar_text(src.get("connection"))
         lines = [head, "", desc or "*(the source has no description)*", ""]
-        if conn:
+        kind = _scalar_text(src.get("kind")) or "connection"
+        if kind in ("channel", "graph"):  # the kinds that read no connection
+            field_name, label = ("channel", "channel") if kind == "channel" else ("query",
+                                                                                  "graph query")
+            lines.append(f"- **{label}**: `{_scalar_text(src.get(field_name)) or '?'}`")
+        elif conn:
             conns = root.get("connections")
             cnode = conns.get(conn) if isinstance(conns, YMap) else None
             cdesc = (_scalar_text(cnode.get("description")) or "").strip() if isinstance(cnode, YMap) else ""

@@ -342,8 +342,10 @@ def check_workflow(
             if fpath.is_dir():
                 add("SM201", f"code file {file_part!r} is a folder, not a file", file_span, sid)
             else:
+                near = _near_step_files(folder, norm)
                 add("SM201", f"code file {file_part!r} does not exist (looked in "
-                    f"{_display(fpath)})", file_span, sid)
+                    f"{_display(fpath)})" + did_you_mean(norm, near), file_span, sid,
+                    replace_fix(norm, near))
             continue
         net_node = step.get("network")
         network = net_node.data if isinstance(net_node, YScalar) and net_node.data in ("none", "public_egress") else "none"
@@ -407,6 +409,18 @@ def _read_step_from_disk(path: Path, root: Path) -> tuple:
         entry = (None, None, data)  # the validator reports SS004 with its position
     _cache_put(_DISK_CACHE, path, (stamp, entry))
     return entry
+
+
+def _near_step_files(folder: Path, norm: str, limit: int = 500) -> list[str]:
+    """`.py` files beside the missing one (relative, `/`-separated), for a did-you-mean."""
+    parent = (folder / norm).parent
+    rel_parent = os.path.dirname(norm)
+    try:
+        names = sorted(e.name for e in os.scandir(parent) if e.name.endswith(".py")
+                       and e.is_file())[:limit]
+    except OSError:
+        return []
+    return [f"{rel_parent}/{n}" if rel_parent else n for n in names]
 
 
 def _display(p: Path) -> str:

@@ -185,11 +185,68 @@ class Connection(_Strict):
     description: str = Field(default="", description="What system this connection reaches.")
 
 
-class Source(_Strict):
-    """Data the workflow reads, through a declared connection."""
+#: What each source kind needs: its own field, required, and no other kind's field.
+SOURCE_KIND_FIELD = {"connection": "connection", "channel": "channel", "graph": "query"}
 
-    connection: Name = Field(description="Alias (from `connections`) this source is read through.")
+
+def _source_kind_schema() -> dict:
+    rules = []
+    for kind, need in SOURCE_KIND_FIELD.items():
+        others = [f for f in SOURCE_KIND_FIELD.values() if f != need]
+        cond = ({"required": ["kind"], "properties": {"kind": {"const": kind}}}
+                if kind != "connection" else  # the default: kind absent, or connection
+                {"anyOf": [{"not": {"required": ["kind"]}},
+                           {"properties": {"kind": {"const": "connection"}}}]})
+        rules.append({"if": cond, "then": {"required": [need],
+                                           "not": {"anyOf": [{"required": [o]} for o in others]}}})
+    return {"allOf": rules}
+
+
+class Source(_Strict):
+    """Data the workflow reads: a connected system's records (`kind: connection`, the
+    default), a channel's records (`kind: channel`) or a query on the organisation's graph
+    (`kind: graph`)."""
+
+    model_config = ConfigDict(json_schema_extra=_source_kind_schema())
+
+    kind: Literal["connection", "channel", "graph"] = Field(
+        default="connection",
+        description="Where the data comes from: `connection` (default; a connected system, "
+        "needs `connection`), `channel` (a channel's records, needs `channel`) or `graph` (the "
+        "organisation's graph, needs `query`).",
+    )
+    connection: Name | None = Field(
+        default=None,
+        description="kind connection: alias (from `connections`) this source is read through.")
+    channel: Name | None = Field(
+        default=None, description="kind channel: the channel whose records this source reads.")
+    query: Name | None = Field(
+        default=None, description="kind graph: the name of the graph query this source runs.")
     description: str = Field(default="", description="What this source holds, in plain language.")
+
+    @model_validator(mode="after")
+    def _fields_of_kind(self):
+        need = SOURCE_KIND_FIELD[self.kind]
+        if getattr(self, need) is None:
+            raise PydanticCustomError(  # reported as a missing key (SM004) at the source
+                "source_kind_missing", "a source of kind {kind} needs `{need}`",
+                {"kind": self.kind, "need": need})
+        extra = [f for f in SOURCE_KIND_FIELD.values() if f != need and getattr(self, f)]
+        if extra:
+            raise PydanticCustomError(
+                "source_kind", "`{field}` belongs to a source of kind {other}, not {kind}",
+                {"field": extra[0], "kind": self.kind,
+                 "other": next(k for k, f in SOURCE_KIND_FIELD.items() if f == extra[0])})
+        return self
+
+    @property
+    def origin(self) -> str:
+        """"connection xero" / "channel billing-alerts" / "graph query open_invoices"."""
+        if self.kind == "channel":
+            return f"channel {self.channel}"
+        if self.kind == "graph":
+            return f"graph query {self.query}"
+        return f"connection {self.connection}"
 
 
 class Effect(_Strict):
@@ -264,6 +321,13 @@ class Workflow(_Strict):
         description="The Python version the steps are pinned to, as a quoted string, e.g. \"3.11\".",
         examples=["3.11"],
     )
+    timezone: str | None = Field(
+        default=None,
+        description="IANA timezone the workflow's clock is read in: a naive "
+        "`datetime.datetime.now()` / `datetime.date.today()` inside a step is the evaluation "
+        "time in this timezone. Default: the schedule's `timezone`, else UTC.",
+        examples=["Europe/London"],
+    )
     trigger: Trigger = Field(description="What starts the workflow: exactly one of schedule, event or manual.")
     connections: dict[Name, Connection] = Field(
         default_factory=dict,
@@ -276,6 +340,19 @@ class Workflow(_Strict):
         default_factory=dict, description="Effects the steps may emit, by name."
     )
     steps: list[Step] = Field(min_length=1, description="The steps, in order of declaration.")
+
+    @field_validator("timezone")
+    @classmethod
+    def _check_timezone(cls, v: str | None) -> str | None:
+        return None if v is None else check_timezone(v)
+
+    @property
+    def clock_timezone(self) -> str:
+        """The timezone naive clock reads use: `timezone`, else the schedule's, else UTC."""
+        if self.timezone:
+            return self.timezone
+        schedule = getattr(self.trigger, "schedule", None)
+        return getattr(schedule, "timezone", None) or "UTC"
 
     def step(self, step_id: str) -> Step | None:
         for s in self.steps:

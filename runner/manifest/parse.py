@@ -225,6 +225,9 @@ def _map_error(err: dict, root: YNode | None, add) -> None:
     value = err.get("input")
     step = _step_of(loc, root)
     ctx = _context(loc, root)
+    if etype == "source_kind_missing":  # Source's model validator: the kind's own field
+        etype, loc = "missing", loc + (err["ctx"]["need"],)
+        ctx += f" ({err['msg']})"
 
     if etype == "missing":
         key = loc[-1]

@@ -213,9 +213,10 @@ RULES: list[Rule] = [
     ),
     Rule(
         "SS502", "clock-via-instance",
-        "`.now()`, `.today()` or `.utcnow()` on anything but `datetime.datetime` / "
-        "`datetime.date` spelled out.",
-        "An instance's `.now()` is its real class's method, which can bypass the pinned clock.",
+        "`.now()`, `.today()` or `.utcnow()` called on a value instead of the class "
+        "`datetime.datetime` / `datetime.date` (or `datetime` / `date` imported from it).",
+        "An instance's `.now()` is its real class's, bypassing the pinned clock (a naive read is "
+        "the evaluation time in the workflow's timezone).",
         example="import datetime\n\n\ndef step(due):\n"
         "    return datetime.date.fromisoformat(due).today()\n",
         fix="import datetime\n\n\ndef step(due):\n"

@@ -121,8 +121,12 @@ def run_step(source: str | bytes, function: str, inputs: Mapping[str, Any], *,
              filename: str = "step.py", evaluation_time: datetime | str | None = None,
              seed: int | None = None, connections: Mapping[str, str] | None = None,
              effects_declared: Any = (), uses: Sequence[Any] = (), python: str = "3.11",
-             live_network: bool = False, limits: Limits = DEFAULT_LIMITS) -> StepResult:
+             live_network: bool = False, limits: Limits = DEFAULT_LIMITS,
+             timezone: str | None = None) -> StepResult:
     """Validate, then run `function` from `source` in a fresh sandbox.
+
+    `timezone`: IANA name the step's naive clock reads (`datetime.now()`, `date.today()`)
+    are given in (default UTC); aware reads convert the same instant as asked.
 
     `uses`: the validator's StepUse list for this file (urllib only when every use is
     public_egress). `effects_declared`: names, (name, key) pairs, or a mapping name → key
@@ -165,7 +169,7 @@ def run_step(source: str | bytes, function: str, inputs: Mapping[str, Any], *,
                     uses=[(str(u.step_id), str(u.function), str(getattr(u, "network", "none")))
                           for u in uses],
                     allow_urllib=allow_urllib, live_network=share_net, validate=True,
-                    limits=limits, _t0=t0)
+                    limits=limits, _t0=t0, timezone=timezone)
 
 
 def run_unvalidated(source: str, function: str, inputs: Mapping[str, Any], *,
@@ -212,6 +216,17 @@ def _eval_time(value) -> datetime | None:
     return value
 
 
+def _utc_offset(at: datetime | None, timezone: str | None) -> int:
+    """The timezone's UTC offset at the evaluation instant (the sandbox has no tz database:
+    the parent resolves daylight saving and passes a fixed offset)."""
+    if at is None or not timezone or timezone == "UTC":
+        return 0
+    from zoneinfo import ZoneInfo
+
+    off = at.astimezone(ZoneInfo(timezone)).utcoffset()
+    return int(off.total_seconds()) if off is not None else 0
+
+
 def _normalise_effects(declared: Any) -> dict[str, str | None]:
     out: dict[str, str | None] = {}
     if not declared:
@@ -233,7 +248,8 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
              connections: Mapping[str, str] | None = None, effects_declared: Any = (),
              python: str = "3.11", uses: Sequence[tuple] = (), allow_urllib: bool = False,
              live_network: bool = False, validate: bool, restricted: bool | None = None,
-             limits: Limits, _t0: float | None = None) -> StepResult:
+             limits: Limits, _t0: float | None = None,
+             timezone: str | None = None) -> StepResult:
     """validate: the harness re-runs the validator before executing anything. restricted:
     restricted builtins + facade-only imports (defaults to `validate`; tests probe the
     layers separately). Only run_unvalidated passes validate=False."""
@@ -277,6 +293,7 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
         "v": 1, "source": source, "function": function, "filename": filename,
         "inputs": json.loads(text),
         "evaluation_time": at.isoformat() if at else None, "seed": seed,
+        "utc_offset_seconds": _utc_offset(at, timezone),
         "validate": bool(validate), "python": python,
         "restricted": bool(validate if restricted is None else restricted), "uses": [list(u) for u in uses],
         "effects": effects, "connections": connections, "allow_urllib": bool(allow_urllib),

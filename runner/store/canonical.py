@@ -34,24 +34,33 @@ def code_hash(source: str | bytes) -> str:
 
 
 def build_request(*, source: str | bytes, function: str, inputs: Any,
-                  evaluation_time: str | None, seed: int | None) -> dict:
-    return {
+                  evaluation_time: str | None, seed: int | None,
+                  timezone: str | None = None) -> dict:
+    """`timezone`: the workflow's clock timezone; a naive now() depends on it. Absent for
+    UTC, so requests (and their hashes) of workflows that never set one are unchanged."""
+    req = {
         "code_hash": code_hash(source),
         "function": function,
         "inputs": inputs,
         "evaluation_time": evaluation_time,
         "seed": seed,
     }
+    if timezone and timezone != "UTC":
+        req["timezone"] = timezone
+    return req
 
 
 def request_sha256(request: dict) -> str:
-    return sha256_text(canonical_json({k: request.get(k) for k in REQUEST_FIELDS}))
+    fields = {k: request.get(k) for k in REQUEST_FIELDS}
+    if request.get("timezone"):
+        fields["timezone"] = request["timezone"]
+    return sha256_text(canonical_json(fields))
 
 
 def request_differences(stored: dict, fresh: dict) -> list[str]:
     """Which request fields differ, in words (for the loud failure)."""
     out = []
-    for key in REQUEST_FIELDS:
+    for key in (*REQUEST_FIELDS, "timezone"):
         a, b = stored.get(key), fresh.get(key)
         if canonical_json(a) == canonical_json(b):
             continue

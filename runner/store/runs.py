@@ -34,6 +34,7 @@ from stepsmith.runner.fixtures.invoke import (
     invoke,
     known_credentials,
     load_granted,
+    pin_problem,
     result_dict,
     secrets_in,
     step_code,
@@ -91,6 +92,17 @@ def check_run_id(run_id: str) -> None:
                             "(starting with a letter or digit; at most 200)")
 
 
+class PinMismatch(RunError):
+    """The workflow's `python:` pin is not this runtime's Python: nothing is run or reused
+    (a result is tied to the Python that produced it). The CLI exits 2."""
+
+
+def check_pin(lw: LoadedWorkflow) -> None:
+    why = pin_problem(lw)
+    if why:
+        raise PinMismatch(why)
+
+
 class SandboxUnavailable(Exception):
     """exit 2: never run unsandboxed."""
 
@@ -118,6 +130,8 @@ class RunReport:
     version: int
     run_id: str
     steps: list[StepOutcome] = field(default_factory=list)
+    attempt: int = 1  # how many processes have taken this run (the run lease)
+    took_over_from: str = ""  # the expired holder this process took the run over from
 
     @property
     def ok(self) -> bool:
@@ -125,7 +139,8 @@ class RunReport:
 
     def to_json(self) -> dict:
         return {"workflow": self.workflow, "version": self.version, "run_id": self.run_id,
-                "ok": self.ok, "steps": [s.to_json() for s in self.steps]}
+                "ok": self.ok, "attempt": self.attempt, "took_over_from": self.took_over_from,
+                "steps": [s.to_json() for s in self.steps]}
 
 
 def topological_steps(workflow) -> list:
@@ -160,18 +175,35 @@ def _case(lw: LoadedWorkflow, case: str):
 
 def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
                  live: bool = False, store: ResultStore | None = None,
-                 on_step: Callable[[StepOutcome], None] | None = None) -> RunReport:
+                 on_step: Callable[[StepOutcome], None] | None = None,
+                 wait: float = 0.0,
+                 on_start: Callable[[RunReport], None] | None = None) -> RunReport:
+    """`wait`: seconds to wait for another process holding this run's lease (LeaseHeld
+    after that). `on_start` is called once the lease is held, before the first step."""
+    from stepsmith.runner.store.lease import RunLease
+
     if not lw.ok:
         raise RunError("the workflow has check problems:\n"
                        + "\n".join("  " + x for x in lw.error_lines()))
+    check_pin(lw)  # before any lookup: a result of another Python is never reused
     wc = _case(lw, case)
     run_id = case if run_id is None else run_id
     check_run_id(run_id)
     wf = lw.workflow
     version = int(wf.version)
+    lease = RunLease(lw.dir, wf.workflow, version, run_id)
+    lease.acquire(wait)
     own_store = store is None
-    store = store or ResultStore.for_workflow(lw.dir)
-    report = RunReport(workflow=wf.workflow, version=version, run_id=run_id)
+    try:
+        store = store or ResultStore.for_workflow(lw.dir)
+    except BaseException:
+        lease.release()
+        raise
+    report = RunReport(workflow=wf.workflow, version=version, run_id=run_id,
+                       attempt=lease.attempt,
+                       took_over_from=lease.took_over.describe() if lease.took_over else "")
+    if on_start:
+        on_start(report)
 
     def emit(o: StepOutcome) -> None:
         report.steps.append(o)
@@ -181,6 +213,7 @@ def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
     try:
         outputs: dict[str, Any] = {}
         for step in topological_steps(wf):
+            lease.renew()
             try:
                 code = step_code(lw, step)
                 inputs = build_inputs(step, {}, sources=wc.sources, outputs=outputs)
@@ -193,7 +226,8 @@ def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
                                  + ", ".join(bad_fields) + "; nothing stored"))
                 break
             request = build_request(source=code.raw, function=code.function, inputs=inputs,
-                                    evaluation_time=wc.evaluation_time, seed=wc.seed)
+                                    evaluation_time=wc.evaluation_time, seed=wc.seed,
+                                    timezone=wf.clock_timezone)
             sha = request_sha256(request)
             stored = store.lookup(wf.workflow, version, run_id, step.id, request)  # may raise
             if stored is not None:
@@ -252,6 +286,7 @@ def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
                 emit(StepOutcome(step.id, "accepted", "", acc.result, sha,
                                  served_from=result["served_from"]))
     finally:
+        lease.release()
         if own_store:
             store.close()
     return report
@@ -263,6 +298,7 @@ def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = N
     if wf is None:
         raise RunError("the manifest could not be loaded:\n"
                        + "\n".join("  " + x for x in lw.error_lines()))
+    check_pin(lw)
     version = int(wf.version)
     own_store = store is None
     store = store or ResultStore.for_workflow(lw.dir)
@@ -308,7 +344,7 @@ def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = N
             fresh = build_request(source=code.raw, function=code.function,
                                   inputs=req.get("inputs"),
                                   evaluation_time=req.get("evaluation_time"),
-                                  seed=req.get("seed"))
+                                  seed=req.get("seed"), timezone=req.get("timezone"))
             fresh_sha = request_sha256(fresh)
             if fresh_sha != row.request_sha256:
                 exc = RequestMismatch(run_id=run_id, step_id=step.id, effect_key="",
@@ -318,7 +354,8 @@ def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = N
                 continue
             res = result_dict(invoke(lw, code, req.get("inputs") or {},
                                      evaluation_time=req.get("evaluation_time"),
-                                     seed=req.get("seed")))
+                                     seed=req.get("seed"),
+                                     timezone=req.get("timezone") or "UTC"))
             if res.get("status") == "unavailable":
                 raise SandboxUnavailable(str(res.get("error") or "sandbox unavailable"))
             diffs: list[Difference] = []
@@ -338,6 +375,7 @@ def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = N
 
 
 __all__ = [
+    "PinMismatch",
     "RunError",
     "RunReport",
     "RunUsageError",

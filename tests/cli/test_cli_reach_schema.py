@@ -20,7 +20,8 @@ EXTRA = (
 )
 
 
-def test_reach_table_lists_every_step(tmp_path, capsys):
+def test_reach_table_lists_every_step(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # reach fits COLUMNS (xdist workers set 80)
     write_workflow(tmp_path / "wf", BASE + EXTRA)
     assert main(["reach", str(tmp_path)]) == 0
     out = capsys.readouterr().out

@@ -44,7 +44,7 @@ def test_run_k_junit_and_failure_diff(tmp_path, kit):
     kit.full_workflow(tmp_path / "wf", fx)
     code, out = pytest_run(tmp_path, "--stepsmith", "wf", "--junitxml", "j.xml")
     assert code == 1
-    assert "5 passed, 1 skipped" in out and "1 failed" in out
+    assert "5 passed, 1 recorded" in out and "1 failed" in out
     assert 'output.sum: expected "1.5", got "1.50"' in out
     assert "FAILED wf::add::simple" in out
     root = ET.parse(tmp_path / "j.xml").getroot()
@@ -59,7 +59,7 @@ def test_xdist_distributes_fixture_items(tmp_path, kit):
     kit.full_workflow(tmp_path / "wf")
     code, out = pytest_run(tmp_path, "--stepsmith", "wf", "-n", "2", "-q")
     assert code == 0, out
-    assert "6 passed, 1 skipped" in out
+    assert "6 passed, 1 recorded" in out
 
 
 def test_harmless_without_the_option(tmp_path, kit):

@@ -182,10 +182,11 @@ def test_different_runtime_identity_stops_run_and_replay(tmp_path, kit, capsys):
 
 def test_two_runs_of_the_same_run_id_at_once(tmp_path, kit):
     """Two processes run the same run id concurrently: each step is accepted exactly once;
-    the other process reuses the accepted result (or, if its request differed, fails loudly)."""
+    the other process waits for the run lease (--wait) and then reuses the accepted result.
+    (Without --wait the second refuses: tests/cli_run/test_cli_run_lease.py.)"""
     wf = kit.run_workflow_dir(tmp_path / "wf")
     cmd = [sys.executable, "-m", "stepsmith.runner.cli", "run-workflow", str(wf), "--case",
-           "day1", "--format", "json"]
+           "day1", "--format", "json", "--wait", "240"]
     for attempt in range(2):
         run_id = f"together-{attempt}"
         procs = [subprocess.Popen(cmd + ["--run-id", run_id], stdout=subprocess.PIPE,

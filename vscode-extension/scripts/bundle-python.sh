@@ -32,12 +32,13 @@ trap 'rm -rf "$TMP"' EXIT
 # 1) stepsmith itself, built from a copy of the repository's Python sources (keeps build/ and
 #    *.egg-info out of the work tree)
 mkdir -p "$TMP/src"
-cp "$REPO/pyproject.toml" "$REPO/setup.py" "$TMP/src/"
-cp -r "$REPO/runner" "$REPO/server" "$TMP/src/"
-if [ -f "$REPO/README.md" ]; then cp "$REPO/README.md" "$TMP/src/"; else echo "# stepsmith" >"$TMP/src/README.md"; fi
-[ -f "$REPO/LICENSE" ] && cp "$REPO/LICENSE" "$TMP/src/" || true
+cp "$REPO/pyproject.toml" "$REPO/setup.py" "$REPO/LICENSE" "$TMP/src/"
+cp -r "$REPO/stepsmith" "$REPO/runner" "$REPO/server" "$REPO/schemas" "$TMP/src/"
+mkdir -p "$TMP/src/docs" && cp "$REPO/docs/pypi.md" "$TMP/src/docs/"
 find "$TMP/src" -name __pycache__ -prune -exec rm -rf {} +
-if "$PY" -c "import setuptools, wheel" 2>/dev/null; then ISO=--no-build-isolation; else ISO=; fi
+# the SPDX `license = "MIT"` needs setuptools >= 77; an older local one builds in isolation
+if "$PY" -c "import sys, setuptools, wheel; sys.exit(int(setuptools.__version__.split('.')[0]) < 77)" 2>/dev/null
+then ISO=--no-build-isolation; else ISO=; fi
 "$PY" -m pip install --quiet --disable-pip-version-check --no-compile --no-deps $ISO --target "$OUT" "$TMP/src"
 
 # 2) its runtime dependencies (read from pyproject.toml), as wheels for the target platform

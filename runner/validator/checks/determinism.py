@@ -44,15 +44,25 @@ def _dotted(node) -> str | None:
     return ".".join(reversed(parts))
 
 
+def _clock_message(attr: str) -> str:
+    """Name the calls that exist: `date` has `today()` but no `now()`/`utcnow()`."""
+    if attr == "today":
+        ways = ("`datetime.date.today()` / `datetime.datetime.today()`, or `date.today()` "
+                "after `from datetime import date`")
+    else:
+        ways = (f"`datetime.datetime.{attr}()`, or `datetime.{attr}()` after "
+                "`from datetime import datetime`")
+    return (f"`.{attr}()` is called on a value, which may bypass the pinned clock; call it "
+            f"on the class: {ways}")
+
+
 def check_clock_attribute(ctx, node: ast.Attribute) -> None:
     """SS502: `.now()`/`.today()`/`.utcnow()` only on `datetime.datetime`, `datetime.date`
     (or `datetime`/`date` imported from the module), not on an instance or an alias: an
     instance's `.now()` is its real class's, which may bypass the pinned clock."""
     dotted = _dotted(node.value)
     if dotted not in policy.CLOCK_RECEIVERS:
-        ctx.report("SS502", ctx.pos.trailing_name_span(node),
-                   f"`.{node.attr}` is allowed only as `datetime.datetime.{node.attr}` "
-                   f"or `datetime.date.{node.attr}` spelled out")
+        ctx.report("SS502", ctx.pos.trailing_name_span(node), _clock_message(node.attr))
         return
     # ... and only while that name is the import: `date = d.date(); date.today()` is the
     # instance's real class (resolved when the statement's bindings are known)

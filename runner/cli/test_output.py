@@ -1,0 +1,32 @@
+"""`stepsmith test` output beyond the summary: -v lines, --durations, the -x/--maxfail note."""
+
+from __future__ import annotations
+
+from rich.markup import escape
+
+TAGS = {"passed": "[green]PASSED[/]", "failed": "[red]FAILED[/]", "error": "[magenta]ERROR[/]",
+        "recorded": "[yellow]RECORDED[/]"}
+
+
+def print_verbose(console, results) -> None:
+    """One line per fixture, in collection order: outcome, node id, time."""
+    for r in results:
+        console.print(f"{TAGS.get(r.outcome, r.outcome)} {escape(r.case.id)} "
+                      f"[dim]({r.duration_ms:.0f} ms)[/]")
+    if results:
+        console.print()
+
+
+def print_durations(console, results, n: int) -> None:
+    ran = sorted(results, key=lambda r: r.duration_ms, reverse=True)
+    shown = ran if n == 0 else ran[:n]
+    console.print(f"slowest {len(shown) if n else 'all'} fixtures" if n == 0
+                  else f"slowest {n} fixtures")
+    for r in shown:
+        console.print(f"  {escape(r.case.id)}  {r.duration_ms:.0f} ms")
+
+
+def print_stopped(console, maxfail: int | None, not_run: int) -> None:
+    plural = "s" if (maxfail or 0) != 1 else ""
+    console.print(f"[red]stopped after {maxfail} failure{plural}[/]: {not_run} fixture(s) "
+                  "not run (-x / --maxfail)")

@@ -1,0 +1,161 @@
+"""Project settings: `[tool.stepsmith]` in pyproject.toml, or a `stepsmith.toml` (top-level
+keys), found upward from the path a command is given (as ruff finds its configuration).
+
+    [tool.stepsmith]
+    paths = ["workflows"]          # default PATHs of check / test / reach
+    jobs = 2                       # parallel sandboxes of `stepsmith test`
+    [tool.stepsmith.limits]        # per step invocation; only ever lowered
+    cpu_seconds = 2
+    wall_seconds = 5
+    memory_mb = 256
+    output_kb = 256
+
+The limits default to the engine's values, which are also their hard ceiling: a step that
+passed locally with more room would fail in the engine. An unknown setting, a value of the
+wrong type or a limit above its ceiling is a usage error (exit 2) naming it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+# the engine's limits (runner/sandbox/result.py Limits), in the units users write
+ENGINE_LIMITS = {"cpu_seconds": 2, "wall_seconds": 5.0, "memory_mb": 256, "output_kb": 256}
+LIMIT_MINIMUM = {"cpu_seconds": 1, "wall_seconds": 0.5, "memory_mb": 64, "output_kb": 1}
+MAX_JOBS = 64
+TOP_KEYS = ("paths", "jobs", "limits")
+
+
+class SettingsError(Exception):
+    """A bad configuration file: the CLI exits 2 with this message."""
+
+
+@dataclass
+class Settings:
+    source: Path | None = None  # the file the settings came from
+    paths: list[str] = field(default_factory=lambda: ["."])
+    jobs: int | None = None
+    limits: dict[str, float] = field(default_factory=lambda: dict(ENGINE_LIMITS))
+    origin: dict[str, str] = field(default_factory=dict)  # dotted key -> where it came from
+
+    def sandbox_limits(self):
+        from stepsmith.runner.sandbox import Limits
+
+        base = Limits()
+        return Limits(cpu_seconds=int(self.limits["cpu_seconds"]),
+                      wall_seconds=float(self.limits["wall_seconds"]),
+                      memory_bytes=int(self.limits["memory_mb"] * 1024 * 1024),
+                      input_bytes=base.input_bytes,
+                      output_bytes=int(self.limits["output_kb"] * 1024),
+                      stdout_chars=base.stdout_chars)
+
+    def rows(self) -> list[tuple[str, Any, str]]:
+        out = [("paths", self.paths, self.origin.get("paths", "default")),
+               ("jobs", self.jobs if self.jobs is not None else "number of CPUs",
+                self.origin.get("jobs", "default"))]
+        for k in ENGINE_LIMITS:
+            out.append((f"limits.{k}", self.limits[k],
+                        self.origin.get(f"limits.{k}", "default (the engine's value)")))
+        return out
+
+
+def find_config(start: Path) -> tuple[Path, dict] | None:
+    """The nearest stepsmith.toml, or pyproject.toml with [tool.stepsmith], at or above
+    `start`; (file, its stepsmith table)."""
+    start = start.resolve()
+    folder = start if start.is_dir() else start.parent
+    for d in [folder, *folder.parents]:
+        own = d / "stepsmith.toml"
+        if own.is_file():
+            return own, _read(own)
+        py = d / "pyproject.toml"
+        if py.is_file():
+            table = _read(py).get("tool", {}).get("stepsmith")
+            if table is not None:
+                if not isinstance(table, dict):
+                    raise SettingsError(f"{py}: [tool.stepsmith] must be a table")
+                return py, table
+    return None
+
+
+def _read(path: Path) -> dict:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"{path}: invalid TOML: {exc}") from None
+    except OSError as exc:
+        raise SettingsError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def _unknown(where: str, key: str, known) -> SettingsError:
+    close = difflib.get_close_matches(key, list(known), n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return SettingsError(f"{where}: unknown setting {key!r}{hint} (known: {', '.join(known)})")
+
+
+def load_settings(start: str | Path = ".") -> Settings:
+    found = find_config(Path(start))
+    s = Settings()
+    if found is None:
+        return s
+    path, table = found
+    s.source = path
+    where = f"{path.name}" + (" [tool.stepsmith]" if path.name == "pyproject.toml" else "")
+    origin = str(path) + (" [tool.stepsmith]" if path.name == "pyproject.toml" else "")
+    for key, value in table.items():
+        if key not in TOP_KEYS:
+            raise _unknown(f"{path}", key, TOP_KEYS)
+        if key == "paths":
+            if not (isinstance(value, list) and value and all(isinstance(v, str) and v
+                                                              for v in value)):
+                raise SettingsError(f"{path}: paths must be a non-empty list of strings")
+            s.paths = [str(path.parent / v) if not Path(v).is_absolute() else v
+                       for v in value]
+            s.origin["paths"] = origin
+        elif key == "jobs":
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_JOBS:
+                raise SettingsError(f"{path}: jobs must be an integer from 1 to {MAX_JOBS}, "
+                                    f"not {value!r}")
+            s.jobs = value
+            s.origin["jobs"] = origin
+        elif key == "limits":
+            if not isinstance(value, dict):
+                raise SettingsError(f"{path}: limits must be a table ([{where}.limits])")
+            for lk, lv in value.items():
+                if lk not in ENGINE_LIMITS:
+                    raise _unknown(f"{path}: limits", lk, ENGINE_LIMITS)
+                ceiling, floor = ENGINE_LIMITS[lk], LIMIT_MINIMUM[lk]
+                if isinstance(lv, bool) or not isinstance(lv, (int, float)) or (
+                        isinstance(ceiling, int) and not isinstance(lv, int)):
+                    kind = "an integer" if isinstance(ceiling, int) else "a number"
+                    raise SettingsError(f"{path}: limits.{lk} must be {kind}, not {lv!r}")
+                if lv > ceiling:
+                    raise SettingsError(
+                        f"{path}: limits.{lk} = {lv} is above the engine's ceiling {ceiling}: "
+                        "a step that needs more would fail in the engine (limits can only be "
+                        "lowered)")
+                if lv < floor:
+                    raise SettingsError(f"{path}: limits.{lk} = {lv} is below the minimum "
+                                        f"{floor}")
+                s.limits[lk] = lv
+                s.origin[f"limits.{lk}"] = origin
+    return s
+
+
+# The settings of the running command (set once by the CLI; read by the fixture runner's
+# worker threads, hence a plain module global rather than a context variable).
+_active: Settings | None = None
+
+
+def activate(settings: Settings | None) -> None:
+    global _active
+    _active = settings
+
+
+def active() -> Settings:
+    return _active if _active is not None else Settings()

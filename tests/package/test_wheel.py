@@ -1,0 +1,78 @@
+"""Issue 13: a proper package. Build the wheel, `pip install` it into a fresh venv, then use
+it from another folder as a pip user would: `stepsmith init`, `check`, `test`, `--version`,
+`import stepsmith`. Real pip, real venv, real sandbox."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.usefixtures("sandbox")
+
+
+def sh(*argv, cwd=None, timeout=600):
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    p = subprocess.run([str(a) for a in argv], cwd=cwd, capture_output=True, text=True,
+                       timeout=timeout, env=env, check=False)
+    assert p.returncode == 0, f"{argv}: exit {p.returncode}\n{p.stdout}\n{p.stderr}"
+    return p.stdout
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    src = tmp_path_factory.mktemp("src")
+    for name in ("pyproject.toml", "setup.py", "LICENSE"):
+        shutil.copy(REPO / name, src / name)
+    for name in ("stepsmith", "runner", "server", "schemas", "docs"):
+        shutil.copytree(REPO / name, src / name, ignore=shutil.ignore_patterns("__pycache__"))
+    dist = tmp_path_factory.mktemp("dist")
+    sh(sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", dist, src)
+    (whl,) = dist.glob("stepsmith-*.whl")
+    return whl
+
+
+def test_the_wheel_holds_a_proper_package(wheel):
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+        meta = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+        schema = json.loads(z.read("stepsmith/schemas/workflow.schema.json"))
+    for need in ("stepsmith/__init__.py", "stepsmith/py.typed", "stepsmith/runner/cli/__init__.py",
+                 "stepsmith/server/__init__.py", "stepsmith/runner/harness/inside.py"):
+        assert need in names, need
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    assert "License-Expression: MIT" in meta
+    assert "pip install stepsmith" in meta and "scripts/demo" not in meta
+    assert "Version: 0.1.0" in meta
+    from stepsmith.runner.schema import schema_text
+
+    assert schema == json.loads(schema_text())
+    assert not any(n.startswith(("tests/", "examples/")) for n in names)
+
+
+def test_pip_install_into_a_fresh_venv_then_use_it_elsewhere(wheel, tmp_path):
+    venv = tmp_path / "venv"
+    sh(sys.executable, "-m", "venv", venv)
+    py, exe = venv / "bin" / "python", venv / "bin" / "stepsmith"
+    sh(py, "-m", "pip", "install", "-q", "--disable-pip-version-check", wheel, timeout=900)
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    out = sh(exe, "init", "ledger", "--name", "ledger-recon", cwd=work)
+    assert "created workflow 'ledger-recon'" in out
+    assert "All checks passed!" in sh(exe, "check", "ledger", cwd=work)
+    assert "1 passed" in sh(exe, "test", "ledger", cwd=work)
+    assert sh(py, "-c", "import stepsmith; print(stepsmith.__version__)", cwd=work).strip() \
+        == "0.1.0"
+    installed = sh(py, "-c", "import stepsmith; print(stepsmith.schema_path())", cwd=work)
+    assert str(venv) in installed  # the packaged schema, not the clone's
+    version = sh(exe, "--version", cwd=work)
+    assert version.startswith("stepsmith 0.1.0 (harness ") and "Python 3." in version
+    # the pytest plugin is registered by the wheel's entry point
+    out = sh(py, "-m", "pytest", "-p", "no:cacheprovider", "--stepsmith", "ledger", "-q",
+             cwd=work)
+    assert "1 passed" in out
