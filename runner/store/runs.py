@@ -318,7 +318,7 @@ def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = N
                 raise SandboxUnavailable(str(res.get("error") or "sandbox unavailable"))
             diffs: list[Difference] = []
             if res.get("status") != "ok":
-                diffs.append(Difference("status", f"expected 'ok', got {res.get('status')!r}"))
+                diffs.append(Difference("status", "", "status", "ok", res.get("status")))
             else:
                 diffs += diff_values(row.result.get("output"), res.get("output"), "output")
                 diffs += diff_values(row.result.get("effects") or [], res.get("effects") or [],
