@@ -23,6 +23,7 @@ COMMANDS = [
     "record",
     "run_workflow",
     "replay",
+    "review",
     "serve",
 ]
 
