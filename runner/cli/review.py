@@ -42,7 +42,7 @@ def read_key(stream) -> str:
     fd = stream.fileno()
     old = termios.tcgetattr(fd)
     try:
-        tty.setcbreak(fd)
+        tty.setcbreak(fd, termios.TCSANOW)  # TCSAFLUSH would drop a key typed ahead
         ch = os.read(fd, 1)
     finally:
         termios.tcsetattr(fd, termios.TCSADRAIN, old)
@@ -52,6 +52,7 @@ def read_key(stream) -> str:
 def ask(out) -> str:
     while True:
         out.print("[bold]a[/]ccept  [bold]r[/]eject  [bold]s[/]kip  [bold]q[/]uit ? ", end="")
+        out.file.flush()  # no newline: a line-buffered terminal would hold the prompt back
         key = read_key(sys.stdin)
         out.print(key if key.isprintable() else "")
         if key in KEYS:
