@@ -94,6 +94,9 @@ def print_result(console, res: dict, step_id: str) -> None:
     else:
         for line in describe_result(res):
             console.print("  " + escape(line))
+    from stepsmith.runner.cli.loopview import print_stdout
+
+    print_stdout(console, res.get("stdout"), indent="")
 
 
 def run(args: argparse.Namespace) -> int:
