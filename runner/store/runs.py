@@ -309,7 +309,14 @@ def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = N
                 exc = RequestMismatch(run_id=run_id, step_id=step.id, effect_key="",
                                       stored_sha256=row.request_sha256, fresh_sha256=fresh_sha,
                                       differences=request_differences(req, fresh))
-                emit(StepOutcome(step.id, "changed", str(exc), None, fresh_sha))
+                detail = str(exc)
+                if req.get("code_hash") != fresh["code_hash"]:  # show what changed in the code
+                    from stepsmith.runner.store.audit import code_change
+
+                    diff = code_change(store, req.get("code_hash") or "", code.source, code.rel)
+                    if diff:
+                        detail += "\nwhat changed in the code since it was accepted:\n" + diff
+                emit(StepOutcome(step.id, "changed", detail, None, fresh_sha))
                 continue
             res = result_dict(invoke(lw, code, req.get("inputs") or {},
                                      evaluation_time=req.get("evaluation_time"),
