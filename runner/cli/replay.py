@@ -62,13 +62,8 @@ def run(args: argparse.Namespace) -> int:
     text = args.format == "text"
 
     try:
-        on_step = (lambda o: print_outcome(out, o)) if text else None
-        if args.stored_code:
-            from stepsmith.runner.store.audit import replay_stored
-
-            report = replay_stored(lw, args.run_id, on_step=on_step)
-        else:
-            report = replay_run(lw, args.run_id, on_step=on_step)
+        report = replay_run(lw, args.run_id, on_step=(lambda o: print_outcome(out, o))
+                            if text else None, stored_code=args.stored_code)
     except SandboxUnavailable as exc:
         err.print(f"stepsmith replay: the sandbox is unavailable: {exc}", markup=False)
         return 2

@@ -253,7 +253,10 @@ def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
 
 
 def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = None,
-               on_step: Callable[[StepOutcome], None] | None = None) -> RunReport:
+               on_step: Callable[[StepOutcome], None] | None = None,
+               stored_code: bool = False) -> RunReport:
+    """`stored_code`: re-execute with the source the store kept (store/audit.py), not the
+    checkout's."""
     wf = lw.workflow
     if wf is None:
         raise RunError("the manifest could not be loaded:\n"
@@ -296,7 +299,12 @@ def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = N
                 continue
             req = row.request
             try:
-                code = step_code(lw, step)
+                if stored_code:
+                    from stepsmith.runner.store.audit import stored_step_code
+
+                    code = stored_step_code(store, step, req)
+                else:
+                    code = step_code(lw, step)
             except InvokeError as exc:
                 emit(StepOutcome(step.id, "changed", str(exc), None, row.request_sha256))
                 continue

@@ -4,29 +4,14 @@ them, `stepsmith.pending.*` commands list, accept and reject them over the same 
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import pytest
 import pytest_lsp
 from lsp_harness import CONFIG, copy_data, initialize, plain, push_capabilities, uri
-from lsprotocol import types as T
+from test_runs import command, wait_for
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-
-async def command(client, name, args=()):
-    return plain(await client.workspace_execute_command_async(
-        T.ExecuteCommandParams(command=name, arguments=list(args))))
-
-
-async def wait_for(pred, timeout=30.0):
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not pred():
-        if loop.time() > end:
-            raise AssertionError("condition not reached")
-        await asyncio.sleep(0.05)
 
 
 @pytest_lsp.fixture(config=CONFIG, scope="module")
@@ -55,7 +40,7 @@ async def test_editor_run_writes_a_pending_change_and_accept_applies_it(client):
     assert by["wrong"]["pendingUri"].endswith(".stepsmith/pending/total/wrong.json")
     assert "stdout" in by["wrong"]
     assert wrong(ws).read_text() == before  # untouched until accepted
-    items = (await command(client, "stepsmith.pending.list"))["items"]
+    items = (await command(client, "stepsmith.pending.list", []))["items"]
     (item,) = [i for i in items if i.get("case") == "wrong"]
     assert item["step"] == "total" and item["fixtureUri"] == uri(wrong(ws))
     assert item["manifestUri"] == manifest
@@ -67,7 +52,7 @@ async def test_editor_run_writes_a_pending_change_and_accept_applies_it(client):
     res = await command(client, "stepsmith.pending.accept", [item["pendingUri"]])
     assert res["summary"] == "accepted 1, rejected 0, skipped 0"
     assert json.loads(wrong(ws).read_text())["expected"]["output"] == "1.00"
-    assert (await command(client, "stepsmith.pending.list"))["items"] == []
+    assert (await command(client, "stepsmith.pending.list", []))["items"] == []
     # the fixture was re-run: the Test Explorer hears it passes now
     await wait_for(lambda: any(r["fixture"] == "wrong" and r["status"] == "passed"
                                for note in notes[n:] for r in plain(note)["results"]))
@@ -81,16 +66,16 @@ async def test_accept_is_refused_when_the_fixture_changed_since(client):
     f.write_text(json.dumps(doc))
     res = await command(client, "stepsmith.runFixture", [uri(f)])
     assert res["results"][0]["status"] == "failed"
-    (item,) = (await command(client, "stepsmith.pending.list"))["items"]
+    (item,) = (await command(client, "stepsmith.pending.list", []))["items"]
     edited = f.read_text().replace('"9.00"', '"8.00"')
     f.write_text(edited)
-    res = await command(client, "stepsmith.pending.acceptAll")
+    res = await command(client, "stepsmith.pending.acceptAll", [])
     (d,) = res["decisions"]
     assert d["outcome"] == "refused" and "changed since the pending result" in d["message"]
     assert f.read_text() == edited
-    res = await command(client, "stepsmith.pending.rejectAll")
+    res = await command(client, "stepsmith.pending.rejectAll", [])
     assert res["summary"] == "accepted 0, rejected 1, skipped 0"
-    assert (await command(client, "stepsmith.pending.list"))["items"] == []
+    assert (await command(client, "stepsmith.pending.list", []))["items"] == []
 
 
 async def test_corrupt_or_outside_pending_files_are_listed_as_problems(client):
@@ -101,15 +86,15 @@ async def test_corrupt_or_outside_pending_files_are_listed_as_problems(client):
     (folder / "escape.json").write_text(json.dumps({
         "stepsmith_pending": 1, "step": "total", "case": "escape",
         "fixture": "../../../outside.json", "fixture_sha256": None, "new": {}}))
-    items = (await command(client, "stepsmith.pending.list"))["items"]
+    items = (await command(client, "stepsmith.pending.list", []))["items"]
     problems = {i["pendingUri"].rsplit("/", 1)[1]: i["problem"] for i in items}
     assert "corrupt pending file" in problems["broken.json"]
     assert "a pending change may only replace the fixture it is named for" in problems["escape.json"]
     res = await command(client, "stepsmith.pending.accept", [uri(folder / "escape.json")])
     assert res["decisions"][0]["outcome"] == "refused"
     assert not (ws.parent / "outside.json").exists()
-    await command(client, "stepsmith.pending.rejectAll")
-    assert (await command(client, "stepsmith.pending.list"))["items"] == []
+    await command(client, "stepsmith.pending.rejectAll", [])
+    assert (await command(client, "stepsmith.pending.list", []))["items"] == []
     with pytest.raises(Exception, match="no longer exist"):
         await command(client, "stepsmith.pending.accept", [uri(folder / "escape.json")])
 
