@@ -70,40 +70,57 @@ def keyword_filter(expr: str | None):
     return keep
 
 
-def workflow_dirs(paths: Iterable[str | Path]) -> list[tuple[str, Path]]:
-    """(shown name, folder) of every workflow folder under `paths` (a manifest, a folder, a
-    fixture or pending file inside one), each once."""
+def workflow_dirs(paths: Iterable[str | Path]) -> list[tuple[str, Path, list[Path] | None]]:
+    """(shown name, folder, narrowed to) of every workflow folder under `paths`, each once. A
+    path inside a workflow folder (a fixture, a pending file, a step's fixtures folder)
+    narrows that folder's changes to the ones at or under it; None: all of them."""
     from stepsmith.runner.fixtures.invoke import display_path
     from stepsmith.runner.manifest import find_manifests
 
-    out: dict[Path, str] = {}
+    out: dict[Path, list] = {}
     for p in paths:
         p = Path(p)
-        found = find_manifests([p]) if p.exists() else []
-        if not found and p.exists():  # a file or folder inside a workflow folder
+        if not p.exists():
+            continue
+        found = find_manifests([p]) if p.is_dir() else []
+        narrow = None
+        if not found:  # a file or folder inside a workflow folder
             for folder in [p if p.is_dir() else p.parent, *p.resolve().parents]:
-                found = find_manifests([folder]) if folder.is_dir() else []
-                found = [m for m in found if m.parent.resolve() == folder.resolve()]
+                found = [m for m in (find_manifests([folder]) if folder.is_dir() else [])
+                         if m.parent.resolve() == folder.resolve()]
                 if found:
+                    narrow = p.resolve()
                     break
         for m in found:
             d = m.resolve().parent
             shown = display_path(d)
-            out.setdefault(d, d.name if shown == "." else shown)
-    return [(name, d) for d, name in out.items()]
+            entry = out.setdefault(d, [d.name if shown == "." else shown, []])
+            if narrow is None:
+                entry[1] = None
+            elif entry[1] is not None:
+                entry[1].append(narrow)
+    return [(name, d, narrow or None) for d, (name, narrow) in out.items()]
+
+
+def _within(item_paths: list[Path], narrow: list[Path] | None) -> bool:
+    if narrow is None:
+        return True
+    return any(q == n or n in q.parents for q in item_paths for n in narrow)
 
 
 def find(paths: Iterable[str | Path], keyword: str | None = None) -> list[Item]:
     keep = keyword_filter(keyword)
     items = []
-    for shown, d in workflow_dirs(paths):
+    for shown, d, narrow in workflow_dirs(paths):
         for entry in pending.scan(d):
             if isinstance(entry, PendingChange):
                 item = Item(f"{shown}::{entry.step_id}::{entry.case}", shown, d, change=entry)
+                where = [entry.path.resolve(), entry.fixture_path.resolve()]
             else:
                 rel = entry.path.relative_to(d) if entry.path.is_relative_to(d) else entry.path
                 item = Item(f"{shown}::{rel}", shown, d, problem=entry)
-            if keep(item.id):
+                where = [entry.path.resolve()]
+            if keep(item.id) and _within(where, narrow):
                 items.append(item)
     return items
 

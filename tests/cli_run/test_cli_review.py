@@ -58,6 +58,7 @@ def test_failing_fixture_writes_a_pending_change_and_leaves_the_fixture(wf, caps
     assert doc["new"]["expected"] == {"output": {"sum": "1.50"}, "effects": []}
     assert doc["new"]["inputs"] == {"a": "1.00"}
     assert not pending_file(wf, case="both").exists()  # passing: nothing pending
+    assert (wf / ".stepsmith" / ".gitignore").read_text().endswith("*\n")  # never committed
     assert "1 pending change(s) written; review them with `stepsmith review wf`" in out
     # the captured stdout section of the failing fixture
     assert "captured stdout" in out and "adding 1.00 0.50" in out
@@ -105,6 +106,16 @@ def test_review_selects_with_k(wf, capsys, kit):
     assert code == 0 and "accepted 1, rejected 0, skipped 0" in out
     assert pending_file(wf).exists() and not pending_file(wf, case="other").exists()
     assert cli(capsys, "review", "wf", "-k", "(", "--accept")[0] == 2
+
+
+def test_review_a_path_inside_the_workflow_narrows_to_it(wf, capsys, kit):
+    kit.write_fixture(wf, "add/other", kit.add_case("2.00", None, "2.5"))
+    cli(capsys, "test", "wf")
+    code, out, _ = cli(capsys, "review", wf / "fixtures" / "add" / "other.json", "--accept")
+    assert code == 0 and "accepted 1, rejected 0, skipped 0" in out
+    assert pending_file(wf).exists() and not pending_file(wf, case="other").exists()
+    code, out, _ = cli(capsys, "review", wf / "fixtures" / "add", "--reject")
+    assert code == 0 and "rejected 1" in out and not pending_file(wf).exists()
 
 
 def test_passing_again_drops_a_stale_pending_change(wf, capsys):
