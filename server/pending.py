@@ -13,10 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from pygls.exceptions import JsonRpcException
-
 from stepsmith.server.server import StepsmithServer
 from stepsmith.server.workspace import norm, path_to_uri, uri_to_path
-
 
 
 def sync_results(case_results, results: list[dict]) -> None:

@@ -58,7 +58,7 @@ def test_record_case_again_is_unchanged_and_differences_become_pending(wf, capsy
 
 
 def test_record_case_name_and_bad_arguments(wf, capsys):
-    code, out, _ = cli(capsys, "record", "wf", "--case", "day1", "--name", "monday")
+    code, _, _ = cli(capsys, "record", "wf", "--case", "day1", "--name", "monday")
     assert code == 0 and (wf / "fixtures" / "add" / "monday.json").is_file()
     assert fixture(wf, "double", "monday")["recorded_from"]["upstream"]["add"]["fixture"] == \
         "monday"

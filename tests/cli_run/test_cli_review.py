@@ -176,7 +176,7 @@ def test_accept_in_a_read_only_folder_writes_nothing_and_keeps_the_change(wf, ca
     else:
         folder.chmod(0o555)
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=False)
     finally:
         folder.chmod(0o755)
     assert p.returncode == 1, p.stdout + p.stderr
@@ -192,7 +192,7 @@ def test_corrupt_pending_file_is_refused_and_can_be_rejected(wf, capsys):
     pending_file(wf).write_text('{"stepsmith_pending": 1, "new": ')
     code, _, err = cli(capsys, "review", "wf", "--accept")
     assert code == 1 and "corrupt pending file" in err
-    code, out, _ = cli(capsys, "review", "wf", "--reject")
+    code, _, _ = cli(capsys, "review", "wf", "--reject")
     assert code == 0 and not pending_file(wf).exists()
 
 
@@ -225,7 +225,7 @@ def test_symlinked_pending_folder_is_never_written_through(wf, capsys, tmp_path)
     elsewhere.mkdir()
     (wf / ".stepsmith").mkdir()
     (wf / ".stepsmith" / "pending").symlink_to(elsewhere)
-    code, out, err = cli(capsys, "test", "wf")
+    code, _, err = cli(capsys, "test", "wf")
     assert code == 1
     assert "pending change not written" in err and "symlink" in err
     assert list(elsewhere.iterdir()) == []
@@ -233,7 +233,8 @@ def test_symlinked_pending_folder_is_never_written_through(wf, capsys, tmp_path)
 
 def test_review_without_a_terminal_is_refused_with_a_hint(wf):
     p = subprocess.run([sys.executable, "-m", "stepsmith.runner.cli", "review", str(wf)],
-                       capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
+                       capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60,
+                       check=False)
     assert p.returncode == 2
     assert "needs a terminal; use --accept or --reject" in p.stderr
 
