@@ -288,7 +288,8 @@ class Runner:
         return {"fixture": case.case, "uri": path_to_uri(str(case.path)) if case.path else "",
                 "status": cr.outcome, "message": message,
                 "diff": "\n".join(diff_lines) if cr.outcome == "failed" else "",
-                "stdout": (cr.result or {}).get("stdout") or ""}
+                "stdout": (cr.result or {}).get("stdout") or "",
+                "differences": [d.to_json() for d in cr.differences]}
 
     async def run_step(self, manifest_path: str, step_id: str, *, gen=None, from_buffer: bool = False,
                        only: str | None = None) -> list[dict]:

@@ -39,6 +39,8 @@ async def test_editor_run_writes_a_pending_change_and_accept_applies_it(client):
     assert by["wrong"]["status"] == "failed"
     assert by["wrong"]["pendingUri"].endswith(".stepsmith/pending/total/wrong.json")
     assert "stdout" in by["wrong"]
+    assert by["wrong"]["differences"] == [{"path": "output", "kind": "changed", "expected": "2.00",
+                                           "actual": "1.00", "message": 'expected "2.00", got "1.00"'}]
     assert wrong(ws).read_text() == before  # untouched until accepted
     items = (await command(client, "stepsmith.pending.list", []))["items"]
     (item,) = [i for i in items if i.get("case") == "wrong"]
