@@ -165,6 +165,9 @@ class StepsmithItem(pytest.Item):
                 pytest.fail(f"the sandbox is unavailable: {why} (never run unsandboxed)",
                             pytrace=False)
         result = run_case(case, live=self.config.getoption("stepsmith_live"))
+        captured = (result.result or {}).get("stdout")
+        if captured:  # the step's print() output, in pytest's "Captured stdout call" section
+            self.add_report_section("call", "stdout", captured)
         if result.outcome == "recorded":  # reported at the fixture's path, not at this line
             raise pytest.skip.Exception(
                 result.messages[0] if result.messages else "served from recording",

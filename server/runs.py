@@ -287,7 +287,9 @@ class Runner:
             message = f"{len(cr.differences)} difference(s)" if cr.differences else "output differs"
         return {"fixture": case.case, "uri": path_to_uri(str(case.path)) if case.path else "",
                 "status": cr.outcome, "message": message,
-                "diff": "\n".join(diff_lines) if cr.outcome == "failed" else ""}
+                "diff": "\n".join(diff_lines) if cr.outcome == "failed" else "",
+                "stdout": (cr.result or {}).get("stdout") or "",
+                "differences": [d.to_json() for d in cr.differences]}
 
     async def run_step(self, manifest_path: str, step_id: str, *, gen=None, from_buffer: bool = False,
                        only: str | None = None) -> list[dict]:
@@ -331,6 +333,7 @@ class Runner:
                     rel = step.code.rsplit(":", 1)[0]
                     source = ls.buffer_text(norm(os.path.join(os.path.dirname(manifest_path), rel)))
             results: list[dict] = []
+            case_results = []
             done = 0
             futures = [loop.run_in_executor(self.pool, self._run_case, c, source) for c in cases]
             for fut in asyncio.as_completed(futures):
@@ -339,6 +342,7 @@ class Runner:
                         f.cancel()
                     return []  # a newer edit superseded this run: publish nothing
                 cr = await fut
+                case_results.append(cr)
                 results.append(self._result_json(cr))
                 done += 1
                 if token:
@@ -347,6 +351,10 @@ class Runner:
                         percentage=int(100 * done / max(1, len(cases)))))
             if gen is not None and self.generation.get(gen[0]) != gen[1]:
                 return []
+            if not from_buffer:  # saved code: pending changes, as `stepsmith test` writes them
+                from stepsmith.server.pending import sync_results
+
+                await loop.run_in_executor(self.pool, sync_results, case_results, results)
             order = {c.case: i for i, c in enumerate(cases)}
             results.sort(key=lambda r: order.get(r["fixture"], 0))
             self._finish(manifest_path, step_id, results, only)

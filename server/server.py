@@ -33,7 +33,9 @@ from stepsmith.server.workspace import (
 log = logging.getLogger("stepsmith.server")
 
 READY_TIMEOUT = 5.0  # longest a reach / fixtures request waits for discovery + first checks
-COMMANDS = ("stepsmith.runStepFixtures", "stepsmith.runFixture", "stepsmith.recordFixture")
+COMMANDS = ("stepsmith.runStepFixtures", "stepsmith.runFixture", "stepsmith.recordFixture",
+            "stepsmith.pending.list", "stepsmith.pending.accept", "stepsmith.pending.reject",
+            "stepsmith.pending.acceptAll", "stepsmith.pending.rejectAll")
 
 
 class StepsmithProtocol(LanguageServerProtocol):
@@ -491,4 +493,7 @@ def create_server() -> StepsmithServer:
     from stepsmith.server import features
 
     features.register(ls)
+    from stepsmith.server import pending
+
+    pending.register(ls, safe, features._require_trust)
     return ls

@@ -24,6 +24,7 @@ COMMANDS = [
     "run_workflow",
     "replay",
     "init",
+    "review",
     "serve",
 ]
 

@@ -33,6 +33,8 @@ def register(sub) -> None:
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="folders, manifests or step files (default: .)")
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    p.add_argument("--strict", action="store_true",
+                   help="stale wired fixtures (SF001 warnings) fail the check")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument(
         "--first",
@@ -192,6 +194,9 @@ def run(args) -> int:
         for pr in sorted(results[path], key=lambda p: (p.span.line, p.span.column, p.code)):
             rows.append((shown, pr))
     n_files = len({shown for shown, _ in rows})
+    from stepsmith.runner.fixtures.stale import stale_under
+
+    stale = stale_under(paths) if results else []
 
     if args.format == "json":
         out = []
@@ -200,7 +205,8 @@ def run(args) -> int:
             d["path"] = shown
             out.append(d)
         json.dump(
-            {"problems": out, "files_checked": len(results), "files_with_problems": n_files},
+            {"problems": out, "files_checked": len(results), "files_with_problems": n_files,
+             "warnings": [w.to_json() for w in stale]},
             sys.stdout,
             indent=2,
         )
@@ -214,6 +220,8 @@ def run(args) -> int:
             return 2 if args.paths else 0
         for shown, pr in rows:
             print(f"{shown}:{pr.span.line}:{pr.span.column + 1}: {pr.code} {message_with_step(pr)}")
+        for w in stale:
+            print(f"{w.fixture}: {'error' if args.strict else 'warning'}: {w.message}")
         if rows:
             noun = "problem" if len(rows) == 1 else "problems"
             fnoun = "file" if n_files == 1 else "files"
@@ -222,7 +230,7 @@ def run(args) -> int:
             print("All checks passed!")
     if not results:
         return 2 if args.paths else 0
-    return 1 if rows else 0
+    return 1 if rows or (stale and args.strict) else 0
 
 
 def message_with_step(pr) -> str:

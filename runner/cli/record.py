@@ -22,10 +22,14 @@ def register(sub) -> None:
     p = sub.add_parser("record", help="run one step and save the run as a fixture",
                        description="Run one step once in a fresh sandbox and save inputs, "
                        "evaluation time, seed and the result as fixtures/<step>/<CASE>.json.")
-    add_step_arguments(p, at_required=True)
-    p.add_argument("--name", required=True, metavar="CASE",
-                   help="case name (lowercase slug: a-z, 0-9, '-', '_')")
+    add_step_arguments(p, at_required=True, required=False)
+    p.add_argument("--name", metavar="CASE",
+                   help="case name (lowercase slug: a-z, 0-9, '-', '_'); with --case, the "
+                   "fixtures' name (default: the case name)")
     p.add_argument("--force", action="store_true", help="overwrite an existing fixture")
+    p.add_argument("--case", metavar="CASE",
+                   help="record one fixture per step from the workflow case "
+                   "fixtures/_workflow/<CASE>.json (existing fixtures become pending changes)")
     p.set_defaults(func=run)
 
 
@@ -105,6 +109,17 @@ def run(args: argparse.Namespace) -> int:
     )
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)
+    if args.case is not None:
+        from stepsmith.runner.cli.record_case import run as run_case
+
+        return run_case(args)
+    missing = [f for f, v in (("--step", args.step), ("--inputs", args.inputs),
+                              ("--at", args.at), ("--name", args.name)) if v is None]
+    if missing:
+        err.print(f"stepsmith record: the following arguments are required: "
+                  f"{', '.join(missing)} (or --case CASE to record a whole workflow case)",
+                  markup=False)
+        return 2
     if not CASE_NAME.match(args.name):
         err.print(f"stepsmith record: case name {args.name!r} is not a slug "
                   "(lowercase letters, digits, '-' and '_'; at most 100)", markup=False)

@@ -17,6 +17,9 @@ def register(sub) -> None:
     p.add_argument("run_id", metavar="RUN", help="run id (see run-workflow)")
     p.add_argument("path", nargs="?", default=".", metavar="PATH",
                    help="workflow folder or manifest (default: .)")
+    p.add_argument("--stored-code", action="store_true",
+                   help="audit: re-execute each step with the source the store kept for it "
+                   "(same pinned time and seed), whatever the checkout holds now")
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.set_defaults(func=run)
 
@@ -67,7 +70,8 @@ def run(args: argparse.Namespace) -> int:
     text = args.format == "text"
 
     try:
-        report = replay_run(lw, args.run_id, on_step=(lambda o: print_outcome(out, o)) if text else None)
+        report = replay_run(lw, args.run_id, on_step=(lambda o: print_outcome(out, o))
+                            if text else None, stored_code=args.stored_code)
     except SandboxUnavailable as exc:
         err.print(f"stepsmith replay: the sandbox is unavailable: {exc}", markup=False)
         return 2

@@ -8,13 +8,14 @@ import argparse
 import sys
 
 
-def add_step_arguments(p, *, at_required: bool = False) -> None:
+def add_step_arguments(p, *, at_required: bool = False, required: bool = True) -> None:
+    """`required=False`: the caller checks --step/--inputs/--at itself (record --case)."""
     p.add_argument("path", metavar="PATH", help="workflow folder or manifest")
-    p.add_argument("--step", required=True, help="step id")
-    p.add_argument("--inputs", required=True, metavar="FILE|-",
+    p.add_argument("--step", required=required, help="step id")
+    p.add_argument("--inputs", required=required, metavar="FILE|-",
                    help="JSON object {parameter: value}; '-' reads stdin. Literal inputs of "
                    "the manifest are filled in when missing")
-    p.add_argument("--at", required=at_required, metavar="TIME",
+    p.add_argument("--at", required=at_required and required, metavar="TIME",
                    help="evaluation time, ISO 8601 (what now()/today() return inside the step)"
                    + ("" if at_required else "; without it, calling now() is an error"))
     p.add_argument("--seed", type=int, default=None, help="seed for sampling")
@@ -98,6 +99,9 @@ def print_result(console, res: dict, step_id: str) -> None:
     else:
         for line in describe_result(res):
             console.print("  " + escape(line))
+    from stepsmith.runner.cli.loopview import print_stdout
+
+    print_stdout(console, res.get("stdout"), indent="")
 
 
 def run(args: argparse.Namespace) -> int:

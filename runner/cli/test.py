@@ -45,6 +45,12 @@ def register(sub) -> None:
     p.add_argument("--live", action="store_true",
                    help="run public_egress steps against the network instead of serving "
                    "their recordings (never retried)")
+    p.add_argument("--update", action="store_true",
+                   help="accept every changed output as the fixture's new expectation")
+    p.add_argument("-s", dest="show_stdout", action="store_true",
+                   help="show the captured stdout of passing fixtures too")
+    p.add_argument("--strict", action="store_true",
+                   help="stale wired fixtures fail the run instead of warning")
     p.set_defaults(func=run)
 
 
@@ -82,12 +88,13 @@ def junit_xml(results, total_seconds: float) -> str:
 
 
 def _print_text(console, results, workflows, seconds: float, without_fixtures=(),
-                not_run: int = 0) -> None:
+                not_run: int = 0, show_stdout: bool = False) -> None:
     """`without_fixtures`: display names of workflows that have no fixture at all (not merely
     none selected by --step / -k)."""
     from rich.markup import escape
     from rich.syntax import Syntax
     from rich.table import Table
+    from stepsmith.runner.cli.loopview import print_differences, print_stdout
     from stepsmith.runner.fixtures.compare import unified_diff
 
     blocked: dict[str, list] = {}
@@ -104,17 +111,22 @@ def _print_text(console, results, workflows, seconds: float, without_fixtures=()
             console.print("  " + escape(line))
         console.print()
     for r in results:
+        captured = (r.result or {}).get("stdout")
+        if r.outcome == "passed" and show_stdout and captured:
+            console.print(f"[green]PASSED[/] {escape(r.case.id)}")
+            print_stdout(console, captured)
+            console.print()
         if r.outcome not in ("failed", "error") or r.case.blocked:
             continue
         tag = "[bold red]FAILED[/]" if r.outcome == "failed" else "[bold magenta]ERROR[/] "
         console.print(f"{tag} {escape(r.case.id)}  [dim]{escape(r.case.shown_path)}[/]")
-        for d in r.differences:
-            console.print(f"  [yellow]{escape(d.path)}[/]: {escape(d.message)}")
+        print_differences(console, r.differences)
         for m in r.messages:
             console.print("  " + escape(m))
         for label, exp, act in r.big:
             console.print(Syntax(unified_diff(exp, act, label), "diff", theme="ansi_dark",
                                  background_color="default"))
+        print_stdout(console, captured)
         console.print()
     table = Table(title="stepsmith test", title_justify="left")
     for col in ("workflow", "passed", "recorded", "failed", "errors"):
@@ -278,6 +290,9 @@ def run(args: argparse.Namespace) -> int:
     lastfailed.update(results)
     not_run = len(selected) - len(results)
 
+    from stepsmith.runner.cli.test_loop import after_run
+
+    loop = after_run(results, workflows, update=args.update, strict=args.strict)
     junit_failed = False
     if args.junit_xml:
         try:
@@ -303,6 +318,7 @@ def run(args: argparse.Namespace) -> int:
             "workflows": [{"path": w.shown, "ok": w.ok, "problems": w.error_lines()}
                           for w in workflows],
         }
+        doc.update(loop.to_json())
         sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     else:
         out = Console(highlight=False, soft_wrap=True)
@@ -319,14 +335,16 @@ def run(args: argparse.Namespace) -> int:
         else:
             having = {c.workflow.shown for c in cases}
             _print_text(out, results, workflows, seconds,
-                        {w.shown for w in workflows if w.shown not in having}, not_run)
+                        {w.shown for w in workflows if w.shown not in having}, not_run,
+                        show_stdout=args.show_stdout)
         from stepsmith.runner.cli.test_output import print_durations, print_stopped
 
         if args.durations is not None:
             print_durations(out, results, args.durations)
         if not_run:
             print_stopped(out, args.maxfail, not_run)
-    if counts["failed"] or counts["error"]:
+        loop.print(out, err)
+    if loop.failed(counts):
         return 1
     return 2 if junit_failed else 0
 

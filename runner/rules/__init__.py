@@ -83,7 +83,7 @@ class UnknownRule(KeyError):
         return f"unknown rule {self.code!r}{hint}"
 
 
-_SOURCES = ("step_rules", "manifest_rules")
+_SOURCES = ("step_rules", "manifest_rules", "fixture_rules")
 _by_code: dict[str, Rule] | None = None
 
 

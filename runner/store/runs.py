@@ -293,7 +293,10 @@ def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
 
 
 def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = None,
-               on_step: Callable[[StepOutcome], None] | None = None) -> RunReport:
+               on_step: Callable[[StepOutcome], None] | None = None,
+               stored_code: bool = False) -> RunReport:
+    """`stored_code`: re-execute with the source the store kept (store/audit.py), not the
+    checkout's."""
     wf = lw.workflow
     if wf is None:
         raise RunError("the manifest could not be loaded:\n"
@@ -337,7 +340,12 @@ def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = N
                 continue
             req = row.request
             try:
-                code = step_code(lw, step)
+                if stored_code:
+                    from stepsmith.runner.store.audit import stored_step_code
+
+                    code = stored_step_code(store, step, req)
+                else:
+                    code = step_code(lw, step)
             except InvokeError as exc:
                 emit(StepOutcome(step.id, "changed", str(exc), None, row.request_sha256))
                 continue
@@ -350,7 +358,14 @@ def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = N
                 exc = RequestMismatch(run_id=run_id, step_id=step.id, effect_key="",
                                       stored_sha256=row.request_sha256, fresh_sha256=fresh_sha,
                                       differences=request_differences(req, fresh))
-                emit(StepOutcome(step.id, "changed", str(exc), None, fresh_sha))
+                detail = str(exc)
+                if req.get("code_hash") != fresh["code_hash"]:  # show what changed in the code
+                    from stepsmith.runner.store.audit import code_change
+
+                    diff = code_change(store, req.get("code_hash") or "", code.source, code.rel)
+                    if diff:
+                        detail += "\nwhat changed in the code since it was accepted:\n" + diff
+                emit(StepOutcome(step.id, "changed", detail, None, fresh_sha))
                 continue
             res = result_dict(invoke(lw, code, req.get("inputs") or {},
                                      evaluation_time=req.get("evaluation_time"),
@@ -360,7 +375,7 @@ def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = N
                 raise SandboxUnavailable(str(res.get("error") or "sandbox unavailable"))
             diffs: list[Difference] = []
             if res.get("status") != "ok":
-                diffs.append(Difference("status", f"expected 'ok', got {res.get('status')!r}"))
+                diffs.append(Difference("status", "", "status", "ok", res.get("status")))
             else:
                 diffs += diff_values(row.result.get("output"), res.get("output"), "output")
                 diffs += diff_values(row.result.get("effects") or [], res.get("effects") or [],

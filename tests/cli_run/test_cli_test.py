@@ -48,7 +48,8 @@ def test_json_format(tmp_path, kit, capsys, monkeypatch):
     assert doc["summary"]["passed"] == 5 and doc["summary"]["failed"] == 1
     assert doc["summary"]["recorded"] == 1 and doc["summary"]["total"] == 7
     simple = next(r for r in doc["results"] if r["id"] == "wf::add::simple")
-    assert simple["differences"] == [{"path": "output.sum", "message": 'expected "9", got "1.50"'}]
+    assert simple["differences"] == [{"path": "output.sum", "kind": "changed", "expected": "9",
+                                      "actual": "1.50", "message": 'expected "9", got "1.50"'}]
     assert simple["result"]["status"] == "ok"
     assert doc["workflows"] == [{"path": "wf", "ok": True, "problems": []}]
 

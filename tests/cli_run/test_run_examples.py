@@ -55,3 +55,32 @@ def test_example_runs_resume_and_replay(examples, capsys, name):
     code, out, err = cli(capsys, "replay", case, wf, "--format", "json")
     assert code == 0, out + err
     assert {s["outcome"] for s in json.loads(out)["steps"]} <= {"same", "recorded"}
+
+
+def test_an_example_case_was_recorded_with_record_case(examples, capsys):
+    """payment-chasing's week-later case is `record --case` output: recording it again changes
+    nothing, and its wired fixtures are consistent (no SF001 even with --strict)."""
+    wf = examples / "payment-chasing"
+    recorded = sorted(p.parent.name for p in (wf / "fixtures").glob("*/week-later-2026-12-08.json")
+                      if p.parent.name != "_workflow")
+    assert recorded == ["escalate", "overdue", "reminders", "risk"]
+    code, out, _ = cli(capsys, "record", wf, "--case", "week-later-2026-12-08")
+    assert code == 0 and "0 new, 0 pending, 4 unchanged" in out
+    code, out, _ = cli(capsys, "test", wf, "--strict")
+    assert code == 0 and "SF001" not in out
+
+
+def test_the_demo_loop_on_an_example(examples, capsys):
+    """What scripts/demo shows: a deliberate change fails with a readable diff, review --accept
+    makes the tests pass."""
+    wf = examples / "invoice-matching"
+    match = wf / "steps" / "match.py"
+    match.write_text(match.read_text().replace(
+        '"difference": str(difference)})',
+        '"difference": str(difference.quantize(Decimal("0.001")))})'))
+    code, out, _ = cli(capsys, "test", wf)
+    assert code == 1
+    assert "(0.30 vs 0.300: equal value, different scale)" in out
+    code, out, _ = cli(capsys, "review", wf, "--accept")
+    assert code == 0 and "accepted 3, rejected 0, skipped 0" in out
+    assert cli(capsys, "test", wf)[0] == 0

@@ -158,7 +158,8 @@ def test_replay_detects_a_tampered_result(tmp_path, kit, capsys):
     doc = json.loads(out)
     double = next(s for s in doc["steps"] if s["step"] == "double")
     assert double["outcome"] == "differs"
-    assert double["differences"] == [{"path": "output.twice",
+    assert double["differences"] == [{"path": "output.twice", "kind": "changed",
+                                      "expected": "3.49", "actual": "3.50",
                                       "message": 'expected "3.49", got "3.50"'}]
     assert {s["step"]: s["outcome"] for s in doc["steps"]}["add"] == "same"
 

@@ -1,0 +1,61 @@
+"""Terminal rendering for the fixture loop: typed differences, pending changes, captured
+stdout and the review summary. The only place these records become text for a terminal."""
+
+from __future__ import annotations
+
+from rich.markup import escape
+
+STYLE = {"missing": "red", "unexpected": "green", "scale": "cyan", "offset": "cyan"}
+
+
+def print_differences(console, differences, indent: str = "  ") -> None:
+    for d in differences:
+        style = STYLE.get(d.kind, "yellow")
+        console.print(f"{indent}[{style}]{escape(d.path)}[/]: {escape(d.message)}")
+
+
+def print_unified(console, expected, actual, label: str,
+                  names: tuple[str, str] = ("expected", "actual")) -> None:
+    from rich.syntax import Syntax
+    from stepsmith.runner.fixtures.compare import unified_diff
+
+    text = unified_diff(expected, actual, label, names=names)
+    if text:
+        console.print(Syntax(text, "diff", theme="ansi_dark", background_color="default"))
+
+
+def print_stdout(console, text: str | None, indent: str = "  ") -> None:
+    """The step's print() output (captured and capped by the sandbox), as its own section."""
+    if not text:
+        return
+    console.print(f"{indent}[dim]──── captured stdout ────[/]")
+    for line in text.rstrip("\n").split("\n"):
+        console.print(indent + escape(line))
+
+
+def print_change(console, item) -> None:
+    """One pending change: where, and what accepting it changes in the fixture."""
+    from stepsmith.runner.fixtures.compare import is_big
+    from stepsmith.runner.fixtures.invoke import display_path
+
+    if item.change is None:
+        console.print(f"[bold red]UNUSABLE[/] {escape(item.id)}: {escape(item.problem.message)}")
+        return
+    c = item.change
+    what = "new fixture" if c.fixture_sha256 is None else "changed output"
+    console.print(f"[bold]{what}[/] {escape(item.id)}  [dim]{escape(display_path(c.fixture_path))}[/]")
+    diffs = c.differences()
+    print_differences(console, diffs)
+    _, old = c.current()
+    old_exp = (old or {}).get("expected")
+    new_exp = c.new.get("expected")
+    if old is not None and is_big(old_exp, new_exp):
+        print_unified(console, old_exp, new_exp, "expected", names=("accepted", "new"))
+
+
+def print_decision(console, decision) -> None:
+    marks = {"accepted": "[green]accepted[/]", "already": "[green]accepted[/]",
+             "rejected": "[yellow]rejected[/]", "skipped": "[dim]skipped[/]",
+             "refused": "[bold red]REFUSED[/]"}
+    extra = f": {escape(decision.message)}" if decision.message else ""
+    console.print(f"{marks[decision.outcome]} {escape(decision.item.id)}{extra}")
