@@ -2,6 +2,7 @@
 
 import * as vscode from 'vscode';
 import { registerCommands } from './commands';
+import { PendingProvider, registerPendingCommands } from './pendingView';
 import { ReachProvider } from './reachView';
 import { ServerManager } from './server';
 import { SandboxStatus } from './status';
@@ -12,6 +13,7 @@ export interface StepsmithApi {
   server: ServerManager;
   reach: ReachProvider;
   tests: FixtureTests;
+  pending: PendingProvider;
   status: SandboxStatus;
   /** resolves once the first server start has finished (running or failed) */
   ready: Promise<void>;
@@ -27,11 +29,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<Stepsm
   const reach = new ReachProvider(manager);
   const tests = new FixtureTests(manager);
   const status = new SandboxStatus(manager);
-  context.subscriptions.push(manager, reach, tests, status);
+  const pending = new PendingProvider(manager);
+  context.subscriptions.push(manager, reach, tests, status, pending);
   registerCommands(context, manager, reach, tests, status);
+  registerPendingCommands(context, pending);
   await vscode.commands.executeCommand('setContext', 'stepsmith.active', true);
   const ready = manager.start();
-  return { server: manager, reach, tests, status, ready };
+  return { server: manager, reach, tests, pending, status, ready };
 }
 
 export async function deactivate(): Promise<void> {

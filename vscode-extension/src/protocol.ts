@@ -40,7 +40,18 @@ export interface StatusResponse { sandboxAvailable: boolean; reason: string; ver
 
 export interface RuleDoc { code: string; name: string; summary: string; rationale: string; security: boolean; markdown: string }
 
-export interface FixtureResult { fixture: string; uri: string; status: FixtureStatus; message: string; diff: string }
+export interface FixtureResult { fixture: string; uri: string; status: FixtureStatus; message: string; diff: string; stdout?: string; pendingUri?: string }
+
+/** stepsmith.pending.* (server/PROTOCOL.md): typed differences, rendered by the server too. */
+export interface PendingDifference { path: string; kind: string; message: string; expected?: unknown; actual?: unknown; note?: string }
+export interface PendingItem {
+  id: string; workflow: string; manifestUri: string; pendingUri: string;
+  step?: string; case?: string; fixtureUri?: string; source?: string; isNew?: boolean;
+  differences?: PendingDifference[]; oldText?: string; newText?: string; problem?: string;
+}
+export interface PendingListResponse { items: PendingItem[] }
+export interface PendingDecision { id: string; outcome: 'accepted' | 'already' | 'rejected' | 'skipped' | 'refused'; message: string }
+export interface PendingDecisionResponse { decisions: PendingDecision[]; summary: string }
 export interface RunResponse { results: FixtureResult[] }
 export interface FixtureResultsNotification { manifestUri: string; stepId: string; results: FixtureResult[] }
 
@@ -57,4 +68,9 @@ export const ServerCommands = {
   runStepFixtures: 'stepsmith.runStepFixtures',
   runFixture: 'stepsmith.runFixture',
   recordFixture: 'stepsmith.recordFixture',
+  pendingList: 'stepsmith.pending.list',
+  pendingAccept: 'stepsmith.pending.accept',
+  pendingReject: 'stepsmith.pending.reject',
+  pendingAcceptAll: 'stepsmith.pending.acceptAll',
+  pendingRejectAll: 'stepsmith.pending.rejectAll',
 } as const;

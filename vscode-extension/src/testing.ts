@@ -185,6 +185,9 @@ export class FixtureTests implements vscode.Disposable {
     if (r?.message) {
       run.appendOutput(`${item.label}: ${r.status}: ${r.message}\r\n`.replace(/\n(?!$)/g, '\r\n'), undefined, item);
     }
+    if (r?.stdout) { // the step's print() output, captured and capped by the sandbox
+      run.appendOutput(`${item.label}: captured stdout:\r\n${r.stdout.replace(/\r?\n/g, '\r\n')}${r.stdout.endsWith('\n') ? '' : '\r\n'}`, undefined, item);
+    }
     switch (outcome.kind) {
       case 'passed':
         run.passed(item);
@@ -195,6 +198,9 @@ export class FixtureTests implements vscode.Disposable {
             ? vscode.TestMessage.diff(outcome.message, outcome.expected, outcome.actual)
             : new vscode.TestMessage(new vscode.MarkdownString(`${outcome.message}\n\n\`\`\`diff\n${outcome.diff}\n\`\`\``));
         msg.location = await this.failureLocation(item);
+        if (r?.pendingUri) {
+          msg.contextValue = 'stepsmith.pending'; // offers "Accept this output" on the message
+        }
         this.outcomes.get(item.id)!.location = msg.location;
         run.failed(item, msg);
         break;

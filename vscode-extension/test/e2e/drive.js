@@ -7,6 +7,9 @@
 //   reach-view    the "What Each Step Can Reach" view lists every step, with the sentence
 //   rule-docs     Open Rule Documentation on the violation opens the rule as a preview
 //   test-results  Test Explorer runs the fixtures: passes and the planted failure are shown
+//   pending-loop  the failure is listed in "Pending Fixture Changes"; its diff opens
+//                 (accepted <-> new); the title bar's Accept applies it; the Test Explorer
+//                 then shows the fixture passing
 const { chromium } = require('playwright-core');
 const fs = require('fs');
 const path = require('path');
@@ -185,6 +188,43 @@ async function check(name, fn) {
       await page.locator('.monaco-editor .view-lines').first().click({ position: { x: 5, y: 5 } }).catch(() => {});
       await page.waitForTimeout(2500);
       await shot('06-test-failure-at-fixture.png');
+    });
+
+    await check('pending-loop', async () => {
+      await page.keyboard.press('Escape');
+      await command('Stepsmith: Show Pending Fixture Changes');
+      const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: /Pending Fixture Changes/i }) });
+      await pane.waitFor({ timeout: 20000 });
+      for (const other of [/What Each Step Can Reach/i, /^workspace/i, /^outline/i, /^timeline/i, /^open editors/i]) {
+        const h = page.locator('.pane-header[aria-expanded="true"]', { hasText: other });
+        if (await h.count()) { await h.first().click().catch(() => {}); await page.waitForTimeout(200); }
+      }
+      const header = pane.locator('.pane-header');
+      for (let i = 0; i < 5 && (await header.getAttribute('aria-expanded')) !== 'true'; i++) {
+        await header.click();
+        await page.waitForTimeout(500);
+      }
+      const row = pane.locator('.monaco-list-row', { hasText: 'wrong-expectation' }).first();
+      await row.waitFor({ timeout: 30000 });
+      const text = await pane.innerText();
+      if (!/payment-chasing/.test(text) || !/overdue/.test(text)) throw new Error(`not workflow -> step -> fixture: ${text}`);
+      await page.waitForTimeout(500);
+      await shot('07-pending-view.png');
+      await row.click();
+      await page.locator('.tab.active', { hasText: /accepted ↔ new/ }).first().waitFor({ timeout: 20000 });
+      await page.waitForSelector('.monaco-diff-editor', { timeout: 20000 });
+      await page.waitForTimeout(1500);
+      await shot('08-pending-diff.png');
+      const accept = page.locator('.editor-actions .action-label[aria-label^="Accept"], .title-actions .action-label[aria-label^="Accept"]').first();
+      await accept.waitFor({ timeout: 10000 });
+      await accept.click();
+      await row.waitFor({ state: 'detached', timeout: 30000 });
+      await command('Testing: Focus on Test Explorer View');
+      const fixed = page.locator('.test-explorer .monaco-list-row', { hasText: 'wrong-expectation' }).first();
+      await fixed.waitFor({ timeout: 20000 });
+      await fixed.locator('.codicon-testing-passed-icon').waitFor({ timeout: 60000 });
+      await page.waitForTimeout(800);
+      await shot('09-accepted-passing.png');
     });
   } catch (e) {
     results.push({ name: 'setup', ok: false, error: String(e && e.message || e) });

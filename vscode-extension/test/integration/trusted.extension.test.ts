@@ -189,6 +189,7 @@ describe('stepsmith extension in VS Code', function () {
       'harbour-2026-12-01': 'passed',
       'next-day-2026-12-02': 'passed',
       'nothing-due': 'passed',
+      'week-later-2026-12-08': 'passed',
       'wrong-expectation': 'failed',
     }, JSON.stringify([...api.tests.outcomes.entries()], null, 1));
     let failing: vscode.TestItem | undefined;
@@ -303,5 +304,33 @@ describe('stepsmith extension in VS Code', function () {
     assert.strictEqual(api.server.state, 'running');
     const roots = await api.reach.refresh();
     assert.strictEqual(roots.length, 2);
+  });
+
+  it('a failing fixture becomes a pending change: listed, its diff opens, Accept applies it and the fixture passes', async () => {
+    const fx = path.join(ws(), 'payment-chasing', 'fixtures', 'overdue', 'wrong-expectation.json');
+    const fxUri = vscode.Uri.file(fx).toString();
+    const res = await api.server.executeServerCommand<any>('stepsmith.runFixture', [fxUri]);
+    assert.strictEqual(res.results[0].status, 'failed');
+    assert.ok(res.results[0].pendingUri, 'the run wrote a pending change');
+    await api.pending.refresh();
+    const item = api.pending.items.find((i) => i.fixtureUri === fxUri);
+    assert.ok(item, `not listed: ${JSON.stringify(api.pending.items.map((i) => i.id))}`);
+    assert.strictEqual(item!.step, 'overdue');
+    const wf = api.pending.roots.find((r) => r.label === 'payment-chasing');
+    assert.ok(wf && wf.kind === 'workflow' && wf.children.some((c) => c.kind === 'step' && c.label === 'overdue'), 'workflow -> step -> fixture');
+    await vscode.commands.executeCommand('stepsmith.review.open', item);
+    const tab = await waitFor('the diff editor', () => {
+      const t = vscode.window.tabGroups.activeTabGroup.activeTab;
+      return t?.input instanceof vscode.TabInputTextDiff ? t : undefined;
+    }, 20000);
+    const input = tab.input as vscode.TabInputTextDiff;
+    assert.strictEqual(input.original.toString(), fxUri);
+    const right = await vscode.workspace.openTextDocument(input.modified);
+    assert.strictEqual(right.getText(), item!.newText);
+    await vscode.commands.executeCommand('stepsmith.review.acceptCurrent', input.modified);
+    assert.strictEqual(fs.readFileSync(fx, 'utf8'), item!.newText);
+    assert.ok(!api.pending.items.some((i) => i.fixtureUri === fxUri), 'still pending after Accept');
+    const again = await api.server.executeServerCommand<any>('stepsmith.runFixture', [fxUri]);
+    assert.strictEqual(again.results[0].status, 'passed');
   });
 });
