@@ -91,7 +91,8 @@ class RunLease:
                  ttl: float | None = None):
         from stepsmith.runner.store.db import STORE_DIR
 
-        self.path = Path(workflow_dir) / STORE_DIR / LEASE_FILE
+        self.dir = Path(workflow_dir)
+        self.path = self.dir / STORE_DIR / LEASE_FILE
         self.key = (workflow, int(version), run_id)
         self.ttl = float(ttl if ttl is not None else
                          os.environ.get("STEPSMITH_RUN_LEASE_SECONDS", DEFAULT_TTL))
@@ -102,7 +103,13 @@ class RunLease:
 
     def _db(self) -> sqlite3.Connection:
         if self._conn is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            from stepsmith.runner import safeio
+            from stepsmith.runner.store.db import STORE_DIR
+
+            # a cloned folder's `.stepsmith -> /elsewhere` must not move the lease either
+            safeio.safe_dir(self.dir, STORE_DIR)
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                safeio.refuse_symlink(f"{self.path}{suffix}")
             c = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
             c.execute("PRAGMA busy_timeout = 30000")
             c.executescript(_SCHEMA)
