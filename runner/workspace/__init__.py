@@ -1,0 +1,1 @@
+"""The workspace: which workflows exist and which files belong to them (see discovery)."""
