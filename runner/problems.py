@@ -17,7 +17,7 @@ This module imports nothing.
 
 from __future__ import annotations
 
-__all__ = ["FrozenRecord", "Problem", "Severity", "Span"]
+__all__ = ["FrozenRecord", "Problem", "Severity", "Span", "shifted"]
 
 
 def _frozen(obj, name: str, verb: str = "assign to"):
@@ -325,6 +325,24 @@ class Problem(FrozenRecord):
 
 
 dataclass_compatible(Problem, lambda: _declarations()["Problem"])
+
+
+def shifted(problem: Problem, lines: int, **changes) -> Problem:
+    """`problem` moved down by `lines`, with the edits of its fix (`data["edits"]`, see
+    stepsmith.runner.fixes) moved with it; `changes` replace other fields (e.g. `path`)."""
+    sp = problem.span
+    data = dict(problem.data)
+    edits = data.get("edits")
+    if lines and isinstance(edits, list):
+        data["edits"] = [[e[0] + lines, e[1], e[2] + lines, *e[3:]]
+                         if isinstance(e, list) and len(e) == 5 and isinstance(e[0], int)
+                         and isinstance(e[2], int) else e for e in edits]
+    fields = {"code": problem.code, "message": problem.message,
+              "span": Span(sp.line + lines, sp.column, sp.end_line + lines, sp.end_column)
+              if lines else sp, "path": problem.path, "step": problem.step,
+              "rationale": problem.rationale, "severity": problem.severity, "data": data}
+    fields.update(changes)
+    return Problem(**fields)
 
 
 def _plain(value):

@@ -11,7 +11,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: `typing`/`collections.abc` are not imported at run time
     from collections.abc import Iterable, Sequence
 
-from stepsmith.runner.problems import Problem, Span
+from stepsmith.runner.problems import Problem, Span, shifted
 from stepsmith.runner.validator import chunks, policy
 from stepsmith.runner.validator.model import StepUse
 from stepsmith.runner.validator.positions import Positions
@@ -131,6 +131,7 @@ def _check(tree: _ast.Module, pos: Positions, egress: bool, out: list[Problem]) 
     ctx = Context(pos=pos, egress_allowed=egress, problems=out)
     for stmt in tree.body:
         cls = stmt.__class__
+        ctx.root = stmt
         ctx.step = stmt.name if cls is _ast.FunctionDef or cls is _ast.AsyncFunctionDef else None
         check_top_level(ctx, stmt)
         walk(stmt, ctx, DISPATCH)
@@ -182,11 +183,7 @@ _MAX_MERGE = 8
 
 
 def _shifted(problem: Problem, lines: int) -> Problem:
-    sp = problem.span
-    return Problem(code=problem.code, message=problem.message,
-                   span=Span(sp.line + lines, sp.column, sp.end_line + lines, sp.end_column),
-                   path=problem.path, step=problem.step, rationale=problem.rationale,
-                   severity=problem.severity, data=dict(problem.data))
+    return shifted(problem, lines)
 
 
 def _validate_chunked(text: str, feature, egress: bool, line_offset: int) -> list[Problem] | None:

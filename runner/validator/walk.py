@@ -27,13 +27,14 @@ class Context:
     import time counts.)"""
 
     __slots__ = ("approved", "bound", "deferred", "egress_allowed", "pos", "problems",
-                 "scratch", "step")
+                 "root", "scratch", "step")
 
     def __init__(self, pos: Positions, egress_allowed: bool,
                  problems: list[Problem] | None = None):
         self.pos = pos
         self.egress_allowed = egress_allowed  # every use of this file is a public_egress step
         self.step: str | None = None  # enclosing top-level function
+        self.root = None  # the top-level statement being walked (fixes find parents in it)
         self.problems: list[Problem] = [] if problems is None else problems
         self.approved: set[int] = set()
         # Names the current top-level statement binds itself, among policy.SHADOW_WATCHED

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import _ast as ast  # node classes only: `ast` itself imports enum, contextlib, ...
 
+from stepsmith.runner.validator import fixes
+
 
 def check_class(ctx, node: ast.ClassDef) -> None:
     ctx.report("SS401", ctx.pos.first_line_span(node),
@@ -41,7 +43,7 @@ def check_decorators(ctx, node) -> None:
     for deco in node.decorator_list:
         ctx.report("SS404", ctx.pos.node_span(deco),
                    f"decorator on `{node.name}` is not allowed; wiring belongs in the manifest",
-                   data={"fix": "remove-decorator"})
+                   data=fixes.remove_decorator(ctx, deco))
 
 
 _TOP_LEVEL_OK = (ast.FunctionDef, ast.Import, ast.ImportFrom)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import _ast as ast  # node classes only: `ast` itself imports enum, contextlib, ...
 
-from stepsmith.runner.validator import policy
+from stepsmith.runner.validator import fixes, policy
 
 
 def _seed_given(node: ast.Call) -> bool:
@@ -24,7 +24,7 @@ def check_samples_call(ctx, node: ast.Call, func: ast.Attribute) -> None:
     if not _seed_given(node):
         ctx.report("SS501", ctx.pos.trailing_name_span(func),
                    f"`.{func.attr}()` without an explicit `seed=` is not allowed",
-                   data={"fix": "add-seed"})
+                   data=fixes.add_seed(ctx, node))
 
 
 def check_samples_attribute(ctx, node: ast.Attribute) -> None:
