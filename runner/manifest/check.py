@@ -19,7 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from stepsmith.runner import safeio
-from stepsmith.runner.model.grammar import is_manifest_name  # defined there; still importable here
+from stepsmith.runner.model.grammar import (
+    is_manifest_name,  # defined there; still importable here
+)
 from stepsmith.runner.model.refs import CodeRef
 from stepsmith.runner.problems import Problem, Span
 from stepsmith.runner.rules.manifest_rules import rationale

@@ -10,7 +10,12 @@ import difflib
 from collections.abc import Callable
 from typing import Any
 
-from stepsmith.runner.model.refs import MalformedRef, SourceRef, StepOutputRef, parse_input_ref
+from stepsmith.runner.model.refs import (
+    MalformedRef,
+    SourceRef,
+    StepOutputRef,
+    parse_input_ref,
+)
 from stepsmith.runner.problems import Span
 
 from .yamlpos import YMap, YNode, YPair, YScalar, YSeq

@@ -23,7 +23,6 @@ from pydantic import (
     model_validator,
 )
 from pydantic_core import PydanticCustomError
-
 from stepsmith.runner.model.grammar import (  # the one grammar (re-exported for callers)
     CODE_PATTERN,
     EVENT_PATTERN,

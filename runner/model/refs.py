@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 from .grammar import CODE_PATTERN, NAME_PATTERN, SOURCE_PREFIX, STEP_PREFIX, STEP_SUFFIX
 
@@ -131,7 +131,7 @@ class MalformedRef:
                 f"{STEP_PREFIX}<id>{STEP_SUFFIX}")
 
 
-InputRef = Union[SourceRef, StepOutputRef, Literal, MalformedRef]
+InputRef = SourceRef | StepOutputRef | Literal | MalformedRef
 
 
 def parse_input_ref(value: Any) -> InputRef:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 import sys
@@ -13,7 +12,13 @@ from stepsmith.runner.manifest import is_manifest_name as manifest_is_manifest_n
 from stepsmith.runner.manifest.check import is_manifest_name as check_is_manifest_name
 from stepsmith.runner.manifest.model import CODE_PATTERN, SLUG_PATTERN
 from stepsmith.runner.model import grammar
-from stepsmith.runner.model.export import GENERATED, grammar_json, grammar_text, main, repo_root
+from stepsmith.runner.model.export import (
+    GENERATED,
+    grammar_json,
+    grammar_text,
+    main,
+    repo_root,
+)
 from stepsmith.runner.validator import policy
 
 REPO = Path(__file__).resolve().parents[2]

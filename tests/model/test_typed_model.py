@@ -9,7 +9,13 @@ from manifest_kit import BASE
 from stepsmith.runner.fixtures.invoke import build_inputs
 from stepsmith.runner.fixtures.model import classify_input
 from stepsmith.runner.manifest import Step, Workflow, parse_manifest
-from stepsmith.runner.model import CodeRef, Literal, MalformedRef, SourceRef, StepOutputRef
+from stepsmith.runner.model import (
+    CodeRef,
+    Literal,
+    MalformedRef,
+    SourceRef,
+    StepOutputRef,
+)
 from stepsmith.runner.reach import reach_rows
 
 
