@@ -20,19 +20,18 @@ from .grammar import (
     is_slug,
     is_step_id,
 )
-from .refs import (
-    CodeRef,
-    InputRef,
-    Literal,
-    MalformedRef,
-    SourceRef,
-    StepOutputRef,
-    parse_input_ref,
-    sources_read,
-)
+
+# refs (dataclasses, ~15 ms) loads on first use, so `import stepsmith.runner.model.grammar`
+# from the CLI or the pytest plugin costs only `re`
+_REFS = frozenset({"CodeRef", "InputRef", "Literal", "MalformedRef", "SourceRef",
+                   "StepOutputRef", "parse_input_ref", "sources_read"})
 
 
 def __getattr__(name: str):
+    if name in _REFS:
+        from . import refs
+
+        return getattr(refs, name)
     if name in ("ALLOWED_MODULES", "NETWORK_MODULES"):  # lazily: see grammar.__getattr__
         from . import grammar
 

@@ -128,3 +128,9 @@ def test_importing_the_grammar_is_cheap():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, timeout=60).stdout
     assert out.strip() == "[]"
+    # the grammar alone (what the CLI needs first) does not even load the references
+    code = ("import sys, stepsmith.runner.model.grammar as g; g.is_manifest_name('x'); "
+            "print('stepsmith.runner.model.refs' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=60).stdout
+    assert out.strip() == "False"
