@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from stepsmith.runner.model.refs import sources_read
+
 REACH_SENTENCE = "This is what each step is permitted to reach, not a review of what its code does."
 
 NETWORK_LABELS = {"none": "none", "public_egress": "public egress"}
@@ -52,24 +54,14 @@ class StepReach:
         return "; ".join(parts)
 
 
-def _sources_read(inputs: dict) -> tuple[str, ...]:
-    out: list[str] = []
-    for value in inputs.values():
-        if isinstance(value, str) and value.startswith("sources."):
-            name = value[len("sources."):]
-            if name and name not in out:
-                out.append(name)
-    return tuple(out)
-
-
 def reach_rows(workflow) -> list[StepReach]:
     """One row per step of a validated `Workflow`, in manifest order."""
     rows = []
     for step in workflow.steps:
-        function = step.code.rsplit(":", 1)[-1] if ":" in step.code else ""
+        function = step.code_ref.function
         connections = tuple(dict.fromkeys(step.connections))
         effects = tuple(dict.fromkeys(step.effects))
-        sources = _sources_read(step.inputs)
+        sources = sources_read(step.input_refs.values())
         nothing = step.network == "none" and not connections and not sources and not effects
         rows.append(
             StepReach(

@@ -153,6 +153,25 @@ def _stdlib_files() -> list[tuple[str, Path]]:
     return out
 
 
+def _compile_facades(src: bytes):
+    """facades.py with its `_ALLOWED = ()` bound to validator/policy.py's ALLOWED_MODULES, the
+    one list (policy.py is part of the bundle's digest). Line numbers are kept."""
+    import ast
+
+    from stepsmith.runner.validator.policy import ALLOWED_MODULES
+
+    tree = ast.parse(src, "harness/facades.py")
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] \
+                == ["_ALLOWED"]:
+            node.value = ast.copy_location(ast.Constant(tuple(sorted(ALLOWED_MODULES))),
+                                           node.value)
+            break
+    else:  # pragma: no cover - a refactor of facades.py must keep the binding
+        raise RuntimeError("harness/facades.py has no `_ALLOWED = ...` binding to fill in")
+    return compile(tree, "<stepsmith-facades>", "exec", dont_inherit=True, optimize=0)
+
+
 def bundle() -> dict:
     """Compiled harness, facades and validator, cached per process.
 
@@ -176,8 +195,7 @@ def bundle() -> dict:
 
         main = compile(load(_HERE / "inside.py", "harness/inside.py"),
                        "<stepsmith-harness>", "exec", dont_inherit=True, optimize=0)
-        fac = compile(load(_HERE / "facades.py", "harness/facades.py"),
-                      "<stepsmith-facades>", "exec", dont_inherit=True, optimize=0)
+        fac = _compile_facades(load(_HERE / "facades.py", "harness/facades.py"))
         mods = {}
         trees = {}
         for name, path in _validator_files():

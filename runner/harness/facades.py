@@ -17,7 +17,9 @@ libfaketime for every path that reaches the real ``datetime`` class (``mro()[1].
 
 import sys
 
-_ALLOWED = ("json", "math", "decimal", "datetime", "statistics", "re")
+# The modules a step may import: filled in by `harness.bundle()` from
+# validator/policy.py's ALLOWED_MODULES (the one list; unvalidated runs ship no validator).
+_ALLOWED = ()
 _URLLIB = ("urllib.request", "urllib.parse", "urllib.error")
 _FACADES = {}
 _ModuleType = type(sys)

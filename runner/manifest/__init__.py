@@ -1,12 +1,13 @@
 """Workflow manifests: YAML-with-positions loader, pydantic model, cross references,
 discovery and the whole-workflow check. See docs/ARCHITECTURE.md ("Manifest")."""
 
+from stepsmith.runner.model.grammar import is_manifest_name
+
 from .check import (
     WorkflowCheck,
     check_workflow,
     clear_caches,
     find_manifests,
-    is_manifest_name,
     parse_step_file,
     read_manifest_text,
 )

@@ -19,6 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from stepsmith.runner import safeio
+from stepsmith.runner.model.grammar import (
+    is_manifest_name,  # defined there; still importable here
+)
+from stepsmith.runner.model.refs import CodeRef
 from stepsmith.runner.problems import Problem, Span
 from stepsmith.runner.rules.manifest_rules import rationale
 
@@ -26,14 +30,8 @@ from .crossref import did_you_mean, replace_fix, sub_span
 from .parse import ManifestDoc, parse_manifest
 from .yamlpos import YMap, YScalar, YSeq
 
-MANIFEST_NAME = "workflow.yaml"
-MANIFEST_SUFFIX = ".workflow.yaml"
 SKIP_DIRS = frozenset({".stepsmith", "node_modules", "__pycache__", "venv", "site-packages"})
 MAX_STEP_FILE_BYTES = 2 * 1024 * 1024  # larger files are left to the validator's own cap
-
-
-def is_manifest_name(name: str) -> bool:
-    return name == MANIFEST_NAME or (name.endswith(MANIFEST_SUFFIX) and len(name) > len(MANIFEST_SUFFIX))
 
 
 def find_manifests(paths) -> list[Path]:
@@ -303,25 +301,18 @@ def check_workflow(
         if cpair is None or not isinstance(cpair.value, YScalar) or not isinstance(cpair.value.data, str):
             continue
         cnode = cpair.value
-        code = cnode.data
-        if ":" not in code:
+        ref = CodeRef.parse(cnode.data)
+        if ref is None:
             continue  # the schema reports the shape
-        file_part, func = code.rsplit(":", 1)
+        file_part, func = ref.path, ref.function
         file_span = sub_span(cnode, 0, len(file_part))
-        func_span = sub_span(cnode, len(file_part) + 1, len(code))
-        if not file_part or not func.isidentifier():
-            continue
+        func_span = sub_span(cnode, ref.function_start, len(cnode.data))
         # --- path safety
-        if os.path.isabs(file_part) or file_part.startswith(("~", "\\")) or (
-            len(file_part) > 1 and file_part[1] == ":"
-        ):
-            add("SM202", f"code path {file_part!r} is absolute; write it relative to the "
-                "workflow folder", file_span, sid)
+        path_error = ref.path_error()
+        if path_error is not None:
+            add("SM202", path_error, file_span, sid)
             continue
-        norm = os.path.normpath(file_part)
-        if norm == ".." or norm.startswith(".." + os.sep) or "\\" in file_part:
-            add("SM202", f"code path {file_part!r} leaves the workflow folder", file_span, sid)
-            continue
+        norm = ref.normalised
         fpath, inside = resolved.get(norm, (None, None))
         if fpath is None:
             fpath = folder / norm

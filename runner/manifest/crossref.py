@@ -7,10 +7,15 @@ author sees every problem at once. Every problem points at the exact key or valu
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Callable
 from typing import Any
 
+from stepsmith.runner.model.refs import (
+    MalformedRef,
+    SourceRef,
+    StepOutputRef,
+    parse_input_ref,
+)
 from stepsmith.runner.problems import Span
 
 from .yamlpos import YMap, YNode, YPair, YScalar, YSeq
@@ -18,8 +23,6 @@ from .yamlpos import YMap, YNode, YPair, YScalar, YSeq
 FORBIDDEN_FIELD_NAMES = frozenset(
     {"secret", "secrets", "credential", "credentials", "apikey", "apikeys", "token", "tokens"}
 )
-STEP_REF = re.compile(r"^steps\.([^.]*)\.output$")
-SOURCE_REF = re.compile(r"^sources\.([a-z][a-z0-9_]*)$")
 RESERVED_INPUTS = ("connections", "effects")
 
 
@@ -238,49 +241,7 @@ def check_crossrefs(root: YMap, add: Callable[..., None]) -> None:
                 )
             val = pair.value
             if isinstance(val, YScalar) and isinstance(val.data, str):
-                text = val.data
-                if text.startswith("sources."):
-                    m = SOURCE_REF.match(text)
-                    if not m:
-                        add(
-                            "SM102",
-                            f"malformed source reference {text!r}: expected sources.<name>",
-                            val.span,
-                            sid,
-                        )
-                    elif m.group(1) not in sources:
-                        name = m.group(1)
-                        add(
-                            "SM102",
-                            f"input '{pair.name}' reads source '{name}', which is not declared "
-                            "under `sources`" + did_you_mean(name, sources),
-                            sub_span(val, 8, len(text)),
-                            sid,
-                            replace_fix(name, sources)
-                            if sub_span(val, 8, len(text)) != val.span
-                            else None,
-                        )
-                elif text.startswith("steps."):
-                    m = STEP_REF.match(text)
-                    if not m:
-                        add(
-                            "SM104",
-                            f"malformed step reference {text!r}: expected steps.<id>.output",
-                            val.span,
-                            sid,
-                        )
-                    elif m.group(1) not in ids:
-                        ref = m.group(1)
-                        add(
-                            "SM104",
-                            f"input '{pair.name}' uses the output of step '{ref}', but there is "
-                            "no such step" + did_you_mean(ref, ids),
-                            sub_span(val, 6, 6 + len(ref)),
-                            sid,
-                            replace_fix(ref, ids) if sub_span(val, 6, 6 + len(ref)) != val.span else None,
-                        )
-                    elif sid is not None:
-                        edges.setdefault(sid, []).append((m.group(1), val))
+                _check_input_ref(pair, val, sid, sources, ids, edges, add)
             # forbidden field names: the parameter name itself and any key in a literal
             if is_forbidden_field(pair.name):
                 add(
@@ -302,6 +263,28 @@ def check_crossrefs(root: YMap, add: Callable[..., None]) -> None:
                     )
 
     _check_cycles(steps, edges, add)
+
+
+def _check_input_ref(pair: YPair, val: YScalar, sid: str | None, sources: dict, ids: dict,
+                     edges: dict, add) -> None:
+    """SM102 / SM104 for one string input; a good step reference becomes a wiring edge."""
+    text = val.data
+    ref = parse_input_ref(text)
+    if isinstance(ref, MalformedRef):
+        add("SM102" if ref.kind == "source" else "SM104", ref.message, val.span, sid)
+    elif isinstance(ref, SourceRef) and ref.name not in sources:
+        span = sub_span(val, ref.name_start, len(text))
+        add("SM102", f"input '{pair.name}' reads source '{ref.name}', which is not declared "
+            "under `sources`" + did_you_mean(ref.name, sources), span, sid,
+            replace_fix(ref.name, sources) if span != val.span else None)
+    elif isinstance(ref, StepOutputRef):
+        if ref.step not in ids:
+            span = sub_span(val, ref.step_start, ref.step_start + len(ref.step))
+            add("SM104", f"input '{pair.name}' uses the output of step '{ref.step}', but there "
+                "is no such step" + did_you_mean(ref.step, ids), span, sid,
+                replace_fix(ref.step, ids) if span != val.span else None)
+        elif sid is not None:
+            edges.setdefault(sid, []).append((ref.step, val))
 
 
 def _key_node_at(node: YNode, path: tuple) -> YScalar | None:

@@ -17,18 +17,21 @@ from pydantic import (
     ConfigDict,
     Field,
     JsonValue,
+    PrivateAttr,
     StringConstraints,
     field_validator,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
-
-SLUG_PATTERN = r"^[a-z][a-z0-9_-]*$"
-NAME_PATTERN = r"^[a-z][a-z0-9_]*$"  # connection aliases, source and effect names
-PARAM_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
-CODE_PATTERN = r"^[^:\s][^:]*\.py:[A-Za-z_][A-Za-z0-9_]*$"
-PYTHON_PATTERN = r"^3\.[0-9]{1,2}$"
-EVENT_PATTERN = r"^[a-z][a-z0-9_.-]*$"
+from stepsmith.runner.model.grammar import (  # the one grammar (re-exported for callers)
+    CODE_PATTERN,
+    EVENT_PATTERN,
+    NAME_PATTERN,
+    PARAM_PATTERN,
+    PYTHON_PATTERN,
+    SLUG_PATTERN,
+)
+from stepsmith.runner.model.refs import CodeRef, InputRef, parse_input_ref
 
 Slug = Annotated[str, StringConstraints(pattern=SLUG_PATTERN)]
 Name = Annotated[str, StringConstraints(pattern=NAME_PATTERN)]
@@ -306,6 +309,28 @@ class Step(_Strict):
         default_factory=list,
         description="Effect names this step may emit through its `effects` parameter. Default: none.",
     )
+
+    # parsed once, at validation: every consumer reads the typed references
+    _code_ref: CodeRef = PrivateAttr()
+    _input_refs: dict[str, InputRef] = PrivateAttr()
+
+    def model_post_init(self, _context) -> None:
+        code_ref = CodeRef.parse(self.code)
+        if code_ref is None:  # pragma: no cover - CODE_PATTERN admits only parseable text
+            raise ValueError(f"code {self.code!r} must look like 'steps/file.py:function'")
+        self._code_ref = code_ref
+        self._input_refs = {name: parse_input_ref(v) for name, v in self.inputs.items()}
+
+    @property
+    def code_ref(self) -> CodeRef:
+        """`code` parsed: CodeRef(path, function)."""
+        return self._code_ref
+
+    @property
+    def input_refs(self) -> dict[str, InputRef]:
+        """`inputs` parsed: parameter -> SourceRef | StepOutputRef | Literal | MalformedRef
+        (malformed only where the manifest check reported SM102/SM104)."""
+        return self._input_refs
 
 
 class Workflow(_Strict):

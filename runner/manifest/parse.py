@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
+from stepsmith.runner.model.grammar import NAME_RULE, SLUG_RULE
 from stepsmith.runner.problems import Problem, Span
 from stepsmith.runner.rules.manifest_rules import rationale
 
@@ -120,9 +121,6 @@ _EXPECTED = {
     "model_attributes_type": "a mapping",
 }
 
-_NAME_RULE = "lowercase letters, digits or '_', starting with a letter"
-_SLUG_RULE = "lowercase letters, digits, '-' or '_', starting with a letter"
-
 
 def _unwrap(tp):
     """Annotated/Optional -> the inner type."""
@@ -198,20 +196,20 @@ def _pattern_message(loc: tuple, value: Any) -> str:
         noun = {"connections": "connection alias", "sources": "source name", "effects": "effect name"}.get(
             str(container), "name"
         )
-        return f"{noun} {value!r} must be {_NAME_RULE}"
+        return f"{noun} {value!r} must be {NAME_RULE}"
     last = core[-1] if core else None
     if isinstance(last, int):  # list items: step connections / effects
         noun = "connection alias" if field_name == "connections" else "effect name"
-        return f"{noun} {value!r} must be {_NAME_RULE}"
+        return f"{noun} {value!r} must be {NAME_RULE}"
     if field_name in ("id", "workflow"):
         what = "step id" if field_name == "id" else "workflow slug"
-        return f"{what} {value!r} must be {_SLUG_RULE}"
+        return f"{what} {value!r} must be {SLUG_RULE}"
     if field_name == "code":
         return f"code {value!r} must look like 'steps/file.py:function'"
     if field_name == "python":
         return f'python must be a version string like "3.11", got {value!r}'
     if field_name == "connection":
-        return f"connection alias {value!r} must be {_NAME_RULE}"
+        return f"connection alias {value!r} must be {NAME_RULE}"
     if field_name == "key":
         return f"effect key {value!r} must be a payload field name (a Python identifier)"
     if field_name == "name":

@@ -6,12 +6,41 @@
 // start, and the client restarts when that set of folders changes (a manifest created/deleted).
 
 import * as path from 'path';
+import GRAMMAR from './generated/grammar.json';
 
-export const MANIFEST_GLOBS = ['**/workflow.yaml', '**/*.workflow.yaml'];
+// The grammar is generated from runner/model/grammar.py (`python -m stepsmith.runner.model.export
+// --write`); a Python test fails when this copy drifts. Nothing here spells a name rule itself.
+export { GRAMMAR };
 
+export const MANIFEST_GLOBS: readonly string[] = GRAMMAR.manifest.globs;
+
+const SLUG = new RegExp(GRAMMAR.slug.pattern);
+const CASE = new RegExp(GRAMMAR.case.pattern);
+
+/** `workflow.yaml` or `<name>.workflow.yaml` (a bare `.workflow.yaml` is not one), as the server decides. */
+export function isManifestName(base: string): boolean {
+  const { name, suffix } = GRAMMAR.manifest;
+  return base === name || (base.endsWith(suffix) && base.length > suffix.length);
+}
+
+/** A manifest path? Works on file paths and URI paths (`/`-separated). */
 export function isManifestPath(p: string): boolean {
-  const base = path.basename(p);
-  return base === 'workflow.yaml' || base.endsWith('.workflow.yaml');
+  return isManifestName(path.posix.basename(p.split(path.sep).join('/')));
+}
+
+/** A workflow slug or step id. */
+export function isSlug(s: string): boolean {
+  return SLUG.test(s);
+}
+
+/** A fixture case name (the file becomes fixtures/<step>/<case>.json). */
+export function isCaseName(s: string): boolean {
+  return CASE.test(s);
+}
+
+/** Why `s` is not a case name (for an input box), or undefined when it is one. */
+export function caseNameProblem(s: string): string | undefined {
+  return isCaseName(s) ? undefined : `use ${GRAMMAR.case.rule}`;
 }
 
 /** Folders holding a manifest, deduplicated, with nested folders dropped (their parent covers them). */
