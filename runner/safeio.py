@@ -21,6 +21,8 @@ import os
 import stat
 from pathlib import Path
 
+from stepsmith.runner.model.grammar import is_manifest_name
+
 MANIFEST_CAP = 1024 * 1024
 STEP_FILE_CAP = 1024 * 1024
 FIXTURE_CAP = 8 * 1024 * 1024
@@ -104,7 +106,7 @@ def workflow_root(path: str | os.PathLike, depth: int = 4) -> Path:
             names = os.listdir(cur)
         except OSError:
             names = []
-        if any(n == "workflow.yaml" or n.endswith(".workflow.yaml") for n in names):
+        if any(is_manifest_name(n) for n in names):
             return cur
         if cur.parent == cur:
             break

@@ -9,6 +9,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from stepsmith.runner.model.grammar import is_manifest_name
+
 MAX_UPWARD = 32  # folders climbed at most; never past a repository root (.git) or "/"
 
 
@@ -24,8 +26,6 @@ class Found:
 
 def manifests_in(folder: Path) -> list[Path]:
     """Manifests directly in `folder` (regular files only, sorted)."""
-    from stepsmith.runner.manifest import is_manifest_name
-
     try:
         names = sorted(os.listdir(folder))
     except OSError:
@@ -49,7 +49,7 @@ def nearest_manifests(path: str | os.PathLike) -> list[Path]:
 def discover(paths: Iterable[str | os.PathLike]) -> list[Found]:
     """Every workflow reached from `paths`, each manifest once, in a stable order: manifests
     given or found below a folder, else the nearest ones above (narrowed to the path)."""
-    from stepsmith.runner.manifest import find_manifests, is_manifest_name
+    from stepsmith.runner.manifest import find_manifests  # pydantic: only when searching down
 
     out: dict[Path, Found] = {}
 
