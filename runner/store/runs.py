@@ -41,10 +41,11 @@ from stepsmith.runner.fixtures.invoke import (
 )
 from stepsmith.runner.fixtures.model import (
     WORKFLOW_DIR,
-    classify_input,
     forbidden_fields,
     load_workflow_case,
 )
+from stepsmith.runner.model.grammar import is_case_name
+from stepsmith.runner.model.refs import StepOutputRef
 from stepsmith.runner.store.canonical import (
     build_request,
     request_differences,
@@ -64,7 +65,6 @@ class RunUsageError(RunError):
     workflow case or run id, a case name with a path in it): the CLI exits 2."""
 
 
-CASE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,199}$")
 
 
 def available_cases(lw: LoadedWorkflow) -> list[str]:
@@ -77,7 +77,7 @@ def check_case_name(lw: LoadedWorkflow, case: str) -> None:
     avail = available_cases(lw)
     listing = ", ".join(avail) if avail else (
         f"none (add fixtures/{WORKFLOW_DIR}/<case>.json)")
-    if not CASE_NAME.match(case) or ".." in case:
+    if not is_case_name(case) or ".." in case:
         raise RunUsageError(f"case name {case!r} must be a file name without a folder "
                             f"(fixtures/{WORKFLOW_DIR}/<case>.json); available: {listing}")
     if not (lw.dir / "fixtures" / WORKFLOW_DIR / f"{case}.json").is_file():
@@ -147,8 +147,8 @@ def topological_steps(workflow) -> list:
     """Steps in manifest order, moved after the steps they are wired to (stable Kahn)."""
     steps = list(workflow.steps)
     ids = {s.id for s in steps}
-    deps = {s.id: {what for kind, what in (classify_input(v) for v in s.inputs.values())
-                   if kind == "step" and what in ids} for s in steps}
+    deps = {s.id: {r.step for r in s.input_refs.values()
+                   if isinstance(r, StepOutputRef) and r.step in ids} for s in steps}
     done: set[str] = set()
     order = []
     while len(order) < len(steps):
