@@ -178,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
 
     from rich.console import Console
     from stepsmith.runner.fixtures.invoke import InvokeError, sandbox_status
-    from stepsmith.runner.fixtures.suite import discover, run_cases
+    from stepsmith.runner.fixtures.suite import load, run_cases
 
     from stepsmith.runner.settings import active
 
@@ -198,6 +198,7 @@ def run(args: argparse.Namespace) -> int:
     from stepsmith.runner.fixtures.selection import (
         SelectionError,
         compile_keywords,
+        manifests_of,
         parse_target,
         select_cases,
     )
@@ -209,7 +210,7 @@ def run(args: argparse.Namespace) -> int:
         err.print(f"stepsmith test: {exc}", markup=False)
         return 2
     try:
-        workflows, cases = discover(dict.fromkeys(t.root for t in targets))
+        workflows, cases = load(manifests_of(targets))
     except InvokeError as exc:
         err.print(f"stepsmith test: {exc}")
         return 2
@@ -230,10 +231,10 @@ def run(args: argparse.Namespace) -> int:
     except SelectionError as exc:
         err.print(f"stepsmith test: {exc}", markup=False)
         return 2
-    narrowed = args.step or args.keyword or any(t.keep for t in targets)
+    narrowed = args.step or args.keyword or any(t.narrowed for t in targets)
     if not selected and narrowed:
         what = " and ".join([f"--step {s}" for s in args.step] + [f"-k {k}" for k in args.keyword]
-                            + [t.shown for t in targets if t.keep])
+                            + [t.shown for t in targets if t.narrowed])
         err.print(f"stepsmith test: no fixtures matched {what}", markup=False)
         return 2
     notes = []
