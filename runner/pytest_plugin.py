@@ -129,17 +129,11 @@ class StepsmithFailure(Exception):
 
 class StepsmithWorkflow(pytest.File):
     def collect(self):
-        from stepsmith.runner.fixtures.invoke import load_workflow
-        from stepsmith.runner.fixtures.suite import workflow_cases
+        from stepsmith.runner.app.cases import workflow_items
 
-        lw = load_workflow(self.path, base=self.config.rootpath)
-        lw.shown = self.nodeid
-        for case in workflow_cases(lw):
+        for case in workflow_items(self.path, base=self.config.rootpath, shown=self.nodeid):
             name = f"{case.step_id}::{case.case}" if case.step_id else case.case
             yield StepsmithItem.from_parent(self, name=name, case=case)
-
-
-_sandbox_state: list = []
 
 
 class StepsmithItem(pytest.Item):
@@ -152,19 +146,12 @@ class StepsmithItem(pytest.Item):
             self.add_marker(pytest.mark.stepsmith)
 
     def runtest(self) -> None:
-        from stepsmith.runner.fixtures.suite import run_case
+        from stepsmith.runner.app.cases import SandboxUnavailable, run_one
 
-        case = self.case
-        if case.fixture is not None:
-            if not _sandbox_state:
-                from stepsmith.runner.fixtures.invoke import sandbox_status
-
-                _sandbox_state.append(sandbox_status())
-            ok, why = _sandbox_state[0]
-            if not ok:
-                pytest.fail(f"the sandbox is unavailable: {why} (never run unsandboxed)",
-                            pytrace=False)
-        result = run_case(case, live=self.config.getoption("stepsmith_live"))
+        try:  # the use case `stepsmith test` runs each fixture with
+            result = run_one(self.case, live=self.config.getoption("stepsmith_live"))
+        except SandboxUnavailable as exc:
+            pytest.fail(f"{exc} (never run unsandboxed)", pytrace=False)
         captured = (result.result or {}).get("stdout")
         if captured:  # the step's print() output, in pytest's "Captured stdout call" section
             self.add_report_section("call", "stdout", captured)
