@@ -44,21 +44,24 @@ def pytest_configure(config) -> None:
     # pytest cannot resolve `::` parts inside a workflow folder
     try:
         targets = [parse_target(p) for p in paths]
-        roots = [Path(t.root).resolve() for t in targets]
+        roots = [m.resolve().parent for t in targets for m in t.manifests]
         picked = []
         for a in list(args):
             if "::" in a and _within(Path(a.partition("::")[0]).resolve(), roots):
                 picked.append(parse_target(a))
                 args.remove(a)
         if picked:  # `pytest --stepsmith wf wf::add::simple` runs just that, as pytest would
-            targets = [t for t in targets if t.keep is not None] + picked
+            targets = [t for t in targets if t.narrowed] + picked
     except SelectionError as exc:
         raise pytest.UsageError(f"--stepsmith: {exc}") from None
-    config._stepsmith_roots = roots
+    config._stepsmith_manifests = {m.resolve() for t in targets for m in t.manifests}
     config._stepsmith_targets = targets
     for t in targets:
-        if t.root not in args:
-            args.append(t.root)
+        # a folder holding whole workflows is collected as given (pytest walks it); a path
+        # inside a workflow through the workflow's manifest, found upward
+        for a in [t.path] if not t.narrowed else map(str, t.manifests):
+            if a not in args:
+                args.append(a)
     config.args = args
 
 
@@ -68,15 +71,12 @@ def _within(path: Path, roots: list[Path]) -> bool:
 
 def pytest_collection_modifyitems(config, items) -> None:
     targets = getattr(config, "_stepsmith_targets", None)
-    if not targets or not any(t.keep for t in targets):
+    if not targets or not any(t.narrowed for t in targets):
         return
-    from stepsmith.runner.fixtures.selection import under
-
     keep, drop = [], []
     for item in items:
         case = getattr(item, "case", None)
-        if case is None or any(under(case, t.root) and (t.keep is None or t.keep(case))
-                               for t in targets):
+        if case is None or any(t.selects(case) for t in targets):
             keep.append(item)
         else:
             drop.append(item)
@@ -104,17 +104,17 @@ def _is_manifest(path: Path) -> bool:
 
 
 def pytest_collect_file(file_path: Path, parent):
-    roots = getattr(parent.config, "_stepsmith_roots", None)
-    if not roots or not _is_manifest(file_path) or ".stepsmith" in file_path.parts:
+    manifests = getattr(parent.config, "_stepsmith_manifests", None)
+    if not manifests or not _is_manifest(file_path) or ".stepsmith" in file_path.parts:
         return None
     resolved = file_path.resolve()
-    if not any(resolved == r or r in resolved.parents for r in roots):
+    if resolved not in manifests:  # only what the one discovery found for --stepsmith
         return None
     import os
 
     rel = os.path.relpath(resolved.parent, parent.config.rootpath)
     rel = rel.replace(os.sep, "/")
-    if rel == ".":
+    if rel == "." or rel.startswith(".."):  # run from inside the workflow folder
         rel = resolved.parent.name
     if file_path.name != "workflow.yaml":
         rel = rel + "/" + file_path.name
@@ -129,17 +129,11 @@ class StepsmithFailure(Exception):
 
 class StepsmithWorkflow(pytest.File):
     def collect(self):
-        from stepsmith.runner.fixtures.invoke import load_workflow
-        from stepsmith.runner.fixtures.suite import workflow_cases
+        from stepsmith.runner.app.cases import workflow_items
 
-        lw = load_workflow(self.path, base=self.config.rootpath)
-        lw.shown = self.nodeid
-        for case in workflow_cases(lw):
+        for case in workflow_items(self.path, base=self.config.rootpath, shown=self.nodeid):
             name = f"{case.step_id}::{case.case}" if case.step_id else case.case
             yield StepsmithItem.from_parent(self, name=name, case=case)
-
-
-_sandbox_state: list = []
 
 
 class StepsmithItem(pytest.Item):
@@ -152,19 +146,12 @@ class StepsmithItem(pytest.Item):
             self.add_marker(pytest.mark.stepsmith)
 
     def runtest(self) -> None:
-        from stepsmith.runner.fixtures.suite import run_case
+        from stepsmith.runner.app.cases import SandboxUnavailable, run_one
 
-        case = self.case
-        if case.fixture is not None:
-            if not _sandbox_state:
-                from stepsmith.runner.fixtures.invoke import sandbox_status
-
-                _sandbox_state.append(sandbox_status())
-            ok, why = _sandbox_state[0]
-            if not ok:
-                pytest.fail(f"the sandbox is unavailable: {why} (never run unsandboxed)",
-                            pytrace=False)
-        result = run_case(case, live=self.config.getoption("stepsmith_live"))
+        try:  # the use case `stepsmith test` runs each fixture with
+            result = run_one(self.case, live=self.config.getoption("stepsmith_live"))
+        except SandboxUnavailable as exc:
+            pytest.fail(f"{exc} (never run unsandboxed)", pytrace=False)
         captured = (result.result or {}).get("stdout")
         if captured:  # the step's print() output, in pytest's "Captured stdout call" section
             self.add_report_section("call", "stdout", captured)

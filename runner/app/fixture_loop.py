@@ -70,57 +70,74 @@ def keyword_filter(expr: str | None):
     return keep
 
 
-def workflow_dirs(paths: Iterable[str | Path]) -> list[tuple[str, Path, list[Path] | None]]:
-    """(shown name, folder, narrowed to) of every workflow folder under `paths`, each once. A
-    path inside a workflow folder (a fixture, a pending file, a step's fixtures folder)
-    narrows that folder's changes to the ones at or under it; None: all of them."""
+@dataclass(frozen=True)
+class WorkflowFolder:
+    shown: str  # the folder's display name (as in node ids)
+    dir: Path
+    manifests: tuple[Path, ...]
+    narrow: tuple[Path, ...] | None  # paths inside the folder the changes are limited to
+
+
+def workflow_dirs(paths: Iterable[str | Path]) -> list[WorkflowFolder]:
+    """Every workflow folder reached from `paths` (the one discovery: below a folder, else
+    upward), each once. A path inside a workflow folder (a fixture, a pending file, a step
+    file, `steps/`) narrows that folder's changes to the ones it covers; None: all of them."""
     from stepsmith.runner.fixtures.invoke import display_path
-    from stepsmith.runner.manifest import find_manifests
+    from stepsmith.runner.workspace.discovery import discover
 
     out: dict[Path, list] = {}
     for p in paths:
-        p = Path(p)
-        if not p.exists():
-            continue
-        found = find_manifests([p]) if p.is_dir() else []
-        narrow = None
-        if not found:  # a file or folder inside a workflow folder
-            for folder in [p if p.is_dir() else p.parent, *p.resolve().parents]:
-                found = [m for m in (find_manifests([folder]) if folder.is_dir() else [])
-                         if m.parent.resolve() == folder.resolve()]
-                if found:
-                    narrow = p.resolve()
-                    break
-        for m in found:
-            d = m.resolve().parent
-            shown = display_path(d)
-            entry = out.setdefault(d, [d.name if shown == "." else shown, []])
-            if narrow is None:
+        for f in discover([p]):
+            d = f.manifest.resolve().parent
+            entry = out.setdefault(d, [[], []])
+            entry[0].append(f.manifest)
+            if f.narrow is None:
                 entry[1] = None
             elif entry[1] is not None:
-                entry[1].append(narrow)
-    return [(name, d, narrow or None) for d, (name, narrow) in out.items()]
+                entry[1].append(f.narrow)
+    folders = []
+    for d, (manifests, narrow) in out.items():
+        shown = display_path(d)
+        here = Path.cwd().resolve()
+        if shown == "." or d in here.parents:  # run from inside it: its name, as in tests
+            shown = d.name
+        folders.append(WorkflowFolder(shown, d, tuple(dict.fromkeys(manifests)),
+                                      tuple(narrow) if narrow else None))
+    return folders
 
 
-def _within(item_paths: list[Path], narrow: list[Path] | None) -> bool:
-    if narrow is None:
+def _covered(folder: WorkflowFolder, loaded: list, step_id: str, files: list[Path]) -> bool:
+    """Does the folder's narrowing cover this change: one of its files, or the step's code?"""
+    if folder.narrow is None:
         return True
-    return any(q == n or n in q.parents for q in item_paths for n in narrow)
+    from stepsmith.runner.fixtures.invoke import InvokeError, load_workflow
+    from stepsmith.runner.fixtures.selection import at_or_under, within
+
+    if any(at_or_under(f, n) for f in files for n in folder.narrow):
+        return True
+    if not loaded:  # once per folder, only when a step file or folder narrows it
+        for m in folder.manifests:
+            try:
+                loaded.append(load_workflow(m))
+            except InvokeError:
+                continue
+    return any(within(lw, step_id, n) for lw in loaded for n in folder.narrow)
 
 
 def find(paths: Iterable[str | Path], keyword: str | None = None) -> list[Item]:
     keep = keyword_filter(keyword)
     items = []
-    for shown, d, narrow in workflow_dirs(paths):
+    for folder in workflow_dirs(paths):
+        shown, d, loaded = folder.shown, folder.dir, []
         for entry in pending.scan(d):
             if isinstance(entry, PendingChange):
                 item = Item(f"{shown}::{entry.step_id}::{entry.case}", shown, d, change=entry)
-                where = [entry.path.resolve(), entry.fixture_path.resolve()]
+                where, step_id = [entry.path, entry.fixture_path], entry.step_id
             else:
                 rel = entry.path.relative_to(d) if entry.path.is_relative_to(d) else entry.path
                 item = Item(f"{shown}::{rel}", shown, d, problem=entry)
-                where = [entry.path.resolve()]
-            if keep(item.id) and _within(where, narrow):
+                where, step_id = [entry.path], ""
+            if keep(item.id) and _covered(folder, loaded, step_id, where):
                 items.append(item)
     return items
 

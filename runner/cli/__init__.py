@@ -125,8 +125,14 @@ def _dispatch(parser: argparse.ArgumentParser, argv: list[str]) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    from stepsmith.runner.app.errors import AppError
+
     try:
         return int(args.func(args) or 0)
+    except AppError as exc:  # a use case's typed refusal: the one mapping to exit codes
+        from stepsmith.runner.cli.errors import report
+
+        return report(args.command, exc)
     except KeyboardInterrupt:
         print("stepsmith: interrupted", file=sys.stderr)
         return 130

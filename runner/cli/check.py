@@ -1,8 +1,9 @@
 """`stepsmith check [PATH...]`: validate manifests and every step file they name.
 
 PATH may be a folder (manifests found below it: workflow.yaml, *.workflow.yaml), a manifest,
-or a step `.py` file (the workflow(s) in the nearest folder above it that holds a manifest are
-checked; a `.py` file no manifest names is validated on its own, with no reach). Default: the current folder.
+or a step `.py` file or a folder inside a workflow (the workflow(s) in the nearest folder above
+it that holds a manifest are checked, as git/pytest/ruff find their root; a `.py` file no
+manifest names is validated on its own, with no reach). Default: the current folder.
 
 Text output is ruff-style, `path:line:col: CODE message [step]`, with **1-based columns** (as
 ruff prints them). `--format json` emits Problem records exactly as the internal contract
@@ -56,25 +57,6 @@ def _display(path: Path) -> str:
     return str(path) if rel.startswith(".." + os.sep + "..") else rel
 
 
-def _ancestor_manifests(py: Path) -> list[Path]:
-    from stepsmith.runner.manifest import is_manifest_name
-
-    found: list[Path] = []
-    d = py.resolve().parent
-    for _ in range(32):
-        try:
-            names = sorted(os.listdir(d))
-        except OSError:
-            names = []
-        found.extend(d / n for n in names if is_manifest_name(n) and (d / n).is_file())
-        # the nearest folder holding a manifest is the step file's workflow; never past the
-        # repository root
-        if found or (d / ".git").exists() or d.parent == d:
-            break
-        d = d.parent
-    return found
-
-
 def _first_per_step(problems):
     try:
         from stepsmith.runner.validator import first_violation_per_step
@@ -111,25 +93,21 @@ def _validate_alone(path: Path):
 
 def collect(paths: list[str], first: bool = False):
     """Returns (problems_by_path: dict[Path, list[Problem]], files_checked: list[Path])."""
-    from stepsmith.runner.manifest import (
-        check_workflow,
-        find_manifests,
-        is_manifest_name,
-    )
+    from stepsmith.runner.manifest import check_workflow, is_manifest_name
+    from stepsmith.runner.workspace.discovery import discover
 
     manifests: list[Path] = []
     py_files: list[Path] = []
     for raw in paths:
         p = Path(raw)
-        if p.is_dir():
-            manifests.extend(find_manifests([p]))
-        elif p.suffix == ".py":
-            py_files.append(p)
-            manifests.extend(_ancestor_manifests(p))
-        elif is_manifest_name(p.name) or p.suffix in (".yaml", ".yml"):
-            manifests.append(p)
-        else:
+        if p.is_file() and not is_manifest_name(p.name) and p.suffix in (".yaml", ".yml"):
+            manifests.append(p)  # any YAML file named on the command line is checked as one
+            continue
+        if p.is_file() and p.suffix != ".py" and not is_manifest_name(p.name):
             raise UsageError(f"{raw}: not a folder, workflow manifest or step .py file")
+        if p.suffix == ".py" and p.is_file():
+            py_files.append(p)
+        manifests.extend(f.manifest for f in discover([p]))
 
     results: dict[Path, list] = {}
     step_files: set[Path] = set()

@@ -23,8 +23,8 @@ def register(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("path", nargs="?", default=None, metavar="PATH",
-                   help="a folder (workflows found below it) or a manifest (default: the "
-                   "configured paths, else .)")
+                   help="a folder (workflows found below it, else the one above it), a "
+                   "manifest (default: the configured paths, else .)")
     p.add_argument("--explain", action="store_true",
                    help="also show each step's plain-language explanation")
     p.add_argument("--format", choices=("text", "json"), default="text")
@@ -32,11 +32,13 @@ def register(sub) -> None:
 
 
 def _manifests(path: Path) -> list[Path]:
-    from stepsmith.runner.manifest import find_manifests
+    """A manifest as given; a folder through the one discovery (the workflows below it, else
+    the one it lies in, found upward)."""
+    from stepsmith.runner.workspace.discovery import discover
 
-    if path.is_file():
+    if path.is_file() and path.suffix.lower() in (".yaml", ".yml"):
         return [path]
-    return find_manifests([path])
+    return [f.manifest for f in discover([path])]
 
 
 def run(args) -> int:

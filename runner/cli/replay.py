@@ -28,56 +28,13 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from rich.console import Console
-    from stepsmith.runner.cli.run_workflow import print_outcome
-    from stepsmith.runner.fixtures.invoke import (
-        InvokeError,
-        display_path,
-        load_workflow,
-        sandbox_status,
-    )
-    from stepsmith.runner.store.db import StoreError, store_path
-    from stepsmith.runner.store.runs import (
-        PinMismatch,
-        RunError,
-        RunUsageError,
-        SandboxUnavailable,
-        check_pin,
-        replay_run,
-    )
+    from stepsmith.runner.app.runs import replay
+    from stepsmith.runner.cli.render import print_outcome
 
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
     out = Console(highlight=False, soft_wrap=True)
-    try:
-        lw = load_workflow(args.path)
-    except InvokeError as exc:
-        err.print(f"stepsmith replay: {exc}", markup=False)
-        return 2
-    try:
-        if lw.workflow is not None:
-            check_pin(lw)
-    except PinMismatch as exc:
-        err.print(f"stepsmith replay: {exc}", markup=False)
-        return 2
-    if not store_path(lw.dir).exists():
-        err.print(f"stepsmith replay: no run {args.run_id!r}: no accepted results in "
-                  f"{display_path(store_path(lw.dir))} yet (`stepsmith run-workflow` accepts "
-                  "a run)", markup=False)
-        return 2
-    ok, why = sandbox_status()
-    if not ok:
-        err.print(f"stepsmith replay: the sandbox is unavailable: {why}", markup=False)
-        return 2
     text = args.format == "text"
-
-    try:
-        report = replay_run(lw, args.run_id, on_step=(lambda o: print_outcome(out, o))
-                            if text else None, stored_code=args.stored_code)
-    except SandboxUnavailable as exc:
-        err.print(f"stepsmith replay: the sandbox is unavailable: {exc}", markup=False)
-        return 2
-    except (RunError, StoreError) as exc:
-        err.print(f"stepsmith replay: {exc}", markup=False)
-        return 2 if isinstance(exc, (RunUsageError, PinMismatch)) else 1
+    report = replay(args.path, args.run_id, stored_code=args.stored_code,
+                    on_step=(lambda o: print_outcome(out, o)) if text else None)
     if not text:
         sys.stdout.write(json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n")
     else:
@@ -89,4 +46,3 @@ def run(args: argparse.Namespace) -> int:
         if bad:
             out.print("[red]the run is NOT reproducible as accepted[/]")
     return 0 if report.ok else 1
-

@@ -31,85 +31,16 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-MARKS = {"accepted": "[green]✓ accepted[/]", "reused": "[cyan]↺ reused[/]  ",
-         "failed": "[red]✗ failed[/]  ", "same": "[green]✓ same[/]    ",
-         "differs": "[red]✗ differs[/] ", "changed": "[red]✗ changed[/] ",
-         "recorded": "[yellow]⏺ recorded[/]"}
-
-
-def print_outcome(console, o) -> None:
-    from rich.markup import escape
-
-    extra = ""
-    if o.served_from == "recording" and o.outcome in ("accepted", "reused"):
-        extra = " [yellow](served from recording)[/]"
-    sha = f" [dim]request {o.request_sha256[:12]}[/]" if o.request_sha256 else ""
-    detail = o.detail or ""
-    if o.outcome == "reused" and "\n" not in detail:
-        extra += f" [dim]({escape(detail)})[/]"
-        detail = ""
-    console.print(f"{MARKS.get(o.outcome, o.outcome)} {escape(o.step_id)}{extra}{sha}")
-    for line in detail.splitlines():
-        if line:
-            console.print("    " + escape(line))
-    for d in o.differences:
-        console.print(f"    [yellow]{escape(d.path)}[/]: {escape(d.message)}")
-    if o.outcome == "differs" and o.accepted is not None and isinstance(o.result, dict):
-        from rich.syntax import Syntax
-        from stepsmith.runner.fixtures.compare import is_big, unified_diff
-
-        for label in ("output", "effects"):
-            exp, act = o.accepted.get(label), o.result.get(label)
-            if exp != act and is_big(exp, act):
-                console.print(Syntax(unified_diff(exp, act, label).replace(
-                    "expected", "accepted").replace("actual", "fresh"), "diff",
-                    theme="ansi_dark", background_color="default"))
-
-
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from rich.console import Console
-    from stepsmith.runner.fixtures.invoke import (
-        InvokeError,
-        load_workflow,
-        sandbox_status,
-    )
-    from stepsmith.runner.store.db import StoreError
-    from stepsmith.runner.store.lease import LeaseHeld
-    from stepsmith.runner.store.runs import (
-        PinMismatch,
-        RunError,
-        RunUsageError,
-        SandboxUnavailable,
-        check_case_name,
-        check_pin,
-        check_run_id,
-        run_workflow,
-    )
+    from stepsmith.runner.cli.render import print_outcome
 
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    from rich.console import Console
+    from stepsmith.runner.app.runs import RunRequest, run_workflow
+
     out = Console(highlight=False, soft_wrap=True)
-    try:
-        lw = load_workflow(args.path)
-    except InvokeError as exc:
-        err.print(f"stepsmith run-workflow: {exc}", markup=False)
-        return 2
-    try:  # usage errors first, before anything is printed or stored
-        check_case_name(lw, args.case)
-        check_run_id(args.case if args.run_id is None else args.run_id)
-        check_pin(lw)
-    except (RunUsageError, PinMismatch) as exc:
-        err.print(f"stepsmith run-workflow: {exc}", markup=False)
-        return 2
-    ok, why = sandbox_status()
-    if not ok:
-        err.print(f"stepsmith run-workflow: the sandbox is unavailable: {why}", markup=False)
-        return 2
     text = args.format == "text"
-    if args.wait < 0:
-        err.print("stepsmith run-workflow: --wait must be 0 or more seconds", markup=False)
-        return 2
 
     def started(report) -> None:
         if not text:
@@ -121,27 +52,16 @@ def run(args: argparse.Namespace) -> int:
             out.print(f"[yellow]took the run over from {report.took_over_from}[/] "
                       "(that process is gone or its lease expired)")
 
-    try:
-        report = run_workflow(lw, args.case, run_id=args.run_id, live=args.live,
-                              wait=args.wait, on_start=started,
-                              on_step=(lambda o: print_outcome(out, o)) if text else None)
-    except LeaseHeld as exc:
-        err.print(f"stepsmith run-workflow: {exc}", markup=False)
-        return 1
-    except SandboxUnavailable as exc:
-        err.print(f"stepsmith run-workflow: the sandbox is unavailable: {exc}", markup=False)
-        return 2
-    except (RunError, StoreError) as exc:
-        err.print(f"stepsmith run-workflow: {exc}", markup=False)
-        return 2 if isinstance(exc, (RunUsageError, PinMismatch)) else 1
+    done = run_workflow(RunRequest(args.path, args.case, args.run_id, args.live, args.wait),
+                        on_start=started,
+                        on_step=(lambda o: print_outcome(out, o)) if text else None)
+    report = done.report
     if not text:
         sys.stdout.write(json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n")
     else:
         n = {k: sum(s.outcome == k for s in report.steps) for k in ("accepted", "reused",
                                                                      "failed")}
-        total = len(lw.workflow.steps)
-        state = "complete" if report.ok and len(report.steps) == total else "stopped"
+        state = "complete" if done.complete else "stopped"
         out.print(f"run {report.run_id}: {state} — {n['accepted']} accepted, {n['reused']} "
-                  f"reused, {n['failed']} failed, {total - len(report.steps)} not run")
+                  f"reused, {n['failed']} failed, {done.total - len(report.steps)} not run")
     return 0 if report.ok else 1
-

@@ -1,0 +1,228 @@
+"""The fixture-suite use case, shared by `stepsmith test`, the pytest plugin and the server:
+select fixtures (the one discovery, pytest's selection), run them in sandboxes, keep the
+fixture loop's books (last failed, pending changes, --update, stale wired fixtures).
+
+Outcomes are typed: each fixture's :class:`CaseResult` keeps its differences as structured
+:class:`Difference` records (path, kind, expected, actual); rendering happens at the edge.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from stepsmith.runner.app.errors import SandboxUnavailable, UsageError
+from stepsmith.runner.fixtures.suite import Case, CaseResult
+
+OUTCOMES = ("passed", "recorded", "failed", "error")
+
+
+@dataclass(frozen=True)
+class SuiteRequest:
+    paths: list[str]
+    steps: list[str] = field(default_factory=list)  # --step, any of them
+    keywords: list[str] = field(default_factory=list)  # -k, any of them
+    last_failed: bool = False
+    jobs: int | None = None
+    maxfail: int | None = None
+    live: bool = False
+    update: bool = False  # accept every acceptable changed output
+    strict: bool = False  # stale wired fixtures fail the run
+
+
+@dataclass
+class Selection:
+    workflows: list  # LoadedWorkflow
+    cases: list[Case]  # every fixture of those workflows
+    selected: list[Case]
+    notes: list[str] = field(default_factory=list)  # what --lf did
+
+    @property
+    def without_fixtures(self) -> set[str]:
+        having = {c.workflow.shown for c in self.cases}
+        return {w.shown for w in self.workflows if w.shown not in having}
+
+
+@dataclass
+class LoopReport:
+    """What the fixture loop did after the run."""
+
+    written: list = field(default_factory=list)  # PendingChange
+    problems: list[str] = field(default_factory=list)
+    decisions: list = field(default_factory=list)  # fixture_loop.Decision (--update)
+    stale: list = field(default_factory=list)  # StaleFixture
+    strict: bool = False
+    update: bool = False
+
+    def to_json(self) -> dict:
+        return {"pending": [str(c.path) for c in self.written],
+                "pending_problems": self.problems,
+                "updated": [d.to_json() for d in self.decisions],
+                "stale": [s.to_json() for s in self.stale]}
+
+
+@dataclass
+class SuiteOutcome:
+    selection: Selection
+    results: list[CaseResult]
+    seconds: float
+    loop: LoopReport
+
+    @property
+    def not_run(self) -> int:  # left out by -x / --maxfail
+        return len(self.selection.selected) - len(self.results)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return {o: sum(r.outcome == o for r in self.results) for o in OUTCOMES}
+
+    @property
+    def executed(self) -> int:
+        """Fixtures that actually ran in a sandbox (not served from a recording, not refused
+        before running)."""
+        return sum(1 for r in self.results if r.outcome in ("passed", "failed")
+                   or (r.outcome == "error" and r.result is not None
+                       and r.result.get("status") != "unavailable"))
+
+    @property
+    def failed(self) -> bool:
+        counts = self.counts
+        updated = sum(d.outcome in ("accepted", "already") for d in self.loop.decisions)
+        if counts["error"] or counts["failed"] - updated > 0:
+            return True
+        return bool(self.loop.strict and self.loop.stale)
+
+    def to_json(self) -> dict:
+        executed, seconds = self.executed, self.seconds
+        doc = {
+            "results": [r.to_json() for r in self.results],
+            "summary": {**self.counts, "total": len(self.results), "not_run": self.not_run,
+                        "executed": executed, "seconds": round(seconds, 3),
+                        "fixtures_per_second": round(executed / seconds, 2)
+                        if seconds > 0 and executed else None},
+            "workflows": [{"path": w.shown, "ok": w.ok, "problems": w.error_lines()}
+                          for w in self.selection.workflows],
+        }
+        doc.update(self.loop.to_json())
+        return doc
+
+
+def select(req: SuiteRequest) -> Selection:
+    """The fixtures the request selects; UsageError when it selects nothing it named."""
+    from stepsmith.runner.fixtures.invoke import InvokeError, unknown_step_message
+    from stepsmith.runner.fixtures.selection import (
+        SelectionError,
+        compile_keywords,
+        manifests_of,
+        parse_target,
+        select_cases,
+    )
+    from stepsmith.runner.fixtures.suite import load
+
+    if req.jobs is not None and req.jobs < 1:
+        raise UsageError("-j must be at least 1")
+    if req.maxfail is not None and req.maxfail < 1:
+        raise UsageError("--maxfail must be at least 1")
+    try:
+        targets = [parse_target(p) for p in req.paths]
+        keywords = compile_keywords(req.keywords)
+    except SelectionError as exc:
+        raise UsageError(str(exc)) from None
+    try:
+        workflows, cases = load(manifests_of(targets))
+    except InvokeError as exc:
+        raise UsageError(str(exc)) from None
+    if not workflows:
+        raise UsageError(f"no workflow manifests under {' '.join(req.paths)}")
+    known = sorted({s for w in workflows for s in w.step_ids})
+    for step_id in req.steps:
+        if step_id not in known:
+            where = ", ".join(w.shown for w in workflows)
+            raise UsageError(unknown_step_message(step_id, known, where))
+    try:
+        selected = select_cases(cases, targets, req.steps, keywords)
+    except SelectionError as exc:
+        raise UsageError(str(exc)) from None
+    if not selected and (req.steps or req.keywords or any(t.narrowed for t in targets)):
+        what = " and ".join([f"--step {s}" for s in req.steps]
+                            + [f"-k {k}" for k in req.keywords]
+                            + [t.shown for t in targets if t.narrowed])
+        raise UsageError(f"no fixtures matched {what}")
+    out = Selection(workflows, cases, selected)
+    if req.last_failed:
+        from stepsmith.runner.fixtures import lastfailed
+
+        again = lastfailed.only_failed(selected)
+        if again:
+            out.notes.append(f"run the {len(again)} fixture(s) that failed last time (--lf)")
+            out.selected = again
+        else:
+            out.notes.append(f"no previously failed fixtures: running all {len(selected)} "
+                             "(--lf)")
+    return out
+
+
+def ensure_sandbox(cases: list[Case]) -> None:
+    """SandboxUnavailable when any of `cases` would execute step code and cannot."""
+    from stepsmith.runner.fixtures.invoke import sandbox_status
+
+    if not any(c.fixture is not None for c in cases):
+        return
+    ok, why = sandbox_status()
+    if not ok:
+        raise SandboxUnavailable(f"the sandbox is unavailable: {why}")
+
+
+def run(selection: Selection, req: SuiteRequest,
+        on_done: Callable[[CaseResult], None] | None = None) -> SuiteOutcome:
+    """Run the selected fixtures (in parallel sandboxes), then the fixture loop."""
+    from stepsmith.runner.fixtures import lastfailed
+    from stepsmith.runner.fixtures.suite import run_cases
+
+    ensure_sandbox(selection.selected)
+    t0 = time.perf_counter()
+    results = run_cases(selection.selected, jobs=req.jobs, live=req.live, on_done=on_done,
+                        maxfail=req.maxfail)
+    seconds = time.perf_counter() - t0
+    lastfailed.update(results)
+    loop = after_run(results, selection.workflows, update=req.update, strict=req.strict)
+    return SuiteOutcome(selection, results, seconds, loop)
+
+
+def after_run(results, workflows, *, update: bool = False, strict: bool = False) -> LoopReport:
+    """Write the pending changes of failed fixtures (drop those of passing ones), accept them
+    with `update`, and find stale wired fixtures (SF001)."""
+    from stepsmith.runner.app import fixture_loop as loop
+    from stepsmith.runner.fixtures import pending
+    from stepsmith.runner.fixtures.stale import stale_fixtures
+
+    report = LoopReport(strict=strict, update=update)
+    report.written, report.problems = pending.sync(results)
+    if update:
+        shown = {w.dir: w.shown for w in workflows}
+        for c in report.written:
+            name = shown.get(c.workflow_dir, c.workflow_dir.name)
+            item = loop.Item(f"{name}::{c.step_id}::{c.case}", name, c.workflow_dir, change=c)
+            report.decisions.append(loop.accept(item))
+    report.stale = stale_fixtures([r.case for r in results])
+    return report
+
+
+def run_one(case: Case, *, live: bool = False) -> CaseResult:
+    """One fixture (the pytest plugin's item); SandboxUnavailable rather than unsandboxed."""
+    from stepsmith.runner.fixtures.suite import run_case
+
+    ensure_sandbox([case])
+    return run_case(case, live=live)
+
+
+def workflow_items(manifest, *, base=None, shown: str | None = None) -> list[Case]:
+    """The fixtures of one workflow, as collected items (pytest plugin)."""
+    from stepsmith.runner.fixtures.invoke import load_workflow
+    from stepsmith.runner.fixtures.suite import workflow_cases
+
+    lw = load_workflow(manifest, base=base)
+    if shown is not None:
+        lw.shown = shown
+    return workflow_cases(lw)

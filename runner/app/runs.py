@@ -1,0 +1,149 @@
+"""Whole-workflow use cases: record a workflow case (one fixture per step), run a workflow
+(accepting each step's result into the store), replay an accepted run. Each checks the
+request before anything runs or is stored and raises the typed errors of
+runner/app/errors.py; the outcomes are the store's and the recorder's typed reports."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from stepsmith.runner.app.errors import Refused, SandboxUnavailable, UsageError
+from stepsmith.runner.app.step import ensure_sandbox
+
+
+@dataclass
+class CaseRecording:
+    workflow: object  # LoadedWorkflow
+    case: str
+    steps: list = field(default_factory=list)  # fixtures.record_case.RecordedStep
+
+    def count(self, outcome: str) -> int:
+        return sum(s.outcome == outcome for s in self.steps)
+
+    @property
+    def ok(self) -> bool:
+        return not (self.count("failed") or self.count("skipped"))
+
+
+def _load(path: str):
+    from stepsmith.runner.fixtures.invoke import InvokeError, load_workflow
+
+    try:
+        return load_workflow(path)
+    except InvokeError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def record_case(path: str, case: str, name: str | None = None, *,
+                live: bool = False) -> CaseRecording:
+    """One fixture per step from the workflow case fixtures/_workflow/<case>.json."""
+    from stepsmith.runner.app.record import CASE_NAME
+    from stepsmith.runner.fixtures import record_case as recorder
+    from stepsmith.runner.store.runs import RunError, RunUsageError, check_case_name
+
+    lw = _load(path)
+    try:
+        check_case_name(lw, case)
+    except RunUsageError as exc:
+        raise UsageError(str(exc)) from exc
+    name = name or case
+    if not CASE_NAME.match(name):
+        raise UsageError(f"fixture name {name!r} is not a slug (lowercase letters, digits, "
+                         "'-' and '_'); give one with --name")
+    if not lw.ok:
+        raise Refused("the workflow has check problems:\n"
+                      + "\n".join("  " + x for x in lw.error_lines()))
+    ensure_sandbox()
+    try:
+        steps = recorder.record_case(lw, case, name, live=live)
+    except recorder.Unavailable as exc:
+        raise SandboxUnavailable(f"the sandbox is unavailable: {exc}") from exc
+    except RunError as exc:
+        raise Refused(str(exc)) from exc
+    return CaseRecording(lw, case, steps)
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    path: str
+    case: str
+    run_id: str | None = None  # default: the case name
+    live: bool = False
+    wait: float = 0.0  # seconds to wait for another process holding the run
+
+
+@dataclass(frozen=True)
+class WorkflowRun:
+    workflow: object  # LoadedWorkflow
+    report: object  # store.runs.RunReport
+
+    @property
+    def total(self) -> int:
+        return len(self.workflow.workflow.steps)
+
+    @property
+    def complete(self) -> bool:
+        return self.report.ok and len(self.report.steps) == self.total
+
+
+def _store_error(exc: Exception) -> Exception:
+    from stepsmith.runner.store.runs import PinMismatch, RunUsageError
+
+    kind = UsageError if isinstance(exc, (RunUsageError, PinMismatch)) else Refused
+    return kind(str(exc))
+
+
+def run_workflow(req: RunRequest, *, on_start: Callable | None = None,
+                 on_step: Callable | None = None) -> WorkflowRun:
+    """Every step run and accepted before the next one starts (the store's RunReport)."""
+    from stepsmith.runner.store import runs
+    from stepsmith.runner.store.db import StoreError
+    from stepsmith.runner.store.lease import LeaseHeld
+
+    lw = _load(req.path)
+    try:  # usage errors first, before anything is printed or stored
+        runs.check_case_name(lw, req.case)
+        runs.check_run_id(req.case if req.run_id is None else req.run_id)
+        runs.check_pin(lw)
+    except (runs.RunUsageError, runs.PinMismatch) as exc:
+        raise UsageError(str(exc)) from exc
+    ensure_sandbox()
+    if req.wait < 0:
+        raise UsageError("--wait must be 0 or more seconds")
+    try:
+        return WorkflowRun(lw, runs.run_workflow(lw, req.case, run_id=req.run_id,
+                                                 live=req.live, wait=req.wait,
+                                                 on_start=on_start, on_step=on_step))
+    except LeaseHeld as exc:
+        raise Refused(str(exc)) from exc
+    except runs.SandboxUnavailable as exc:
+        raise SandboxUnavailable(f"the sandbox is unavailable: {exc}") from exc
+    except (runs.RunError, StoreError) as exc:
+        raise _store_error(exc) from exc
+
+
+def replay(path: str, run_id: str, *, stored_code: bool = False,
+           on_step: Callable | None = None):
+    """Re-execute a run's accepted steps from their stored requests: the ReplayReport."""
+    from stepsmith.runner.fixtures.invoke import display_path
+    from stepsmith.runner.store import runs
+    from stepsmith.runner.store.db import StoreError, store_path
+
+    lw = _load(path)
+    try:
+        if lw.workflow is not None:
+            runs.check_pin(lw)
+    except runs.PinMismatch as exc:
+        raise UsageError(str(exc)) from exc
+    if not store_path(lw.dir).exists():
+        raise UsageError(f"no run {run_id!r}: no accepted results in "
+                         f"{display_path(store_path(lw.dir))} yet (`stepsmith run-workflow` "
+                         "accepts a run)")
+    ensure_sandbox()
+    try:
+        return runs.replay_run(lw, run_id, on_step=on_step, stored_code=stored_code)
+    except runs.SandboxUnavailable as exc:
+        raise SandboxUnavailable(f"the sandbox is unavailable: {exc}") from exc
+    except (runs.RunError, StoreError) as exc:
+        raise _store_error(exc) from exc

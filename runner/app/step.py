@@ -1,0 +1,91 @@
+"""One step, once: the use case behind `stepsmith run` and `stepsmith record` (and the
+server's record command): load the workflow, check the request, run the step in a sandbox."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from stepsmith.runner.app.errors import Refused, SandboxUnavailable, UsageError
+
+
+@dataclass(frozen=True)
+class StepRequest:
+    path: str  # workflow folder or manifest
+    step: str
+    inputs: str | dict  # a JSON file, "-" (stdin), or the inputs themselves
+    at: str | None = None  # evaluation time, ISO 8601
+    seed: int | None = None
+    live: bool = False
+
+
+@dataclass
+class PreparedStep:
+    workflow: Any  # LoadedWorkflow
+    step: Any
+    code: Any  # StepCode
+    given: dict  # the inputs as given (what a fixture stores)
+    inputs: dict  # with the manifest's literals filled in
+    at: str | None
+
+
+def prepare(req: StepRequest) -> PreparedStep:
+    """Everything checked before anything runs: UsageError for a bad request, Refused for a
+    workflow with check problems or forbidden inputs."""
+    from stepsmith.runner.fixtures.invoke import (
+        InvokeError,
+        build_inputs,
+        check_forbidden_inputs,
+        load_workflow,
+        parse_at,
+        pin_problem,
+        read_inputs,
+        step_code,
+        unknown_step_message,
+    )
+
+    try:
+        at = parse_at(req.at)
+        lw = load_workflow(req.path)
+    except InvokeError as exc:
+        raise UsageError(str(exc)) from exc
+    if not lw.ok:
+        raise Refused("the workflow has check problems; fix them first:\n"
+                      + "\n".join("  " + x for x in lw.error_lines()))
+    why = pin_problem(lw)
+    if why:
+        raise UsageError(why)
+    step = lw.step(req.step)
+    if step is None:
+        raise UsageError(unknown_step_message(req.step, lw.step_ids, lw.shown))
+    try:
+        given = read_inputs(req.inputs) if isinstance(req.inputs, str) else dict(req.inputs)
+        check_forbidden_inputs(given)
+        inputs = build_inputs(step, given)
+        code = step_code(lw, step)
+    except InvokeError as exc:
+        kind = Refused if "forbidden" in str(exc) else UsageError
+        raise kind(str(exc)) from exc
+    return PreparedStep(lw, step, code, given, inputs, at)
+
+
+def ensure_sandbox() -> None:
+    from stepsmith.runner.fixtures.invoke import sandbox_status
+
+    ok, why = sandbox_status()
+    if not ok:
+        raise SandboxUnavailable(f"the sandbox is unavailable: {why}")
+
+
+def execute(p: PreparedStep, *, seed: int | None = None, live: bool = False,
+            connections: dict | None = None) -> dict:
+    """The step's typed result as a dict; SandboxUnavailable when it could not run."""
+    from stepsmith.runner.fixtures.invoke import InvokeError, invoke, result_dict
+
+    ensure_sandbox()
+    try:
+        res = result_dict(invoke(p.workflow, p.code, p.inputs, evaluation_time=p.at, seed=seed,
+                                 live=live, connections=connections))
+    except InvokeError as exc:  # a live run's missing credential: which alias, looked where
+        raise UsageError(str(exc)) from exc
+    return res

@@ -1,0 +1,116 @@
+"""`stepsmith test` text and JUnit rendering of a typed SuiteOutcome (runner/app/cases.py)."""
+
+from __future__ import annotations
+
+
+def junit_xml(results, total_seconds: float) -> str:
+    import xml.etree.ElementTree as ET
+
+    failures = sum(r.outcome == "failed" for r in results)
+    errors = sum(r.outcome == "error" for r in results)
+    skipped = sum(r.outcome == "recorded" for r in results)
+    suites = ET.Element("testsuites")
+    suite = ET.SubElement(suites, "testsuite", name="stepsmith", tests=str(len(results)),
+                          failures=str(failures), errors=str(errors), skipped=str(skipped),
+                          time=f"{total_seconds:.3f}")
+    for r in results:
+        c = r.case
+        tc = ET.SubElement(suite, "testcase",
+                           classname=f"{c.workflow.shown}::{c.step_id}".replace("/", "."),
+                           name=c.case, time=f"{r.duration_ms / 1000:.3f}")
+        if c.path:
+            tc.set("file", c.shown_path)
+        text = r.failure_text()
+        if r.outcome == "failed":
+            first = r.differences[0] if r.differences else None
+            el = ET.SubElement(tc, "failure", message=str(first) if first else "mismatch",
+                               type="mismatch")
+            el.text = text
+        elif r.outcome == "error":
+            el = ET.SubElement(tc, "error", message=(r.messages or ["error"])[0][:500],
+                               type="error")
+            el.text = text
+        elif r.outcome == "recorded":
+            ET.SubElement(tc, "skipped", message=r.messages[0] if r.messages else "recorded")
+    ET.indent(suites)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode")
+
+
+def print_text(console, outcome, show_stdout: bool = False) -> None:
+    """Failures with their structured differences, the per-workflow table, the summary line.
+    Workflows without any fixture at all (not merely none selected by --step / -k) are
+    listed as such."""
+    results, workflows = outcome.results, outcome.selection.workflows
+    seconds, not_run = outcome.seconds, outcome.not_run
+    without_fixtures = outcome.selection.without_fixtures
+    from rich.markup import escape
+    from rich.syntax import Syntax
+    from rich.table import Table
+    from stepsmith.runner.cli.loopview import print_differences, print_stdout
+    from stepsmith.runner.fixtures.compare import unified_diff
+
+    blocked: dict[str, list] = {}
+    for r in results:
+        if r.outcome == "error" and r.case.blocked:
+            blocked.setdefault(r.case.workflow.shown, []).append(r)
+    for name, rs in blocked.items():
+        lw = rs[0].case.workflow
+        n = sum(1 for r in rs if r.case.fixture is not None or r.case.path)
+        cannot = f"so its {n} fixture(s) cannot run" if n else "and it has no fixtures"
+        console.print(f"[bold magenta]ERROR[/]  {escape(name)}: the workflow has check problems, "
+                      f"{cannot}:")
+        for line in lw.error_lines():
+            console.print("  " + escape(line))
+        console.print()
+    for r in results:
+        captured = (r.result or {}).get("stdout")
+        if r.outcome == "passed" and show_stdout and captured:
+            console.print(f"[green]PASSED[/] {escape(r.case.id)}")
+            print_stdout(console, captured)
+            console.print()
+        if r.outcome not in ("failed", "error") or r.case.blocked:
+            continue
+        tag = "[bold red]FAILED[/]" if r.outcome == "failed" else "[bold magenta]ERROR[/] "
+        console.print(f"{tag} {escape(r.case.id)}  [dim]{escape(r.case.shown_path)}[/]")
+        print_differences(console, r.differences)
+        for m in r.messages:
+            console.print("  " + escape(m))
+        for label, exp, act in r.big:
+            console.print(Syntax(unified_diff(exp, act, label), "diff", theme="ansi_dark",
+                                 background_color="default"))
+        print_stdout(console, captured)
+        console.print()
+    table = Table(title="stepsmith test", title_justify="left")
+    for col in ("workflow", "passed", "recorded", "failed", "errors"):
+        table.add_column(col, justify="left" if col == "workflow" else "right")
+    per: dict[str, list[int]] = {w.shown: [0, 0, 0, 0] for w in workflows
+                                 if w.shown in without_fixtures}
+    for r in results:
+        row = per.setdefault(r.case.workflow.shown, [0, 0, 0, 0])
+        row[("passed", "recorded", "failed", "error").index(r.outcome)] += 1
+    for name, row in per.items():
+        cells = [str(x) if x else "[dim]0[/]" for x in row]
+        if not any(row):
+            name_cell = f"{escape(name)} [dim](no fixtures)[/]"
+        else:
+            name_cell = escape(name)
+        table.add_row(name_cell, *cells)
+    console.print(table)
+    counts = [sum(r.outcome == o for r in results) for o in ("passed", "recorded", "failed",
+                                                              "error")]
+    style = "green" if not (counts[2] or counts[3]) else "red"
+    parts = [f"{counts[0]} passed"]
+    if counts[1]:
+        parts.append(f"{counts[1]} recorded (served from recording, not executed)")
+    parts.append(f"{counts[2]} failed")
+    parts.append(f"{counts[3]} errors")
+    if not_run:
+        parts.append(f"{not_run} not run")
+    executed = outcome.executed
+    # a rate only means something when sandboxes ran
+    rate = f" ({executed / seconds:.1f} fixtures/s)" if executed and seconds > 0 else ""
+    console.print(f"[{style}]{', '.join(parts)}[/] in {seconds:.2f}s{rate}")
+    empty = [w.shown for w in workflows if w.shown in without_fixtures]
+    if empty:
+        console.print(f"[dim]no fixtures found for: {escape(', '.join(empty))} "
+                      "(record one with `stepsmith record`)[/]")
