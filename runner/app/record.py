@@ -1,7 +1,7 @@
 """Record a fixture: run one step once and save the run as ``fixtures/<step>/<CASE>.json``.
 
 Refused before anything runs (UsageError): an existing fixture without `force`, a case name
-that is not a slug, a public_egress step without `live`. Refused after the run (Refused, or
+that is not a case name, a public_egress step without `live`. Refused after the run (Refused, or
 SandboxUnavailable for an unavailable step; the result travels on the error to be shown): a
 step that was refused / too large, undeclared or duplicate effects, a document in which a
 granted credential appears (belt and braces on top of the sandbox's redaction). Atomic write.
@@ -9,14 +9,14 @@ granted credential appears (belt and braces on top of the sandbox's redaction). 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from stepsmith.runner.app.errors import Refused, SandboxUnavailable, UsageError
 from stepsmith.runner.app.step import StepRequest, ensure_sandbox, execute, prepare
+from stepsmith.runner.model.grammar import CASE_RE, CASE_RULE
 
-CASE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,99}$")
+CASE_NAME = CASE_RE  # the one case-name grammar (runner/model/grammar)
 NOT_RECORDABLE = ("refused", "input_too_large", "unavailable")
 
 
@@ -64,8 +64,7 @@ def record_fixture(req: RecordRequest) -> Recorded:
     )
 
     if not CASE_NAME.match(req.name):
-        raise UsageError(f"case name {req.name!r} is not a slug (lowercase letters, digits, "
-                         "'-' and '_'; at most 100)")
+        raise UsageError(f"case name {req.name!r} is not a case name ({CASE_RULE})")
     p = prepare(req.step)
     lw, step = p.workflow, p.step
     target = lw.dir / "fixtures" / step.id / f"{req.name}.json"

@@ -40,6 +40,7 @@ def record_case(path: str, case: str, name: str | None = None, *,
     """One fixture per step from the workflow case fixtures/_workflow/<case>.json."""
     from stepsmith.runner.app.record import CASE_NAME
     from stepsmith.runner.fixtures import record_case as recorder
+    from stepsmith.runner.model.grammar import CASE_RULE
     from stepsmith.runner.store.runs import RunError, RunUsageError, check_case_name
 
     lw = _load(path)
@@ -49,8 +50,8 @@ def record_case(path: str, case: str, name: str | None = None, *,
         raise UsageError(str(exc)) from exc
     name = name or case
     if not CASE_NAME.match(name):
-        raise UsageError(f"fixture name {name!r} is not a slug (lowercase letters, digits, "
-                         "'-' and '_'); give one with --name")
+        raise UsageError(f"fixture name {name!r} is not a case name ({CASE_RULE}); give one "
+                         "with --name")
     if not lw.ok:
         raise Refused("the workflow has check problems:\n"
                       + "\n".join("  " + x for x in lw.error_lines()))

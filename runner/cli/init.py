@@ -10,7 +10,15 @@ import re
 import sys
 from pathlib import Path
 
-SLUG = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
+from stepsmith.runner.model.grammar import is_slug
+
+MAX_SLUG = 63  # a slug also names an environment variable and a folder: keep it short
+
+
+
+def _slug_ok(name: str) -> bool:
+    return is_slug(name) and len(name) <= MAX_SLUG
+
 
 MANIFEST = """\
 # {slug}: a stepsmith workflow. Check it with `stepsmith check`, run its fixtures with
@@ -61,7 +69,7 @@ def register(sub) -> None:
 def default_slug(folder: Path) -> str:
     name = re.sub(r"[^a-z0-9_-]+", "-", folder.resolve().name.lower()).strip("-_")
     name = re.sub(r"^[^a-z]+", "", name)[:63]
-    return name if SLUG.match(name) else "my-workflow"
+    return name if _slug_ok(name) else "my-workflow"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -73,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"stepsmith init: {args.path} exists and is not a folder", file=sys.stderr)
         return 2
     slug = args.name if args.name is not None else default_slug(folder)
-    if not SLUG.match(slug):
+    if not _slug_ok(slug):
         print(f"stepsmith init: --name {slug!r} is not a workflow slug (lowercase letters, "
               "digits, '-' or '_', starting with a letter; at most 63)", file=sys.stderr)
         return 2

@@ -2,7 +2,7 @@
 and save the run as the fixture ``fixtures/<step>/<CASE>.json``.
 
 Refuses (exit 2, nothing written): an existing fixture without --force, a case name that is
-not a slug (no folders, no '..'). Refuses (exit 1): inputs with forbidden field names, a
+not a case name (no folders, no '..'). Refuses (exit 1): inputs with forbidden field names, a
 refused step (fix the code first), and — belt and braces on top of the sandbox's redaction —
 any document in which a granted credential appears. Writes atomically.
 """

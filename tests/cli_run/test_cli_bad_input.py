@@ -215,7 +215,7 @@ def test_record_name_must_be_a_slug(wf, tmp_path, capsys, inputs, name):
     code, out, err = cli(capsys, "record", wf, "--step", "add", "--inputs", inputs, "--at", AT,
                          "--name", name)
     assert code == 2 and out == ""
-    one_error(err, "is not a slug")
+    one_error(err, "is not a case name")
     assert snapshot(tmp_path) == before  # nothing written anywhere
 
 

@@ -65,7 +65,7 @@ def test_record_case_name_and_bad_arguments(wf, capsys):
     code, _, err = cli(capsys, "record", "wf", "--case", "nope")
     assert code == 2 and "no workflow case 'nope'" in err
     code, _, err = cli(capsys, "record", "wf", "--case", "day1", "--name", "../x")
-    assert code == 2 and "not a slug" in err
+    assert code == 2 and "not a case name" in err
     code, _, err = cli(capsys, "record", "wf", "--case", "day1", "--step", "add")
     assert code == 2 and "takes no --step" in err
     code, _, err = cli(capsys, "record", "wf", "--step", "add")

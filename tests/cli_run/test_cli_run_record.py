@@ -116,7 +116,7 @@ def test_record_refusals(wf, tmp_path, capsys):
     for name in ("Four", "../x", "a b", "", "-x", "x" * 101):
         code, _, err = cli(capsys, "record", wf, "--step", "add", "--inputs", good, "--at", AT,
                            f"--name={name}")
-        assert code == 2 and "is not a slug" in err
+        assert code == 2 and "is not a case name" in err
     code, _, err = cli(capsys, "record", wf, "--step", "add", "--inputs",
                        inputs_file(tmp_path, {"a": [{"credentials": 1}]}), "--at", AT,
                        "--name", "x")
