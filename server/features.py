@@ -135,7 +135,7 @@ def _in_range(r: dict, line: int, character: int) -> bool:
 
 def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every handler
     @ls.feature(T.INITIALIZE)
-    @safe()
+    @safe
     def initialize(ls: StepsmithServer, params: T.InitializeParams):
         ls.loop = asyncio.get_running_loop()
         caps = params.capabilities
@@ -160,7 +160,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
         ls.model.set_folders([f for f in folders if f])
 
     @ls.feature(T.INITIALIZED)
-    @safe()
+    @safe
     async def initialized(ls: StepsmithServer, params):
         ls.analyzer.schedule("discover", "")
         if getattr(ls, "watch_support", False):
@@ -186,7 +186,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
             ls._runner.shutdown()
 
     @ls.feature(T.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    @safe()
+    @safe
     async def did_change_configuration(ls: StepsmithServer, params: T.DidChangeConfigurationParams):
         settings = params.settings
         if isinstance(settings, dict) and settings:
@@ -195,7 +195,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
             await _pull_configuration(ls)
 
     @ls.feature(T.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
-    @safe()
+    @safe
     async def did_change_folders(ls: StepsmithServer, params: T.DidChangeWorkspaceFoldersParams):
         folders = set(ls.model.folders)
         for f in params.event.removed or []:
@@ -211,7 +211,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
         ls.check_ready()
 
     @ls.feature(T.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    @safe()
+    @safe
     def did_change_watched(ls: StepsmithServer, params: T.DidChangeWatchedFilesParams):
         for ch in params.changes:
             path = uri_to_path(ch.uri)
@@ -228,7 +228,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
                     ls.analyzer.schedule("manifest", m.path)
 
     @ls.feature(T.TEXT_DOCUMENT_DID_SAVE)
-    @safe()
+    @safe
     def did_save(ls: StepsmithServer, params: T.DidSaveTextDocumentParams):
         uri = params.text_document.uri
         path = uri_to_path(uri)
@@ -261,7 +261,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
 
     # ------------------------------------------------------------ hover
     @ls.feature(T.TEXT_DOCUMENT_HOVER)
-    @safe()
+    @safe
     async def hover(ls: StepsmithServer, params: T.HoverParams):
         uri = params.text_document.uri
         at = ls.cp_position(uri, params.position)
@@ -286,7 +286,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
 
     # ------------------------------------------------------------ completion
     @ls.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=[":", " ", ".", "/"]))
-    @safe()
+    @safe
     def completion(ls: StepsmithServer, params: T.CompletionParams):
         uri = params.text_document.uri
         at = ls.cp_position(uri, params.position)
@@ -333,7 +333,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
 
     # ------------------------------------------------------------ navigation
     @ls.feature(T.TEXT_DOCUMENT_DEFINITION)
-    @safe()
+    @safe
     async def definition(ls: StepsmithServer, params: T.DefinitionParams):
         uri = params.text_document.uri
         at = ls.cp_position(uri, params.position)
@@ -355,7 +355,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
         return None
 
     @ls.feature(T.TEXT_DOCUMENT_REFERENCES)
-    @safe()
+    @safe
     async def references(ls: StepsmithServer, params: T.ReferenceParams):
         uri = params.text_document.uri
         at = ls.cp_position(uri, params.position)
@@ -383,7 +383,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
         return out
 
     @ls.feature(T.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    @safe()
+    @safe
     def document_symbol(ls: StepsmithServer, params: T.DocumentSymbolParams):
         uri = params.text_document.uri
         doc = ls.docs.get(uri)
@@ -404,7 +404,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
 
     # ------------------------------------------------------------ code actions
     @ls.feature(T.TEXT_DOCUMENT_CODE_ACTION, T.CodeActionOptions(code_action_kinds=[T.CodeActionKind.QuickFix]))
-    @safe()
+    @safe
     def code_action(ls: StepsmithServer, params: T.CodeActionParams):
         uri = params.text_document.uri
         doc = ls.docs.get(uri)
@@ -440,7 +440,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
 
     # ------------------------------------------------------------ code lens
     @ls.feature(T.TEXT_DOCUMENT_CODE_LENS, T.CodeLensOptions(resolve_provider=False))
-    @safe()
+    @safe
     async def code_lens(ls: StepsmithServer, params: T.CodeLensParams):
         uri = params.text_document.uri
         path = uri_to_path(uri)
@@ -452,7 +452,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
 
     # ------------------------------------------------------------ commands
     @ls.command("stepsmith.runStepFixtures")
-    @safe({"results": []})
+    @safe
     async def run_step_fixtures(ls: StepsmithServer, *args):
         _require_trust(ls)
         a = _args(args)
@@ -462,7 +462,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
         return await ls.runner.run_step_command(str(a[0]), str(a[1]))
 
     @ls.command("stepsmith.runFixture")
-    @safe({"results": []})
+    @safe
     async def run_fixture(ls: StepsmithServer, *args):
         _require_trust(ls)
         a = _args(args)
@@ -471,7 +471,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
         return await ls.runner.run_fixture_command(str(a[0]))
 
     @ls.command("stepsmith.recordFixture")
-    @safe({"results": []})
+    @safe
     async def record_fixture(ls: StepsmithServer, *args):
         _require_trust(ls)
         a = _args(args)
@@ -487,19 +487,19 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
     # every manifest it found has been checked once (right after `initialized`, after a folder
     # change): before that the listing would be empty or incomplete.
     @ls.feature("stepsmith/reach")
-    @safe({"workflows": []})
+    @safe
     async def reach(ls: StepsmithServer, params):
         await ls.wait_workspace_ready()
         return {"workflows": _reach(ls, _param(params, "uri"))}
 
     @ls.feature("stepsmith/fixtures")
-    @safe({"workflows": []})
+    @safe
     async def fixtures(ls: StepsmithServer, params):
         await ls.wait_workspace_ready()
         return {"workflows": ls.runner.fixtures_listing(_param(params, "uri"))}
 
     @ls.feature("stepsmith/status")
-    @safe()
+    @safe
     async def status(ls: StepsmithServer, params):
         ok, reason = await asyncio.get_running_loop().run_in_executor(None, ls.runner.sandbox_status)
         from stepsmith.runner import __version__
@@ -508,7 +508,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
 
     if os.environ.get("STEPSMITH_TEST_HOOKS") == "1":  # only for the test-suite
         @ls.feature("stepsmith/_raise")
-        @safe({"survived": True})
+        @safe
         def _raise(ls: StepsmithServer, params):
             raise RuntimeError("deliberate failure for the robustness test")
 
@@ -519,7 +519,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
             return {"printed": True}
 
     @ls.feature("stepsmith/rule")
-    @safe()
+    @safe
     def rule(ls: StepsmithServer, params):
         from stepsmith.runner.language.cards import rule_json
 
@@ -537,12 +537,12 @@ def _args(args) -> list:
     return list(args)
 
 
-def _param(params, name: str):
+def _param(params, name: str) -> str | None:
+    """A string parameter of a custom request (anything else counts as absent)."""
     if params is None:
         return None
-    if isinstance(params, dict):
-        return params.get(name)
-    return getattr(params, name, None)
+    value = params.get(name) if isinstance(params, dict) else getattr(params, name, None)
+    return value if isinstance(value, str) else None
 
 
 async def _pull_configuration(ls: StepsmithServer) -> None:

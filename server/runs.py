@@ -50,12 +50,16 @@ class Runner:
         self.problems: dict[str, list[Problem]] = {}  # path -> fixture-result problems
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._sandbox: tuple[bool, str] | None = None
+        self.groups: set = set()  # sandbox groups of the runs in progress (killed on cancel)
 
     # ------------------------------------------------------------------ lifecycle
     def shutdown(self) -> None:
-        for t in self._timers.values():
+        for t in list(self._timers.values()):
             t.cancel()
+        self._timers.clear()
         self.pool.shutdown(wait=False, cancel_futures=True)
+        for g in list(self.groups):  # and the sandboxes already running
+            g.kill()
 
     def settings_changed(self, old) -> None:
         if not self.ls.settings.runOnType:
@@ -250,7 +254,15 @@ class Runner:
         return LoadedWorkflow(manifest_path=mpath, dir=mpath.parent, check=check,
                               workflow=check.manifest.workflow, shown=display_path(mpath.parent))
 
-    def _run_case(self, case, source: str | None):
+    def _run_case(self, case, source: str | None, group=None):
+        from stepsmith.runner.sandbox.process import joined
+
+        if group is None or group.killed:
+            return None if group is not None else self._run_case_now(case, source)
+        with joined(group):
+            return self._run_case_now(case, source)
+
+    def _run_case_now(self, case, source: str | None):
         from stepsmith.runner.fixtures import suite
         from stepsmith.runner.fixtures.invoke import (
             build_inputs,
@@ -335,20 +347,28 @@ class Runner:
             results: list[dict] = []
             case_results = []
             done = 0
-            futures = [loop.run_in_executor(self.pool, self._run_case, c, source) for c in cases]
-            for fut in asyncio.as_completed(futures):
-                if gen is not None and self.generation.get(gen[0]) != gen[1]:
-                    for f in futures:
-                        f.cancel()
-                    return []  # a newer edit superseded this run: publish nothing
-                cr = await fut
-                case_results.append(cr)
-                results.append(self._result_json(cr))
-                done += 1
-                if token:
-                    ls.work_done_progress.report(token, T.WorkDoneProgressReport(
-                        message=f"{done}/{len(cases)} {cr.case.case}: {cr.outcome}",
-                        percentage=int(100 * done / max(1, len(cases)))))
+            from stepsmith.runner.sandbox.process import Group
+
+            group = Group()
+            self.groups.add(group)
+            futures = [loop.run_in_executor(self.pool, self._run_case, c, source, group)
+                       for c in cases]
+            try:
+                async for cr in _each(futures, gen, self.generation, group):
+                    case_results.append(cr)
+                    results.append(self._result_json(cr))
+                    done += 1
+                    if token:
+                        ls.work_done_progress.report(token, T.WorkDoneProgressReport(
+                            message=f"{done}/{len(cases)} {cr.case.case}: {cr.outcome}",
+                            percentage=int(100 * done / max(1, len(cases)))))
+            except _Superseded:
+                return []  # a newer edit superseded this run: publish nothing
+            except asyncio.CancelledError:  # $/cancelRequest, shutdown: end the sandboxes too
+                group.kill()
+                raise
+            finally:
+                self.groups.discard(group)
             if gen is not None and self.generation.get(gen[0]) != gen[1]:
                 return []
             if not from_buffer:  # saved code: pending changes, as `stepsmith test` writes them
@@ -564,3 +584,20 @@ class Runner:
             return err(f"not recorded: {exc.strerror or exc}", uri)
         return {"fixture": name, "uri": uri, "status": "recorded",
                 "message": f"recorded fixtures/{step_id}/{name}.json (expected status {status})", "diff": ""}
+
+
+class _Superseded(Exception):
+    pass
+
+
+async def _each(futures, gen, generation, group):
+    """The case results as they complete; a newer edit (generation) kills the rest."""
+    for fut in asyncio.as_completed(futures):
+        if gen is not None and generation.get(gen[0]) != gen[1]:
+            group.kill()
+            for f in futures:
+                f.cancel()
+            raise _Superseded
+        cr = await fut
+        if cr is not None:
+            yield cr
