@@ -52,6 +52,11 @@ class _ManifestCache:
         return doc
 
 
+    def forget(self, uri: str) -> None:  # didClose: the parse goes with the buffer
+        self.key.pop(uri, None)
+        self.val.pop(uri, None)
+
+
 _manifests = _ManifestCache()
 
 
@@ -459,7 +464,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
         if len(a) < 2:
             raise JsonRpcException(message="stepsmith.runStepFixtures needs [manifestUri, stepId]",
                                    code=-32602)
-        return await ls.runner.run_step_command(str(a[0]), str(a[1]))
+        return await ls.cancellable(ls.runner.run_step_command(str(a[0]), str(a[1])))
 
     @ls.command("stepsmith.runFixture")
     @safe
@@ -468,7 +473,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
         a = _args(args)
         if len(a) < 1:
             raise JsonRpcException(message="stepsmith.runFixture needs [fixtureUri]", code=-32602)
-        return await ls.runner.run_fixture_command(str(a[0]))
+        return await ls.cancellable(ls.runner.run_fixture_command(str(a[0])))
 
     @ls.command("stepsmith.recordFixture")
     @safe
@@ -480,7 +485,8 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
                 message="stepsmith.recordFixture needs [manifestUri, stepId, name, inputsJson, evaluationTime]",
                 code=-32602)
         at = a[4] if len(a) > 4 else None
-        return await ls.runner.record_command(str(a[0]), str(a[1]), str(a[2]), a[3], at)
+        return await ls.cancellable(
+            ls.runner.record_command(str(a[0]), str(a[1]), str(a[2]), a[3], at))
 
     # ------------------------------------------------------------ custom requests
     # Both wait (asynchronously, at most READY_TIMEOUT) until workflow discovery has run and

@@ -63,6 +63,14 @@ class StepsmithProtocol(LanguageServerProtocol):
             return
         super().handle_message(message)
 
+    def _handle_cancel_notification(self, msg_id):
+        """pygls cancels only the outer future of a command (executeCommand runs the command
+        as an inner task): cancel that task too, so a run stops and kills its sandboxes."""
+        task = self._server.request_tasks.pop(msg_id, None)
+        super()._handle_cancel_notification(msg_id)
+        if task is not None and not task.done():
+            task.cancel()
+
     @lsp_method(T.SHUTDOWN)
     def lsp_shutdown(self, *args):
         """pygls cancels the pending requests while iterating the dict their callbacks pop
@@ -135,6 +143,19 @@ class StepsmithServer(LanguageServer):
         self._shown_unavailable = False
         self.ready_waiters: list[asyncio.Future] = []
         self.exit_code: int | None = None  # set by `exit`; None: the client went away
+        self.request_tasks: dict[Any, asyncio.Task] = {}  # request id -> its cancellable task
+
+    async def cancellable(self, coro):
+        """Run `coro` as the current request's task that `$/cancelRequest` cancels."""
+        msg_id = self.protocol.msg_id
+        task = asyncio.current_task()
+        if msg_id is not None and task is not None:
+            self.request_tasks[msg_id] = task
+        try:
+            return await coro
+        finally:
+            if msg_id is not None:
+                self.request_tasks.pop(msg_id, None)
 
     def stop_serving(self) -> None:
         """End background work: the analysis worker, runs and their sandboxes."""
@@ -291,6 +312,12 @@ class StepsmithServer(LanguageServer):
         path = uri_to_path(uri)
         self.analyzer.validators.pop(uri, None)
         self.analyzer.results.pop(uri, None)
+        for _, fut in self.analyzer.waiters.pop(uri, []):
+            if not fut.done():
+                fut.set_result(False)  # closed: its requests answer now
+        from stepsmith.server.features import _manifests
+
+        _manifests.forget(uri)
         self._published.pop(uri, None)
         # clear what we published
         self.send_raw(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, {"uri": uri, "diagnostics": []})
