@@ -214,8 +214,24 @@ class Runner:
             return {"results": [], "error": f"not a file URI: {manifest_uri}"}
         if self.ls.model.add_manifest(mp):  # a manifest outside the workspace folders
             self.ls.analyzer.schedule("manifest", mp)
-        results = await self.run_step(mp, step_id)
+        dirty = await asyncio.get_running_loop().run_in_executor(self.pool, self._dirty, mp)
+        results = await self.run_step(mp, step_id, from_buffer=dirty)
         return {"results": results}
+
+    def _dirty(self, manifest_path: str) -> bool:
+        """An open buffer of this workflow (manifest or step file) differs from its file: a
+        command run (code lens, test explorer) runs what the editor shows, like run-on-type."""
+        from stepsmith.runner.safeio import read_workspace_text
+
+        folder = os.path.dirname(manifest_path) + os.sep
+        for uri in self.ls.docs.uris():
+            path = uri_to_path(uri)
+            if not path or not path.startswith(folder) or not path.endswith((".py", ".yaml")):
+                continue
+            text = self.ls.buffer_text(path)
+            if text is not None and text != read_workspace_text(path):
+                return True
+        return False
 
     async def run_fixture_command(self, fixture_uri: str) -> dict:
         fp = uri_to_path(fixture_uri)
@@ -231,7 +247,8 @@ class Runner:
             return {"results": [{"fixture": Path(fp).stem, "uri": fixture_uri, "status": "error",
                                  "message": "no workflow manifest next to this fixture's fixtures/ folder",
                                  "diff": ""}]}
-        results = await self.run_step(manifests[0], step_id, only=norm(fp))
+        dirty = await asyncio.get_running_loop().run_in_executor(self.pool, self._dirty, manifests[0])
+        results = await self.run_step(manifests[0], step_id, only=norm(fp), from_buffer=dirty)
         return {"results": results}
 
     async def record_command(self, manifest_uri: str, step_id: str, name: str, inputs: Any,
