@@ -119,15 +119,24 @@ def _problem_from_diag(ls, uri: str, d: T.Diagnostic) -> Problem | None:
                    step=data.get("step"), data=fix)
 
 
-def _symbol(ls, lines, s) -> T.DocumentSymbol:
-    return T.DocumentSymbol(
-        name=s.name or "?",
-        kind=SYMBOL_KINDS.get(s.kind, T.SymbolKind.Key),
-        range=ls.lsp_span(lines, s.span),
-        selection_range=ls.lsp_span(lines, s.selection),
-        detail=s.detail or None,
-        children=[_symbol(ls, lines, c) for c in s.children] or None,
-    )
+MAX_ITEMS = 5000  # symbols per document at most (yaml-language-server's maxItemsComputed)
+
+
+def _symbols(ls, lines, syms, budget: list[int]) -> list[T.DocumentSymbol]:
+    out = []
+    for s in syms:
+        if budget[0] <= 0:
+            break
+        budget[0] -= 1
+        out.append(T.DocumentSymbol(
+            name=s.name or "?",
+            kind=SYMBOL_KINDS.get(s.kind, T.SymbolKind.Key),
+            range=ls.lsp_span(lines, s.span),
+            selection_range=ls.lsp_span(lines, s.selection),
+            detail=s.detail or None,
+            children=_symbols(ls, lines, s.children, budget) or None,
+        ))
+    return out
 
 
 def _in_range(r: dict, line: int, character: int) -> bool:
@@ -277,17 +286,26 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
         if is_manifest_path(path):
             from stepsmith.runner.language.manifest import manifest_hover
 
-            mdoc = manifest_doc(ls, uri)
-            found = manifest_hover(mdoc, line, col, code_link=lambda code: _code_link(ls, path, code))
-            if not found:
-                return None
-            text, span = found
-            return T.Hover(contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value=text),
-                           range=ls.lsp_span(doc.lines, span))
+            snap = ls.docs.snapshot(uri)
+
+            def manifest_card():
+                mdoc = _manifests.get(uri, snap.version, snap.text, path)
+                found = manifest_hover(mdoc, line, col,
+                                       code_link=lambda code: _code_link(ls, path, code))
+                if not found:
+                    return None
+                text, span = found
+                return T.Hover(contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value=text),
+                               range=ls.lsp_span(snap.lines, span))
+
+            return await ls.off_loop(manifest_card)
         if not (path or "").endswith(".py") and doc.language_id != "python":
             return None
         await ls.wait_workspace_ready()  # the reach card needs the manifests that use this file
-        return _step_hover(ls, uri, doc, path, line, col, params.position)
+        snap = ls.docs.snapshot(uri)
+        if snap is None:
+            return None
+        return await ls.off_loop(_step_hover, ls, uri, snap, path, line, col, params.position)
 
     # ------------------------------------------------------------ completion
     @ls.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=[":", " ", ".", "/"]))
@@ -389,23 +407,28 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
 
     @ls.feature(T.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     @safe
-    def document_symbol(ls: StepsmithServer, params: T.DocumentSymbolParams):
+    async def document_symbol(ls: StepsmithServer, params: T.DocumentSymbolParams):
         uri = params.text_document.uri
-        doc = ls.docs.get(uri)
-        if doc is None:
+        snap = ls.docs.snapshot(uri)
+        if snap is None:
             return None
         path = uri_to_path(uri)
-        if is_manifest_path(path):
-            from stepsmith.runner.language.manifest import manifest_symbols
 
-            syms = manifest_symbols(manifest_doc(ls, uri))
-        elif (path or "").endswith(".py") or doc.language_id == "python":
-            from stepsmith.runner.language.steps import step_symbols
+        def compute():
+            if is_manifest_path(path):
+                from stepsmith.runner.language.manifest import manifest_symbols
 
-            syms = step_symbols(doc.text)
-        else:
-            return None
-        return [_symbol(ls, doc.lines, s) for s in syms]
+                syms = manifest_symbols(_manifests.get(uri, snap.version, snap.text, path))
+            elif (path or "").endswith(".py") or snap.language_id == "python":
+                from stepsmith.runner.language.steps import step_symbols
+
+                syms = step_symbols(snap.text)
+            else:
+                return None
+            budget = [MAX_ITEMS]
+            return _symbols(ls, snap.lines, syms, budget)
+
+        return await ls.off_loop(compute)
 
     # ------------------------------------------------------------ code actions
     @ls.feature(T.TEXT_DOCUMENT_CODE_ACTION, T.CodeActionOptions(code_action_kinds=[T.CodeActionKind.QuickFix]))
@@ -452,8 +475,8 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
         if ls.docs.get(uri) is None or not (path or "").endswith(".py"):
             return None
         await ls.wait_workspace_ready()  # lenses list the steps that use this file
-        doc = ls.docs.get(uri)  # the newest text after the wait
-        return ls.runner.code_lenses(uri, path, doc) if doc is not None else None
+        snap = ls.docs.snapshot(uri)  # the newest text after the wait
+        return await ls.off_loop(ls.runner.code_lenses, uri, path, snap) if snap is not None else None
 
     # ------------------------------------------------------------ commands
     @ls.command("stepsmith.runStepFixtures")
@@ -627,6 +650,7 @@ def _code_link(ls: StepsmithServer, manifest_path: str, code: str) -> str | None
 
 
 def _step_hover(ls: StepsmithServer, uri: str, doc, path, line: int, col: int, pos: T.Position):
+    """(service thread) `doc` is a snapshot of the document."""
     from stepsmith.runner.language.cards import pinned_time_card, reach_card, rule_card
     from stepsmith.runner.language.steps import clock_call_at, def_name_at
 

@@ -144,6 +144,14 @@ class StepsmithServer(LanguageServer):
         self.ready_waiters: list[asyncio.Future] = []
         self.exit_code: int | None = None  # set by `exit`; None: the client went away
         self.request_tasks: dict[Any, asyncio.Task] = {}  # request id -> its cancellable task
+        from concurrent.futures import ThreadPoolExecutor
+
+        # language services run here, never on the event loop (a 5 MB document's symbols
+        # must not stall every other request)
+        self.services = ThreadPoolExecutor(max_workers=2, thread_name_prefix="stepsmith-service")
+
+    async def off_loop(self, fn, *args):
+        return await asyncio.get_running_loop().run_in_executor(self.services, fn, *args)
 
     async def cancellable(self, coro):
         """Run `coro` as the current request's task that `$/cancelRequest` cancels."""
