@@ -222,7 +222,8 @@ class Analyzer:
         so its first diagnostics already know which steps use it (no flash of a wrong
         reach-dependent error); the other unchecked manifests are queued after it, and a
         change of context they bring re-validates the file."""
-        self.discover()
+        # no discover() here: the queued discovery job finds the rest; the file's own workflow
+        # (adopted upward) is all its first diagnostics need
         model = self.ls.model
         with model.lock:
             unchecked = {m.path for m in model.manifests.values() if not m.checked}
