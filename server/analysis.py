@@ -175,7 +175,9 @@ class Analyzer:
         if is_manifest_path(path):
             self._check_manifest(path, snap)
         elif (path or "").endswith(".py") or snap.language_id == "python":
-            self._first_checks()
+            if path:
+                self.ls.model.adopt_nearest(path)
+            self._first_checks(path)
             self._analyze_step(snap, path)
         else:
             self._post(self.ls.deliver, uri, snap.version, [])
@@ -215,12 +217,24 @@ class Analyzer:
         with self.cond:
             return ("discover", "") in self.pending or self.running == ("discover", "")
 
-    def _first_checks(self) -> None:
-        """Check manifests never checked yet before a step file, so its first diagnostics
-        already know which steps use it (no flash of a wrong reach-dependent error)."""
-        self.discover()
-        with self.ls.model.lock:
-            todo = [m.path for m in self.ls.model.manifests.values() if not m.checked]
+    def _first_checks(self, path: str | None) -> None:
+        """Check the step file's own workflow (the manifests at or above it) before the file,
+        so its first diagnostics already know which steps use it (no flash of a wrong
+        reach-dependent error); the other unchecked manifests are queued after it, and a
+        change of context they bring re-validates the file."""
+        # no discover() here: the queued discovery job finds the rest; the file's own workflow
+        # (adopted upward) is all its first diagnostics need
+        model = self.ls.model
+        with model.lock:
+            unchecked = {m.path for m in model.manifests.values() if not m.checked}
+        todo = []
+        for key in model.nearest_first(path):
+            if key not in unchecked:
+                continue
+            if path and path.startswith(os.path.dirname(key) + os.sep):
+                todo.append(key)
+            else:
+                self.schedule("manifest", key)
         for path in todo:
             with self.cond:
                 self.pending.pop(("manifest", path), None)

@@ -52,6 +52,11 @@ class _ManifestCache:
         return doc
 
 
+    def forget(self, uri: str) -> None:  # didClose: the parse goes with the buffer
+        self.key.pop(uri, None)
+        self.val.pop(uri, None)
+
+
 _manifests = _ManifestCache()
 
 
@@ -114,15 +119,24 @@ def _problem_from_diag(ls, uri: str, d: T.Diagnostic) -> Problem | None:
                    step=data.get("step"), data=fix)
 
 
-def _symbol(ls, lines, s) -> T.DocumentSymbol:
-    return T.DocumentSymbol(
-        name=s.name or "?",
-        kind=SYMBOL_KINDS.get(s.kind, T.SymbolKind.Key),
-        range=ls.lsp_span(lines, s.span),
-        selection_range=ls.lsp_span(lines, s.selection),
-        detail=s.detail or None,
-        children=[_symbol(ls, lines, c) for c in s.children] or None,
-    )
+MAX_ITEMS = 5000  # symbols per document at most (yaml-language-server's maxItemsComputed)
+
+
+def _symbols(ls, lines, syms, budget: list[int]) -> list[T.DocumentSymbol]:
+    out = []
+    for s in syms:
+        if budget[0] <= 0:
+            break
+        budget[0] -= 1
+        out.append(T.DocumentSymbol(
+            name=s.name or "?",
+            kind=SYMBOL_KINDS.get(s.kind, T.SymbolKind.Key),
+            range=ls.lsp_span(lines, s.span),
+            selection_range=ls.lsp_span(lines, s.selection),
+            detail=s.detail or None,
+            children=_symbols(ls, lines, s.children, budget) or None,
+        ))
+    return out
 
 
 def _in_range(r: dict, line: int, character: int) -> bool:
@@ -135,7 +149,7 @@ def _in_range(r: dict, line: int, character: int) -> bool:
 
 def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every handler
     @ls.feature(T.INITIALIZE)
-    @safe()
+    @safe
     def initialize(ls: StepsmithServer, params: T.InitializeParams):
         ls.loop = asyncio.get_running_loop()
         caps = params.capabilities
@@ -160,7 +174,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
         ls.model.set_folders([f for f in folders if f])
 
     @ls.feature(T.INITIALIZED)
-    @safe()
+    @safe
     async def initialized(ls: StepsmithServer, params):
         ls.analyzer.schedule("discover", "")
         if getattr(ls, "watch_support", False):
@@ -186,7 +200,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
             ls._runner.shutdown()
 
     @ls.feature(T.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    @safe()
+    @safe
     async def did_change_configuration(ls: StepsmithServer, params: T.DidChangeConfigurationParams):
         settings = params.settings
         if isinstance(settings, dict) and settings:
@@ -195,7 +209,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
             await _pull_configuration(ls)
 
     @ls.feature(T.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
-    @safe()
+    @safe
     async def did_change_folders(ls: StepsmithServer, params: T.DidChangeWorkspaceFoldersParams):
         folders = set(ls.model.folders)
         for f in params.event.removed or []:
@@ -211,7 +225,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
         ls.check_ready()
 
     @ls.feature(T.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    @safe()
+    @safe
     def did_change_watched(ls: StepsmithServer, params: T.DidChangeWatchedFilesParams):
         for ch in params.changes:
             path = uri_to_path(ch.uri)
@@ -228,7 +242,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
                     ls.analyzer.schedule("manifest", m.path)
 
     @ls.feature(T.TEXT_DOCUMENT_DID_SAVE)
-    @safe()
+    @safe
     def did_save(ls: StepsmithServer, params: T.DidSaveTextDocumentParams):
         uri = params.text_document.uri
         path = uri_to_path(uri)
@@ -261,7 +275,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
 
     # ------------------------------------------------------------ hover
     @ls.feature(T.TEXT_DOCUMENT_HOVER)
-    @safe()
+    @safe
     async def hover(ls: StepsmithServer, params: T.HoverParams):
         uri = params.text_document.uri
         at = ls.cp_position(uri, params.position)
@@ -272,21 +286,30 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
         if is_manifest_path(path):
             from stepsmith.runner.language.manifest import manifest_hover
 
-            mdoc = manifest_doc(ls, uri)
-            found = manifest_hover(mdoc, line, col, code_link=lambda code: _code_link(ls, path, code))
-            if not found:
-                return None
-            text, span = found
-            return T.Hover(contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value=text),
-                           range=ls.lsp_span(doc.lines, span))
+            snap = ls.docs.snapshot(uri)
+
+            def manifest_card():
+                mdoc = _manifests.get(uri, snap.version, snap.text, path)
+                found = manifest_hover(mdoc, line, col,
+                                       code_link=lambda code: _code_link(ls, path, code))
+                if not found:
+                    return None
+                text, span = found
+                return T.Hover(contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value=text),
+                               range=ls.lsp_span(snap.lines, span))
+
+            return await ls.off_loop(manifest_card)
         if not (path or "").endswith(".py") and doc.language_id != "python":
             return None
         await ls.wait_workspace_ready()  # the reach card needs the manifests that use this file
-        return _step_hover(ls, uri, doc, path, line, col, params.position)
+        snap = ls.docs.snapshot(uri)
+        if snap is None:
+            return None
+        return await ls.off_loop(_step_hover, ls, uri, snap, path, line, col, params.position)
 
     # ------------------------------------------------------------ completion
     @ls.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=[":", " ", ".", "/"]))
-    @safe()
+    @safe
     def completion(ls: StepsmithServer, params: T.CompletionParams):
         uri = params.text_document.uri
         at = ls.cp_position(uri, params.position)
@@ -333,7 +356,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
 
     # ------------------------------------------------------------ navigation
     @ls.feature(T.TEXT_DOCUMENT_DEFINITION)
-    @safe()
+    @safe
     async def definition(ls: StepsmithServer, params: T.DefinitionParams):
         uri = params.text_document.uri
         at = ls.cp_position(uri, params.position)
@@ -355,7 +378,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
         return None
 
     @ls.feature(T.TEXT_DOCUMENT_REFERENCES)
-    @safe()
+    @safe
     async def references(ls: StepsmithServer, params: T.ReferenceParams):
         uri = params.text_document.uri
         at = ls.cp_position(uri, params.position)
@@ -383,28 +406,33 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
         return out
 
     @ls.feature(T.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    @safe()
-    def document_symbol(ls: StepsmithServer, params: T.DocumentSymbolParams):
+    @safe
+    async def document_symbol(ls: StepsmithServer, params: T.DocumentSymbolParams):
         uri = params.text_document.uri
-        doc = ls.docs.get(uri)
-        if doc is None:
+        snap = ls.docs.snapshot(uri)
+        if snap is None:
             return None
         path = uri_to_path(uri)
-        if is_manifest_path(path):
-            from stepsmith.runner.language.manifest import manifest_symbols
 
-            syms = manifest_symbols(manifest_doc(ls, uri))
-        elif (path or "").endswith(".py") or doc.language_id == "python":
-            from stepsmith.runner.language.steps import step_symbols
+        def compute():
+            if is_manifest_path(path):
+                from stepsmith.runner.language.manifest import manifest_symbols
 
-            syms = step_symbols(doc.text)
-        else:
-            return None
-        return [_symbol(ls, doc.lines, s) for s in syms]
+                syms = manifest_symbols(_manifests.get(uri, snap.version, snap.text, path))
+            elif (path or "").endswith(".py") or snap.language_id == "python":
+                from stepsmith.runner.language.steps import step_symbols
+
+                syms = step_symbols(snap.text)
+            else:
+                return None
+            budget = [MAX_ITEMS]
+            return _symbols(ls, snap.lines, syms, budget)
+
+        return await ls.off_loop(compute)
 
     # ------------------------------------------------------------ code actions
     @ls.feature(T.TEXT_DOCUMENT_CODE_ACTION, T.CodeActionOptions(code_action_kinds=[T.CodeActionKind.QuickFix]))
-    @safe()
+    @safe
     def code_action(ls: StepsmithServer, params: T.CodeActionParams):
         uri = params.text_document.uri
         doc = ls.docs.get(uri)
@@ -440,38 +468,38 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
 
     # ------------------------------------------------------------ code lens
     @ls.feature(T.TEXT_DOCUMENT_CODE_LENS, T.CodeLensOptions(resolve_provider=False))
-    @safe()
+    @safe
     async def code_lens(ls: StepsmithServer, params: T.CodeLensParams):
         uri = params.text_document.uri
         path = uri_to_path(uri)
         if ls.docs.get(uri) is None or not (path or "").endswith(".py"):
             return None
         await ls.wait_workspace_ready()  # lenses list the steps that use this file
-        doc = ls.docs.get(uri)  # the newest text after the wait
-        return ls.runner.code_lenses(uri, path, doc) if doc is not None else None
+        snap = ls.docs.snapshot(uri)  # the newest text after the wait
+        return await ls.off_loop(ls.runner.code_lenses, uri, path, snap) if snap is not None else None
 
     # ------------------------------------------------------------ commands
     @ls.command("stepsmith.runStepFixtures")
-    @safe({"results": []})
+    @safe
     async def run_step_fixtures(ls: StepsmithServer, *args):
         _require_trust(ls)
         a = _args(args)
         if len(a) < 2:
             raise JsonRpcException(message="stepsmith.runStepFixtures needs [manifestUri, stepId]",
                                    code=-32602)
-        return await ls.runner.run_step_command(str(a[0]), str(a[1]))
+        return await ls.cancellable(ls.runner.run_step_command(str(a[0]), str(a[1])))
 
     @ls.command("stepsmith.runFixture")
-    @safe({"results": []})
+    @safe
     async def run_fixture(ls: StepsmithServer, *args):
         _require_trust(ls)
         a = _args(args)
         if len(a) < 1:
             raise JsonRpcException(message="stepsmith.runFixture needs [fixtureUri]", code=-32602)
-        return await ls.runner.run_fixture_command(str(a[0]))
+        return await ls.cancellable(ls.runner.run_fixture_command(str(a[0])))
 
     @ls.command("stepsmith.recordFixture")
-    @safe({"results": []})
+    @safe
     async def record_fixture(ls: StepsmithServer, *args):
         _require_trust(ls)
         a = _args(args)
@@ -480,26 +508,27 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
                 message="stepsmith.recordFixture needs [manifestUri, stepId, name, inputsJson, evaluationTime]",
                 code=-32602)
         at = a[4] if len(a) > 4 else None
-        return await ls.runner.record_command(str(a[0]), str(a[1]), str(a[2]), a[3], at)
+        return await ls.cancellable(
+            ls.runner.record_command(str(a[0]), str(a[1]), str(a[2]), a[3], at))
 
     # ------------------------------------------------------------ custom requests
     # Both wait (asynchronously, at most READY_TIMEOUT) until workflow discovery has run and
     # every manifest it found has been checked once (right after `initialized`, after a folder
     # change): before that the listing would be empty or incomplete.
     @ls.feature("stepsmith/reach")
-    @safe({"workflows": []})
+    @safe
     async def reach(ls: StepsmithServer, params):
         await ls.wait_workspace_ready()
         return {"workflows": _reach(ls, _param(params, "uri"))}
 
     @ls.feature("stepsmith/fixtures")
-    @safe({"workflows": []})
+    @safe
     async def fixtures(ls: StepsmithServer, params):
         await ls.wait_workspace_ready()
         return {"workflows": ls.runner.fixtures_listing(_param(params, "uri"))}
 
     @ls.feature("stepsmith/status")
-    @safe()
+    @safe
     async def status(ls: StepsmithServer, params):
         ok, reason = await asyncio.get_running_loop().run_in_executor(None, ls.runner.sandbox_status)
         from stepsmith.runner import __version__
@@ -508,7 +537,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
 
     if os.environ.get("STEPSMITH_TEST_HOOKS") == "1":  # only for the test-suite
         @ls.feature("stepsmith/_raise")
-        @safe({"survived": True})
+        @safe
         def _raise(ls: StepsmithServer, params):
             raise RuntimeError("deliberate failure for the robustness test")
 
@@ -519,7 +548,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
             return {"printed": True}
 
     @ls.feature("stepsmith/rule")
-    @safe()
+    @safe
     def rule(ls: StepsmithServer, params):
         from stepsmith.runner.language.cards import rule_json
 
@@ -537,12 +566,12 @@ def _args(args) -> list:
     return list(args)
 
 
-def _param(params, name: str):
+def _param(params, name: str) -> str | None:
+    """A string parameter of a custom request (anything else counts as absent)."""
     if params is None:
         return None
-    if isinstance(params, dict):
-        return params.get(name)
-    return getattr(params, name, None)
+    value = params.get(name) if isinstance(params, dict) else getattr(params, name, None)
+    return value if isinstance(value, str) else None
 
 
 async def _pull_configuration(ls: StepsmithServer) -> None:
@@ -621,6 +650,7 @@ def _code_link(ls: StepsmithServer, manifest_path: str, code: str) -> str | None
 
 
 def _step_hover(ls: StepsmithServer, uri: str, doc, path, line: int, col: int, pos: T.Position):
+    """(service thread) `doc` is a snapshot of the document."""
     from stepsmith.runner.language.cards import pinned_time_card, reach_card, rule_card
     from stepsmith.runner.language.steps import clock_call_at, def_name_at
 

@@ -37,10 +37,16 @@ def main(argv: list[str] | None = None) -> int:
 
     gc.freeze()
     gc.set_threshold(20_000, 20, 50)
+    import signal
+
+    signal.signal(signal.SIGINT, lambda signum, frame: server.end(128 + signum))
+    signal.signal(signal.SIGTERM, lambda signum, frame: server.end(128 + signum))
     if args.tcp:
         host, _, port = args.tcp.rpartition(":")
         server.start_tcp(host or "127.0.0.1", int(port))
-        return 0
-    out = _guard_stdout()
-    server.start_io(sys.stdin.buffer, out)
-    return 0
+    else:
+        out = _guard_stdout()
+        server.start_io(sys.stdin.buffer, out)
+    # the client closed the stream: normal after `shutdown`, else abnormal (LSP)
+    server.end(0 if server.protocol._shutdown else 1)
+    return 1  # not reached

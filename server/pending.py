@@ -80,7 +80,7 @@ def register(ls, safe, require_trust) -> None:
         return await asyncio.get_running_loop().run_in_executor(ls.runner.pool, fn, *a)
 
     @ls.command("stepsmith.pending.list")
-    @safe({"items": []})
+    @safe
     async def pending_list(ls_: StepsmithServer, *args):
         require_trust(ls)
         await ls.wait_workspace_ready()
@@ -107,21 +107,21 @@ def register(ls, safe, require_trust) -> None:
                 "summary": fixture_loop.summary(decisions)}
 
     @ls.command("stepsmith.pending.accept")
-    @safe({"decisions": []})
+    @safe
     async def pending_accept(ls_: StepsmithServer, *args):
         return await decide("accept", _uris(args))
 
     @ls.command("stepsmith.pending.reject")
-    @safe({"decisions": []})
+    @safe
     async def pending_reject(ls_: StepsmithServer, *args):
         return await decide("reject", _uris(args))
 
     @ls.command("stepsmith.pending.acceptAll")
-    @safe({"decisions": []})
+    @safe
     async def pending_accept_all(ls_: StepsmithServer, *args):
         return await decide("accept", None)
 
     @ls.command("stepsmith.pending.rejectAll")
-    @safe({"decisions": []})
+    @safe
     async def pending_reject_all(ls_: StepsmithServer, *args):
         return await decide("reject", None)

@@ -50,12 +50,16 @@ class Runner:
         self.problems: dict[str, list[Problem]] = {}  # path -> fixture-result problems
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._sandbox: tuple[bool, str] | None = None
+        self.groups: set = set()  # sandbox groups of the runs in progress (killed on cancel)
 
     # ------------------------------------------------------------------ lifecycle
     def shutdown(self) -> None:
-        for t in self._timers.values():
+        for t in list(self._timers.values()):
             t.cancel()
+        self._timers.clear()
         self.pool.shutdown(wait=False, cancel_futures=True)
+        for g in list(self.groups):  # and the sandboxes already running
+            g.kill()
 
     def settings_changed(self, old) -> None:
         if not self.ls.settings.runOnType:
@@ -210,8 +214,24 @@ class Runner:
             return {"results": [], "error": f"not a file URI: {manifest_uri}"}
         if self.ls.model.add_manifest(mp):  # a manifest outside the workspace folders
             self.ls.analyzer.schedule("manifest", mp)
-        results = await self.run_step(mp, step_id)
+        dirty = await asyncio.get_running_loop().run_in_executor(self.pool, self._dirty, mp)
+        results = await self.run_step(mp, step_id, from_buffer=dirty)
         return {"results": results}
+
+    def _dirty(self, manifest_path: str) -> bool:
+        """An open buffer of this workflow (manifest or step file) differs from its file: a
+        command run (code lens, test explorer) runs what the editor shows, like run-on-type."""
+        from stepsmith.runner.safeio import read_workspace_text
+
+        folder = os.path.dirname(manifest_path) + os.sep
+        for uri in self.ls.docs.uris():
+            path = uri_to_path(uri)
+            if not path or not path.startswith(folder) or not path.endswith((".py", ".yaml")):
+                continue
+            text = self.ls.buffer_text(path)
+            if text is not None and text != read_workspace_text(path):
+                return True
+        return False
 
     async def run_fixture_command(self, fixture_uri: str) -> dict:
         fp = uri_to_path(fixture_uri)
@@ -227,7 +247,8 @@ class Runner:
             return {"results": [{"fixture": Path(fp).stem, "uri": fixture_uri, "status": "error",
                                  "message": "no workflow manifest next to this fixture's fixtures/ folder",
                                  "diff": ""}]}
-        results = await self.run_step(manifests[0], step_id, only=norm(fp))
+        dirty = await asyncio.get_running_loop().run_in_executor(self.pool, self._dirty, manifests[0])
+        results = await self.run_step(manifests[0], step_id, only=norm(fp), from_buffer=dirty)
         return {"results": results}
 
     async def record_command(self, manifest_uri: str, step_id: str, name: str, inputs: Any,
@@ -250,7 +271,15 @@ class Runner:
         return LoadedWorkflow(manifest_path=mpath, dir=mpath.parent, check=check,
                               workflow=check.manifest.workflow, shown=display_path(mpath.parent))
 
-    def _run_case(self, case, source: str | None):
+    def _run_case(self, case, source: str | None, group=None):
+        from stepsmith.runner.sandbox.process import joined
+
+        if group is None or group.killed:
+            return None if group is not None else self._run_case_now(case, source)
+        with joined(group):
+            return self._run_case_now(case, source)
+
+    def _run_case_now(self, case, source: str | None):
         from stepsmith.runner.fixtures import suite
         from stepsmith.runner.fixtures.invoke import (
             build_inputs,
@@ -335,20 +364,28 @@ class Runner:
             results: list[dict] = []
             case_results = []
             done = 0
-            futures = [loop.run_in_executor(self.pool, self._run_case, c, source) for c in cases]
-            for fut in asyncio.as_completed(futures):
-                if gen is not None and self.generation.get(gen[0]) != gen[1]:
-                    for f in futures:
-                        f.cancel()
-                    return []  # a newer edit superseded this run: publish nothing
-                cr = await fut
-                case_results.append(cr)
-                results.append(self._result_json(cr))
-                done += 1
-                if token:
-                    ls.work_done_progress.report(token, T.WorkDoneProgressReport(
-                        message=f"{done}/{len(cases)} {cr.case.case}: {cr.outcome}",
-                        percentage=int(100 * done / max(1, len(cases)))))
+            from stepsmith.runner.sandbox.process import Group
+
+            group = Group()
+            self.groups.add(group)
+            futures = [loop.run_in_executor(self.pool, self._run_case, c, source, group)
+                       for c in cases]
+            try:
+                async for cr in _each(futures, gen, self.generation, group):
+                    case_results.append(cr)
+                    results.append(self._result_json(cr))
+                    done += 1
+                    if token:
+                        ls.work_done_progress.report(token, T.WorkDoneProgressReport(
+                            message=f"{done}/{len(cases)} {cr.case.case}: {cr.outcome}",
+                            percentage=int(100 * done / max(1, len(cases)))))
+            except _Superseded:
+                return []  # a newer edit superseded this run: publish nothing
+            except asyncio.CancelledError:  # $/cancelRequest, shutdown: end the sandboxes too
+                group.kill()
+                raise
+            finally:
+                self.groups.discard(group)
             if gen is not None and self.generation.get(gen[0]) != gen[1]:
                 return []
             if not from_buffer:  # saved code: pending changes, as `stepsmith test` writes them
@@ -564,3 +601,20 @@ class Runner:
             return err(f"not recorded: {exc.strerror or exc}", uri)
         return {"fixture": name, "uri": uri, "status": "recorded",
                 "message": f"recorded fixtures/{step_id}/{name}.json (expected status {status})", "diff": ""}
+
+
+class _Superseded(Exception):
+    pass
+
+
+async def _each(futures, gen, generation, group):
+    """The case results as they complete; a newer edit (generation) kills the rest."""
+    for fut in asyncio.as_completed(futures):
+        if gen is not None and generation.get(gen[0]) != gen[1]:
+            group.kill()
+            for f in futures:
+                f.cancel()
+            raise _Superseded
+        cr = await fut
+        if cr is not None:
+            yield cr

@@ -12,10 +12,12 @@ import asyncio
 import functools
 import logging
 import os
+import sys
 import traceback
 from typing import Any
 
 from lsprotocol import types as T
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
@@ -31,6 +33,7 @@ from stepsmith.server.workspace import (
 )
 
 log = logging.getLogger("stepsmith.server")
+_ANSWERED = object()  # a message already answered while decoding it
 
 READY_TIMEOUT = 5.0  # longest a reach / fixtures request waits for discovery + first checks
 COMMANDS = ("stepsmith.runStepFixtures", "stepsmith.runFixture", "stepsmith.recordFixture",
@@ -41,8 +44,56 @@ COMMANDS = ("stepsmith.runStepFixtures", "stepsmith.runFixture", "stepsmith.reco
 class StepsmithProtocol(LanguageServerProtocol):
     """Own document store (fast incremental edits, exact encodings) instead of pygls's."""
 
+    def structure_message(self, data):
+        """A request whose params do not decode (e.g. a negative position) is answered
+        InvalidParams with its id: pygls would only log it, leaving the client waiting."""
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if isinstance(data, dict) and "id" in data and "method" in data:
+                err = JsonRpcInvalidParams(f"invalid params for {data.get('method')}")
+                if not isinstance(exc, JsonRpcInvalidParams):
+                    err = exc
+                self._send_response(data["id"], None, err.to_response_error())
+                return _ANSWERED
+            raise
+
+    def handle_message(self, message):
+        if message is _ANSWERED:
+            return
+        super().handle_message(message)
+
+    def _handle_cancel_notification(self, msg_id):
+        """pygls cancels only the outer future of a command (executeCommand runs the command
+        as an inner task): cancel that task too, so a run stops and kills its sandboxes."""
+        task = self._server.request_tasks.pop(msg_id, None)
+        super()._handle_cancel_notification(msg_id)
+        if task is not None and not task.done():
+            task.cancel()
+
+    @lsp_method(T.SHUTDOWN)
+    def lsp_shutdown(self, *args):
+        """pygls cancels the pending requests while iterating the dict their callbacks pop
+        from ("dictionary changed size during iteration"): iterate over a copy."""
+        if (handler := self.fm.features.get(T.SHUTDOWN)) is not None:
+            yield handler, args, None
+        current = self.msg_id
+        for msg_id, future in list(self._request_futures.items()):
+            if msg_id != current and not future.done():
+                future.cancel()
+        self._shutdown = True
+        return None
+
+    @lsp_method(T.EXIT)
+    def lsp_exit(self, *args):
+        """Exit status 0 after `shutdown`, 1 without (LSP); the process ends in main()."""
+        self._server.end(0 if self._shutdown else 1)
+        yield from ()
+
     @lsp_method(T.INITIALIZE)
     def lsp_initialize(self, params: T.InitializeParams):
+        td = params.capabilities.text_document
+        pulls = td is not None and td.diagnostic is not None
         general = params.capabilities.general
         if general is not None and general.position_encodings:
             encs = list(general.position_encodings)
@@ -52,6 +103,8 @@ class StepsmithProtocol(LanguageServerProtocol):
             elif T.PositionEncodingKind.Utf16 not in encs:
                 general.position_encodings = [T.PositionEncodingKind.Utf16]
         result = yield from super().lsp_initialize(params)
+        if not pulls:  # PROTOCOL.md: only clients that pull get a diagnosticProvider
+            result.capabilities.diagnostic_provider = None
         return result
 
     @lsp_method(T.TEXT_DOCUMENT_DID_OPEN)
@@ -89,6 +142,57 @@ class StepsmithServer(LanguageServer):
         self._runner = None
         self._shown_unavailable = False
         self.ready_waiters: list[asyncio.Future] = []
+        self.exit_code: int | None = None  # set by `exit`; None: the client went away
+        self.request_tasks: dict[Any, asyncio.Task] = {}  # request id -> its cancellable task
+        from concurrent.futures import ThreadPoolExecutor
+
+        # language services run here, never on the event loop (a 5 MB document's symbols
+        # must not stall every other request)
+        self.services = ThreadPoolExecutor(max_workers=2, thread_name_prefix="stepsmith-service")
+
+    async def off_loop(self, fn, *args):
+        return await asyncio.get_running_loop().run_in_executor(self.services, fn, *args)
+
+    async def cancellable(self, coro):
+        """Run `coro` as the current request's task that `$/cancelRequest` cancels."""
+        msg_id = self.protocol.msg_id
+        task = asyncio.current_task()
+        if msg_id is not None and task is not None:
+            self.request_tasks[msg_id] = task
+        try:
+            return await coro
+        finally:
+            if msg_id is not None:
+                self.request_tasks.pop(msg_id, None)
+
+    def stop_serving(self) -> None:
+        """End background work: the analysis worker, runs and their sandboxes."""
+        self.analyzer.stop()
+        if self._runner is not None:
+            self._runner.shutdown()
+
+    def end(self, code: int) -> None:
+        """End the process now (`exit`, SIGINT/SIGTERM). A normal interpreter exit would wait
+        forever for pygls's reader thread, blocked on stdin, so flush and `os._exit`."""
+        self.exit_code = code
+        try:
+            self.stop_serving()
+        except Exception:
+            log.exception("stopping the server failed")
+        for stream in (sys.stderr, self.protocol.writer and getattr(self.protocol.writer, "_stdout", None)):
+            try:
+                stream and stream.flush()
+            except Exception:
+                pass
+        os._exit(code)
+
+    def shutdown(self) -> None:  # pygls: called as start_io returns; never wait on stdin
+        if self._stop_event is not None:
+            self._stop_event.set()
+        if self._thread_pool:
+            self._thread_pool.shutdown(wait=False, cancel_futures=True)
+        if self._server:
+            self._server.close()
 
     # ------------------------------------------------------------------ utilities
     @property
@@ -135,6 +239,8 @@ class StepsmithServer(LanguageServer):
 
     def report_server_error(self, error: Exception, source) -> None:
         # pygls's default shows a popup per error; log instead and keep serving
+        if isinstance(error, JsonRpcException) and isinstance(error.__cause__, Exception):
+            return  # raised by @safe, which logged it with its traceback already
         try:
             self.log_to_client(f"stepsmith server error ({getattr(source, '__name__', source)}): {error}",
                                T.MessageType.Error)
@@ -214,6 +320,12 @@ class StepsmithServer(LanguageServer):
         path = uri_to_path(uri)
         self.analyzer.validators.pop(uri, None)
         self.analyzer.results.pop(uri, None)
+        for _, fut in self.analyzer.waiters.pop(uri, []):
+            if not fut.done():
+                fut.set_result(False)  # closed: its requests answer now
+        from stepsmith.server.features import _manifests
+
+        _manifests.forget(uri)
         self._published.pop(uri, None)
         # clear what we published
         self.send_raw(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, {"uri": uri, "diagnostics": []})
@@ -455,36 +567,36 @@ def _analysed(path: str | None, language_id: str) -> bool:
     return bool(path) and (path.endswith(".py") or is_manifest_path(path)) or language_id == "python"
 
 
-def safe(default=None):
-    """Wrap a handler: log any exception to the client and answer `default`."""
+def safe(fn=None):
+    """Wrap a handler: an exception is logged (window/logMessage, type Error) and answered as
+    a JSON-RPC InternalError with its message: never a silent empty answer, which a client
+    would take for "not ready yet". JsonRpcExceptions (InvalidParams, ...) pass unchanged."""
 
     def deco(fn):
+        def fail(ls, exc: Exception):
+            if isinstance(exc, JsonRpcException):
+                return exc
+            ls.log_exception(f"{fn.__name__} failed", exc)
+            return JsonRpcInternalError(f"{fn.__name__} failed: {type(exc).__name__}: {exc}")
+
         if asyncio.iscoroutinefunction(fn):
             @functools.wraps(fn)
             async def wrapper(ls, *args, **kwargs):
                 try:
                     return await fn(ls, *args, **kwargs)
                 except Exception as exc:
-                    from pygls.exceptions import JsonRpcException
-
-                    if isinstance(exc, JsonRpcException):
-                        raise
-                    ls.log_exception(f"{fn.__name__} failed", exc)
-                    return default
+                    raise fail(ls, exc) from exc
         else:
             @functools.wraps(fn)
             def wrapper(ls, *args, **kwargs):
                 try:
                     return fn(ls, *args, **kwargs)
                 except Exception as exc:
-                    from pygls.exceptions import JsonRpcException
-
-                    if isinstance(exc, JsonRpcException):
-                        raise
-                    ls.log_exception(f"{fn.__name__} failed", exc)
-                    return default
+                    raise fail(ls, exc) from exc
         return wrapper
 
+    if callable(fn):
+        return deco(fn)
     return deco
 
 

@@ -48,6 +48,18 @@ class ManifestState:
     python: str = "3.11"
     error: str | None = None
     checked: bool = False
+    referenced: frozenset = frozenset()  # every code file the steps name, existing or not
+
+
+def _code_paths(check: Any, folder: str) -> frozenset:
+    wf = check.manifest.workflow
+    out = set()
+    for step in (wf.steps if wf is not None else ()):
+        code = step.code
+        rel = getattr(code, "path", None) or str(code).rpartition(":")[0]
+        if rel:
+            out.add(norm(os.path.join(folder, str(rel))))
+    return frozenset(out)
 
 
 class WorkspaceModel:
@@ -88,8 +100,36 @@ class WorkspaceModel:
 
     # ------------------------------------------------------------------ queries
     def manifests_using(self, step_path: str) -> list[ManifestState]:
+        """Manifests naming `step_path` in a `code:`, also while the file does not exist yet
+        (its creation must re-check them: SM201 goes away)."""
         with self.lock:
-            return [m for m in self.manifests.values() if step_path in m.step_files]
+            return [m for m in self.manifests.values()
+                    if step_path in m.step_files or step_path in m.referenced]
+
+    def adopt_nearest(self, path: str) -> list[str]:
+        """A step file no known manifest names (no folder open, or the root is `steps/`):
+        adopt the manifests of the nearest folder above it. Returns the new ones."""
+        from stepsmith.runner.workspace.discovery import nearest_manifests
+
+        if self.manifests_using(path):
+            return []
+        new = []
+        for m in nearest_manifests(path):
+            key = norm(m)
+            if self.add_manifest(key):
+                new.append(key)
+        return new
+
+    def nearest_first(self, path: str | None) -> list[str]:
+        """Known manifests, those of the folders at or above `path` first (its workflow)."""
+        with self.lock:
+            keys = sorted(self.manifests)
+        if not path:
+            return keys
+        def rank(key: str) -> int:
+            folder = os.path.dirname(key)
+            return 0 if path.startswith(folder + os.sep) else 1
+        return sorted(keys, key=rank)
 
     def step_context(self, step_path: str | None) -> tuple[str, tuple]:
         """(python, uses) for validating a step file: uses of every manifest naming it."""
@@ -136,12 +176,17 @@ class WorkspaceModel:
             data = getattr(root, "data", None)
             if isinstance(data, dict) and isinstance(data.get("python"), str):
                 python = data["python"]
+        referenced = _code_paths(check, os.path.dirname(path)) if check is not None else frozenset()
         with self.lock:
             m = self.manifests.get(path)
             if m is None:
                 m = self.manifests[path] = ManifestState(path)
             before = {p: (u, m.python) for p, u in m.step_files.items()}
+            if check is not None and check.manifest.workflow is None and m.checked:
+                # broken mid-edit: its step files keep the last good context (no false SS105)
+                step_files, python, referenced = m.step_files, m.python, m.referenced
             m.check, m.version, m.step_files, m.python = check, version, step_files, python
+            m.referenced = referenced
             m.checked = True
             after = {p: (u, python) for p, u in step_files.items()}
         changed = {p for p in set(before) | set(after) if before.get(p) != after.get(p)}

@@ -225,6 +225,52 @@ def command(*, live_network: bool, faketime_spec: str, seccomp_fd: int, args_fd:
     return cmd
 
 
+class Group:
+    """The sandboxes one caller started (an editor's run): `kill` ends them all at once, and
+    any started after it is killed at birth. Registered per thread with `joined`."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pids: set[int] = set()
+        self.killed = False
+
+    def _add(self, pid: int) -> bool:
+        with self._lock:
+            if not self.killed:
+                self._pids.add(pid)
+            return not self.killed
+
+    def _discard(self, pid: int) -> None:
+        with self._lock:
+            self._pids.discard(pid)
+
+    def kill(self) -> None:
+        # the group kill ends bwrap; supervise() then kills the namespace's init and reaps
+        with self._lock:
+            self.killed = True
+            pids = list(self._pids)
+        for pid in pids:
+            _kill(pid)
+
+
+_local = threading.local()
+
+
+class joined:  # noqa: N801 - used as `with joined(group):`
+    """Sandboxes started by this thread inside the block belong to `group`."""
+
+    def __init__(self, group: Group) -> None:
+        self.group = group
+
+    def __enter__(self) -> Group:
+        self.prev = getattr(_local, "group", None)
+        _local.group = self.group
+        return self.group
+
+    def __exit__(self, *exc) -> None:
+        _local.group = self.prev
+
+
 @dataclass
 class Outcome:
     stdout: bytes
@@ -259,6 +305,9 @@ def supervise(cmd: list[str], stdin: bytes, pass_fds: tuple[int, ...], *, wall: 
     finally:
         os.close(info_w)
     pid = proc.pid
+    group = getattr(_local, "group", None)
+    if group is not None and not group._add(pid):
+        _kill(pid)  # its run was cancelled meanwhile
     _grow_pipe(proc.stdin.fileno(), len(stdin))
     info = bytearray()
     init_pidfd = None
@@ -379,6 +428,8 @@ def supervise(cmd: list[str], stdin: bytes, pass_fds: tuple[int, ...], *, wall: 
                 pass
         if pidfd is not None:
             os.close(pidfd)
+        if group is not None:
+            group._discard(pid)
     return Outcome(bytes(out), bytes(err), proc.returncode, wall_killed, output_killed,
                    time.monotonic() - start, cpu)
 

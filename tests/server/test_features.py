@@ -238,9 +238,13 @@ async def test_code_lens_counts_fixtures(client, workspace):
 
 
 async def test_handler_exception_is_logged_and_server_keeps_serving(client, workspace):
-    # a request with parameters the handler cannot use: the server answers and carries on
+    # a crashing handler: the request gets a JSON-RPC error naming the failure (never a
+    # silent empty answer), the log has it, and the server carries on
     before = len(client.log_messages)
-    assert await request(client, "stepsmith/_raise", {}) == {"survived": True}
+    from pygls.exceptions import JsonRpcInternalError
+
+    with pytest.raises(JsonRpcInternalError, match="deliberate failure"):
+        await request(client, "stepsmith/_raise", {})
     assert any("deliberate failure" in m.message for m in client.log_messages[before:])
     assert any(m.type == T.MessageType.Error for m in client.log_messages[before:])
     # stray prints (ours or a library's, even raw writes to fd 1) never corrupt the stream

@@ -173,6 +173,24 @@ async def test_run_on_save_and_on_type(client, workspace):
     close_doc(client, su)
 
 
+async def test_lens_command_runs_the_unsaved_buffer(client, workspace):
+    step = workspace / "billing" / "steps" / "total.py"
+    su = open_doc(client, step)
+    await diagnostics(client, su)
+    text = step.read_text()
+    line = text.split("\n").index('    return str(sum((Decimal(i["amount"]) for i in items), Decimal("0")))')
+    change(client, su, (line, 4, line, 10, "return '2.00' if items else '0' or"))  # not saved
+    lenses = await client.text_document_code_lens_async(T.CodeLensParams(
+        text_document=T.TextDocumentIdentifier(uri=su)))
+    cmd = lenses[0].command
+    res = await command(client, cmd.command, cmd.arguments)
+    by = {r["fixture"]: r["status"] for r in res["results"]}
+    assert by == {"empty": "passed", "two-items": "failed", "wrong": "passed"}  # the buffer ran
+    assert not any(r.get("pendingUri") for r in res["results"])  # unsaved code: no pending change
+    assert step.read_text() == text
+    close_doc(client, su)
+
+
 @pytest_lsp.fixture(config=pytest_lsp.ClientServerConfig(
     server_command=CONFIG.server_command, client_factory=CONFIG.client_factory,
     server_env={**os.environ, "STEPSMITH_TEST_HOOKS": "1",

@@ -404,22 +404,12 @@ export class ServerManager implements vscode.Disposable {
   }
 
   /**
-   * Like request(), but while the workspace has manifests and the answer lists no workflow yet
-   * (the server discovers workflows in the background after `initialized`), asks again.
+   * A workflow listing (`stepsmith/reach`, `stepsmith/fixtures`). The server itself waits for
+   * the workspace to settle before answering (PROTOCOL.md), and answers a failure as a
+   * JSON-RPC error: one request, no polling.
    */
-  async requestWorkflows<R extends { workflows?: unknown[] }>(method: string, params: unknown = {}, tries = 20, delayMs = 500): Promise<R | undefined> {
-    let resp: R | undefined;
-    for (let i = 0; i < tries; i++) {
-      resp = await this.request<R>(method, params);
-      if (!resp || (resp.workflows?.length ?? 0) > 0 || this.state !== 'running') {
-        return resp;
-      }
-      if (i === 0 && (await this.findManifests()).length === 0) {
-        return resp;
-      }
-      await new Promise((r) => setTimeout(r, delayMs));
-    }
-    return resp;
+  async requestWorkflows<R extends { workflows?: unknown[] }>(method: string, params: unknown = {}): Promise<R | undefined> {
+    return this.request<R>(method, params);
   }
 
   async executeServerCommand<R>(command: string, args: unknown[]): Promise<R | undefined> {
