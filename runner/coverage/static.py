@@ -83,9 +83,7 @@ def _bound_names(node: ast.AST | None, out: list[str]) -> None:
                 out.append(n.id)
         elif isinstance(n, (ast.Tuple, ast.List)):
             todo[:0] = n.elts
-        elif isinstance(n, ast.Starred):
-            todo.insert(0, n.value)
-        elif isinstance(n, (ast.Subscript, ast.Attribute)):
+        elif isinstance(n, (ast.Starred, ast.Subscript, ast.Attribute)):
             todo.insert(0, n.value)
         elif isinstance(n, (ast.MatchAs, ast.MatchStar)):
             if n.name and n.name not in out:

@@ -52,8 +52,8 @@ from .trace import Coverage, LineValue, TraceMode, ValueSnapshot
 __all__ = [
     "STATUSES",
     "Coverage",
-    "LineValue",
     "Limits",
+    "LineValue",
     "StepResult",
     "TraceMode",
     "ValueSnapshot",

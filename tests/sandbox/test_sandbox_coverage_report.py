@@ -3,7 +3,6 @@ file against its static shape, reported."""
 
 from pathlib import Path
 
-import pytest
 from stepsmith.runner.coverage import report
 from stepsmith.runner.coverage.combine import combine
 from stepsmith.runner.coverage.static import analyse
