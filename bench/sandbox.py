@@ -9,7 +9,9 @@ In one run, on this machine:
   (c') the same step through the sandbox without the in-sandbox re-validation (what the
       harness alone costs; informational)
 and the ratio (c)/(a) (target <= 2.0); then 100 trivial steps serial vs parallel
-(ThreadPoolExecutor, os.cpu_count() workers; target >= 1.8x on 2 cores).
+(ThreadPoolExecutor, os.cpu_count() workers; target >= 1.8x on 2 cores); then every runnable
+fixture of the bundled examples with the trace off, "coverage" and "values", interleaved
+(target: coverage-on / coverage-off <= 1.3, issue 12).
 The machine may be shared: the load average before/after is printed with the figures, and
 (a)-(c') are sampled interleaved so load changes hit them alike.
 """
@@ -83,10 +85,61 @@ def step_no_revalidation():
     assert res.status == "ok" and res.output == 2, res
 
 
+def example_invocations():
+    """One zero-argument runner per runnable fixture of the bundled examples: trace -> result."""
+    from pathlib import Path
+
+    from stepsmith.runner.fixtures.invoke import build_inputs, invoke, step_code
+    from stepsmith.runner.fixtures.suite import discover
+
+    _, cases = discover([Path(__file__).resolve().parents[1] / "examples"])
+    out = []
+    for case in cases:
+        if case.problems or case.fixture is None:
+            continue
+        step = case.workflow.step(case.step_id)
+        if step.network == "public_egress":
+            continue
+        code = step_code(case.workflow, step)
+        inputs = build_inputs(step, case.fixture.inputs)
+        fx = case.fixture
+
+        def run(trace, lw=case.workflow, code=code, inputs=inputs, fx=fx):
+            res = invoke(lw, code, inputs, evaluation_time=fx.evaluation_time, seed=fx.seed,
+                         trace=trace)
+            assert res.status != "unavailable", res.message
+            assert (trace is None) == (res.coverage is None), res.message
+            return res
+
+        out.append(run)
+    return out
+
+
+def trace_costs(rounds: int) -> dict:
+    """All example fixtures once per mode per round, modes interleaved round by round."""
+    runs = example_invocations()
+    for r in runs:
+        r(None)
+    modes = (None, "coverage", "values")
+    totals: dict = {m: [] for m in modes}
+    for _ in range(rounds):
+        for m in modes:
+            t = time.perf_counter()
+            for r in runs:
+                r(m)
+            totals[m].append((time.perf_counter() - t) * 1000 / len(runs))
+    off, cov, val = (summary(totals[m]) for m in modes)
+    return {"fixtures": len(runs), "off_per_fixture": off, "coverage_per_fixture": cov,
+            "values_per_fixture": val,
+            "ratio_coverage_over_off": round(cov["median_ms"] / off["median_ms"], 3),
+            "ratio_values_over_off": round(val["median_ms"] / off["median_ms"], 3)}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=40)
     ap.add_argument("--fixtures", type=int, default=100)
+    ap.add_argument("--trace-rounds", type=int, default=10)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     ok, why = sandbox_available()
@@ -115,6 +168,7 @@ def main() -> int:
     with ThreadPoolExecutor(max_workers=workers) as pool:
         list(pool.map(lambda _: step(), range(n)))
     parallel = n / (time.perf_counter() - t)
+    traces = trace_costs(args.trace_rounds)
     load_after = os.getloadavg()
 
     report = {
@@ -132,7 +186,9 @@ def main() -> int:
         "fixtures_per_s_serial": round(serial, 1),
         "fixtures_per_s_parallel": round(parallel, 1),
         "parallel_speedup": round(parallel / serial, 2),
-        "targets": {"ratio_c_over_a": "<= 2.0", "parallel_speedup": ">= 1.8 on 2 cores"},
+        "examples_trace": traces,
+        "targets": {"ratio_c_over_a": "<= 2.0", "parallel_speedup": ">= 1.8 on 2 cores",
+                    "ratio_coverage_over_off": "<= 1.3"},
     }
     if args.json:
         print(json.dumps(report, indent=2))

@@ -1,6 +1,6 @@
 """The in-sandbox harness, as the parent ships it.
 
-The files next to this one (`inside.py`, `facades.py`) run INSIDE the sandbox. They are never
+The files next to this one (`inside.py`, `facades.py`, `trace.py`) run INSIDE the sandbox. They are never
 imported by the runner: `bundle()` compiles them once per process (and the validator's modules
 too: the harness re-validates every step before executing it) and caches the marshalled code
 objects; the sandbox's interpreter is the very binary the runner runs on, so marshal's format
@@ -175,7 +175,8 @@ def _compile_facades(src: bytes):
 def bundle() -> dict:
     """Compiled harness, facades and validator, cached per process.
 
-    Returns {"main": bytes, "facades": bytes, "validator": bytes | None, "sha256": str,
+    Returns {"main": bytes, "facades": bytes, "trace": bytes, "validator": bytes | None,
+    "sha256": str,
     "files": [...]}; "sha256" covers the source of everything that runs inside the sandbox.
     "validator" is marshal of ({module name: (is_package, marshalled code)}, `exec_order`):
     each module's code is unmarshalled only if the sandbox imports it.
@@ -196,6 +197,8 @@ def bundle() -> dict:
         main = compile(load(_HERE / "inside.py", "harness/inside.py"),
                        "<stepsmith-harness>", "exec", dont_inherit=True, optimize=0)
         fac = _compile_facades(load(_HERE / "facades.py", "harness/facades.py"))
+        trace = compile(load(_HERE / "trace.py", "harness/trace.py"),
+                        "<stepsmith-trace>", "exec", dont_inherit=True, optimize=0)
         mods = {}
         trees = {}
         for name, path in _validator_files():
@@ -217,6 +220,7 @@ def bundle() -> dict:
             "main": marshal.dumps(main),
             "main_code": main,
             "facades": marshal.dumps(fac),
+            "trace": marshal.dumps(trace),  # sent only when a trace is asked for
             "validator": marshal.dumps((mods, order)) if has_validator else None,
             "sha256": digest.hexdigest(),
             "files": files,

@@ -3,7 +3,8 @@
 It is not imported as a module: the parent compiles this file once, marshals the code object
 and sends it on the sandbox's stdin together with the request, and the constant bootstrap
 (`BOOTSTRAP` in `stepsmith.runner.harness`) executes it with ``ARGS`` in its globals:
-``ARGS = [facades_code, validator_modules, request]``.
+``ARGS = [facades_code, validator_modules, request, trace_code]`` (trace_code: None unless
+the request asks for a trace, ``REQ["trace"]``; see trace.py).
 
 Start-up cost is most of a step's cost, so this file imports nothing beyond what
 ``python -S`` has already loaded (``sys``, ``posix``, ``marshal``, ``io``) plus ``resource``;
@@ -22,7 +23,7 @@ import marshal
 import posix
 import sys
 
-FACADES_CODE, VALIDATOR_MODULES, REQ = ARGS  # noqa: F821  (provided by the bootstrap)
+FACADES_CODE, VALIDATOR_MODULES, REQ, TRACE_CODE = ARGS  # noqa: F821  (from the bootstrap)
 del ARGS  # noqa: F821
 
 _RESULT_FD = posix.dup(1)  # non-inheritable (O_CLOEXEC): lost on execve
@@ -93,6 +94,30 @@ def _limits():
 
 
 def _write_result(obj):
+    data = _result_bytes(obj)
+    trace = _TRACE_OUT[0] if _TRACE_OUT else None
+    if trace is not None and data.endswith(b"}"):  # its own budget: never costs the result
+        tdata = _trace_bytes(trace)
+        if tdata is not None:
+            data = data[:-1] + (b',"trace":' if len(data) > 2 else b'"trace":') + tdata + b"}"
+    view = memoryview(data)
+    while view:
+        n = posix.write(_RESULT_FD, view)
+        view = view[n:]
+    posix.close(_RESULT_FD)
+
+
+def _trace_bytes(trace):
+    cap = REQ["trace"]["max_bytes"]
+    data = _encode(trace).encode("utf-8")
+    if len(data) > cap and "values" in trace:
+        data = _encode(dict(trace, values=[], truncated=True)).encode("utf-8")
+    if len(data) > cap:
+        data = _encode({"lines": [], "arcs": [], "truncated": True}).encode("utf-8")
+    return data
+
+
+def _result_bytes(obj):
     data = _encode(obj).encode("utf-8")
     cap = REQ["limits"]["output_bytes"]
     if len(data) > cap and obj.get("stdout"):  # printed text goes first, the result stays
@@ -102,22 +127,20 @@ def _write_result(obj):
         data = _encode(
             {"status": "output_limit", "message": f"result is {len(data)} bytes; the limit is {cap}"}
         ).encode("utf-8")
-    view = memoryview(data)
-    while view:
-        n = posix.write(_RESULT_FD, view)
-        view = view[n:]
-    posix.close(_RESULT_FD)
+    return data
 
 
 def _finish(obj):
     try:
         _write_result(obj)
     except MemoryError:
+        _TRACE_OUT.clear()
         try:
             _write_result({"status": "memory_limit", "message": "out of memory writing the result"})
         except BaseException:
             posix._exit(3)
     except BaseException as exc:  # the result itself could not be written: say so minimally
+        _TRACE_OUT.clear()
         try:
             _write_result({"status": "error", "error": {
                 "type": "OutputError", "message": _safe_str(exc), "traceback": []}})
@@ -484,6 +507,19 @@ class Effects:
 # --------------------------------------------------------------------------- main
 
 
+_TRACE_OUT = []  # the finished trace, when one was asked for (written after the result)
+
+
+def _tracer():
+    """The trace's start/stop/result, or None when the request asks for none."""
+    if TRACE_CODE is None or not REQ.get("trace"):
+        return None
+    ns = {"__name__": "stepsmith_trace", "CONF": REQ["trace"],
+          "SECRETS": list((REQ.get("connections") or {}).values())}
+    exec(marshal.loads(TRACE_CODE), ns)
+    return ns
+
+
 def _main():
     _limits()
     if REQ["validate"]:
@@ -519,7 +555,10 @@ def _main():
     sys.stdout = capture
     sys.stderr = capture
     ns = {"__builtins__": builtins_ns, "__name__": "step", "__file__": _STEP_FILE}
+    tracer = _tracer()
     try:
+        if tracer is not None:
+            tracer["start"]()
         exec(code, ns)
         fn = ns.get(REQ["function"])
         if type(fn) is not type(_main):
@@ -532,6 +571,8 @@ def _main():
         if "effects" in params and "effects" not in kwargs:
             kwargs["effects"] = Effects()
         output = fn(**kwargs)
+        if tracer is not None:
+            tracer["stop"]()
         encoded = _encode(output)
     except MemoryError:
         return {"status": "memory_limit", "message": "the step ran out of memory",
@@ -540,6 +581,13 @@ def _main():
         res = _error_result(exc)
         res["stdout"] = capture.text()
         return _with_violations(res)
+    finally:
+        if tracer is not None:
+            tracer["stop"]()
+            try:
+                _TRACE_OUT.append(tracer["result"]())
+            except BaseException:  # noqa: S110 - advisory: no trace rather than no result
+                pass
     res = {"status": "ok", "output": _Raw(encoded), "stdout": capture.text(),
            "effects": [_Raw('{"effect":%s,"key":%s,"payload":%s}'
                             % (_json_str(n), "null" if k is None else k, p))

@@ -43,14 +43,20 @@ from typing import Any
 from .. import __version__
 from ..harness import BOOTSTRAP, HARNESS_VERSION, bundle
 from . import egress, process, seccomp
+from . import trace as _trace
 from .connections import env_name, load_connections
 from .redact import Redactor, redact
 from .result import STATUSES, Limits, StepResult
+from .trace import Coverage, LineValue, TraceMode, ValueSnapshot
 
 __all__ = [
     "STATUSES",
+    "Coverage",
     "Limits",
+    "LineValue",
     "StepResult",
+    "TraceMode",
+    "ValueSnapshot",
     "interpreter_version",
     "load_connections",
     "redact",
@@ -122,8 +128,13 @@ def run_step(source: str | bytes, function: str, inputs: Mapping[str, Any], *,
              seed: int | None = None, connections: Mapping[str, str] | None = None,
              effects_declared: Any = (), uses: Sequence[Any] = (), python: str = "3.11",
              live_network: bool = False, limits: Limits = DEFAULT_LIMITS,
-             timezone: str | None = None) -> StepResult:
+             timezone: str | None = None, trace: TraceMode | None = None) -> StepResult:
     """Validate, then run `function` from `source` in a fresh sandbox.
+
+    `trace` (default None: nothing is traced and nothing is sent for it): "coverage" fills
+    `StepResult.coverage` (statement lines and arcs of the step file), "values" that and
+    `StepResult.values` (per line the reprs of the names it bound and the value it returned,
+    first and last execution), redacted and capped by the parent (sandbox/trace.py).
 
     `timezone`: IANA name the step's naive clock reads (`datetime.now()`, `date.today()`)
     are given in (default UTC); aware reads convert the same instant as asked.
@@ -169,13 +180,14 @@ def run_step(source: str | bytes, function: str, inputs: Mapping[str, Any], *,
                     uses=[(str(u.step_id), str(u.function), str(getattr(u, "network", "none")))
                           for u in uses],
                     allow_urllib=allow_urllib, live_network=share_net, validate=True,
-                    limits=limits, _t0=t0, timezone=timezone)
+                    limits=limits, _t0=t0, timezone=timezone, trace=trace)
 
 
 def run_unvalidated(source: str, function: str, inputs: Mapping[str, Any], *,
                     evaluation_time: datetime | str | None = None, seed: int | None = None,
                     connections: Mapping[str, str] | None = None,
-                    limits: Limits = DEFAULT_LIMITS) -> StepResult:
+                    limits: Limits = DEFAULT_LIMITS,
+                    trace: TraceMode | None = None) -> StepResult:
     """TEST ONLY. Run arbitrary Python in the sandbox WITHOUT the validator (parent or
     harness) and with the real builtins (`import os` works; only the six dialect modules are
     served as facades). It exists to show the sandbox contains hostile code on its own.
@@ -184,7 +196,7 @@ def run_unvalidated(source: str, function: str, inputs: Mapping[str, Any], *,
     """
     return _execute(source, function, inputs, filename="step.py",
                     evaluation_time=evaluation_time, seed=seed, connections=connections,
-                    validate=False, limits=limits)
+                    validate=False, limits=limits, trace=trace)
 
 
 # --------------------------------------------------------------------------- internals
@@ -249,7 +261,7 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
              python: str = "3.11", uses: Sequence[tuple] = (), allow_urllib: bool = False,
              live_network: bool = False, validate: bool, restricted: bool | None = None,
              limits: Limits, _t0: float | None = None,
-             timezone: str | None = None) -> StepResult:
+             timezone: str | None = None, trace: TraceMode | None = None) -> StepResult:
     """validate: the harness re-runs the validator before executing anything. restricted:
     restricted builtins + facade-only imports (defaults to `validate`; tests probe the
     layers separately). Only run_unvalidated passes validate=False."""
@@ -289,6 +301,7 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
                        red, t0)
     effects = _normalise_effects(effects_declared)
     b = bundle()
+    tconf = _trace.request(trace, source, filename) if trace is not None else None
     request = {
         "v": 1, "source": source, "function": function, "filename": filename,
         "inputs": json.loads(text),
@@ -302,9 +315,11 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
                    "memory_bytes": int(limits.memory_bytes),
                    "output_bytes": int(limits.output_bytes),
                    "stdout_chars": int(limits.stdout_chars)},
+        "trace": tconf,
     }
+    tcode = b["trace"] if tconf is not None else None
     payload = marshal.dumps((b["main_code"], b["facades"],
-                             b["validator"] if validate else None, request))
+                             b["validator"] if validate else None, request, tcode))
     pinned = at.astimezone(UTC) if at else datetime(1970, 1, 1, tzinfo=UTC)
     faketime_spec = pinned.strftime("%Y-%m-%d %H:%M:%S")
     fds: list[int] = []
@@ -316,7 +331,7 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
                                        ident.gid if ident else None)
             request["egress"] = egress.SANDBOX_PATH
             payload = marshal.dumps((b["main_code"], b["facades"],
-                                     b["validator"] if validate else None, request))
+                                     b["validator"] if validate else None, request, tcode))
         sfd = seccomp.memfd_with(seccomp.bpf(live_network), "stepsmith-seccomp")
         fds.append(sfd)
         afd = None
@@ -331,8 +346,9 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
                               seccomp_fd=sfd, args_fd=afd,
                               bootstrap=BOOTSTRAP,
                               egress_dir=proxy.directory if proxy else None)
+        cap = limits.output_bytes + (_trace.MAX_TRACE_BYTES + 64 if tconf is not None else 0)
         outcome = process.supervise(cmd, payload, tuple(fds), wall=limits.wall_seconds,
-                                    output_cap=limits.output_bytes)
+                                    output_cap=cap)
     except (seccomp.SeccompUnavailable, OSError, ValueError) as exc:
         return _finish(StepResult("unavailable", message=f"could not start the sandbox: {exc}"),
                        red, t0)
@@ -345,13 +361,23 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
             except OSError:
                 pass
     known = _known_functions(source, function, uses)
-    res = _interpret(outcome, limits, effects, known)
+    res, raw_trace = _interpret(outcome, limits, effects, known)
     res.exit_status = outcome.returncode
+    if tconf is not None and raw_trace is not None:
+        res.coverage, res.values = _trace.check(raw_trace, tconf, red)
     return _finish(res, red, t0, limits)
 
 
 def _interpret(o: process.Outcome, limits: Limits, effects: dict,
-               known: frozenset[str] = frozenset()) -> StepResult:
+               known: frozenset[str] = frozenset()) -> tuple[StepResult, Any]:
+    """The StepResult, and the raw trace when the sandbox sent one (checked by the caller)."""
+    box: list = []
+    res = _interpret_result(o, limits, effects, known, box)
+    return res, box[0] if box else None
+
+
+def _interpret_result(o: process.Outcome, limits: Limits, effects: dict,
+                      known: frozenset[str], box: list) -> StepResult:
     if o.wall_killed:
         return StepResult("wall_limit", message=f"the step ran longer than "
                           f"{limits.wall_seconds:g} s of wall-clock time and was killed")
@@ -382,6 +408,8 @@ def _interpret(o: process.Outcome, limits: Limits, effects: dict,
         obj = json.loads(o.stdout.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         return _protocol_error("the sandbox's output is not exactly one JSON object", o)
+    if isinstance(obj, dict) and "trace" in obj:  # advisory, checked on its own (trace.py)
+        box.append(obj.pop("trace"))
     try:
         return _from_sandbox(obj, limits, effects, known)
     except _Bad as exc:

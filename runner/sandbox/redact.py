@@ -19,6 +19,20 @@ class Redactor:
         pairs.sort(key=lambda p: -len(p[1]))
         self.pairs = pairs
 
+    def with_repr_forms(self) -> Redactor:
+        """This redactor plus the forms each secret takes inside a Python repr (quotes,
+        backslashes and non-printables escaped; with both quote kinds around, `'` too):
+        for the value traces, which are reprs."""
+        out = Redactor(None)
+        pairs = list(self.pairs)
+        for alias, secret in self.pairs:
+            for form in (repr(secret)[1:-1], ascii(secret)[1:-1], repr("'\"" + secret)[4:-1]):
+                if form and (alias, form) not in pairs:
+                    pairs.append((alias, form))
+        pairs.sort(key=lambda p: -len(p[1]))
+        out.pairs = pairs
+        return out
+
     def __bool__(self) -> bool:
         return bool(self.pairs)
 

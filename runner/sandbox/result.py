@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .trace import Coverage, LineValue
 
 STATUSES = frozenset({
     "ok", "error", "refused", "cpu_limit", "wall_limit", "memory_limit", "output_limit",
@@ -54,6 +57,10 @@ class StepResult:
     stdout: str = ""
     message: str = ""
     exit_status: int | None = None  # bwrap's exit status (diagnostics)
+    # only when run_step(trace=...) asked for them (sandbox/trace.py): advisory, for the
+    # author; never part of a fixture's expectation
+    coverage: Coverage | None = None
+    values: list[LineValue] | None = None
 
     @property
     def ok(self) -> bool:
@@ -63,8 +70,13 @@ class StepResult:
         probs = []
         for p in self.problems:
             probs.append(p.to_json() if hasattr(p, "to_json") else dict(p))
-        return {
+        out = {
             "status": self.status, "output": self.output, "error": self.error,
             "problems": probs, "effects": self.effects, "duration_ms": self.duration_ms,
             "cpu_ms": self.cpu_ms, "stdout": self.stdout, "message": self.message,
         }
+        if self.coverage is not None:  # absent keys when no trace was asked for
+            out["coverage"] = self.coverage.to_json()
+        if self.values is not None:
+            out["values"] = [v.to_json() for v in self.values]
+        return out
