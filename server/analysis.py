@@ -3,9 +3,10 @@
 One worker thread takes jobs from an insertion-ordered set: a burst of edits to one document
 leaves one pending job, which analyses the *latest* snapshot when it runs (coalescing); a result
 whose version is no longer the document's version is dropped on the loop thread, never
-published (a newer job is pending by construction). Step files are validated incrementally per
-top-level function (`IncrementalValidator`); manifests get the whole-workflow check, and step
-files depending on a manifest are re-validated when the manifest changes what they may do.
+published (a newer job is pending by construction). What a document's problems are is
+runner/workspace/diagnostics.py's answer on a WorkspaceSnapshot; manifests get the whole-workflow
+check, and step files depending on a manifest are re-validated when the manifest changes what
+they may do.
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ import asyncio
 import logging
 import os
 import threading
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from stepsmith.runner.language.lines import function_spans
 from stepsmith.runner.problems import Problem, Severity, Span
+from stepsmith.runner.workspace.snapshot import Buffer
 from stepsmith.server.documents import from_codepoints
-from stepsmith.server.workspace import is_manifest_path, norm, uri_to_path
+from stepsmith.server.workspace import is_manifest_path, uri_to_path
 
 if TYPE_CHECKING:
     from stepsmith.server.server import StepsmithServer
@@ -79,10 +81,8 @@ class Analyzer:
         self.cond = threading.Condition()
         self.pending: dict[tuple, None] = {}
         self.running: tuple | None = None
-        self.validators: dict[str, Any] = {}
         self.fingerprints: dict[str, Any] = {}
         self.results: dict[str, tuple[int | None, list[dict]]] = {}  # uri -> (version, diags)
-        self.crossfile: dict[str, list[Problem]] = {}  # step path -> non-SS problems
         self.waiters: dict[str, list[tuple[int | None, asyncio.Future]]] = {}
         self._thread: threading.Thread | None = None
         self._stopped = False
@@ -209,9 +209,7 @@ class Analyzer:
             if not self.discovered or ("discover", "") in self.pending \
                     or self.running == ("discover", ""):
                 return False
-        model = self.ls.model
-        with model.lock:
-            return all(m.checked or key in self.attempted for key, m in model.manifests.items())
+        return self.ls.model.index.all_checked(self.attempted)
 
     def discovery_pending(self) -> bool:
         with self.cond:
@@ -224,11 +222,10 @@ class Analyzer:
         change of context they bring re-validates the file."""
         # no discover() here: the queued discovery job finds the rest; the file's own workflow
         # (adopted upward) is all its first diagnostics need
-        model = self.ls.model
-        with model.lock:
-            unchecked = {m.path for m in model.manifests.values() if not m.checked}
+        index = self.ls.model.index
+        unchecked = {m.path for m in index.manifests.values() if not m.checked}
         todo = []
-        for key in model.nearest_first(path):
+        for key in index.nearest_first(path):
             if key not in unchecked:
                 continue
             if path and path.startswith(os.path.dirname(key) + os.sep):
@@ -244,49 +241,28 @@ class Analyzer:
                 self.ls.log_exception(f"check of {path} failed", exc)
                 self.ls.model.record_check(path, None, None)
 
-    def _too_large(self, snap, limit: int, code: str) -> list[dict]:
-        p = Problem(
-            code=code,
-            message=f"file is too large for live checking ({len(snap.text):,} characters; the "
-            f"limit is stepsmith.maxFileSize = {limit:,})",
-            span=Span(1, 0, 1, 1),
-        )
-        return [to_diagnostic(p, snap.lines, self.ls.encoding)]
-
     def _analyze_step(self, snap, path: str | None) -> None:
+        from stepsmith.runner.workspace.diagnostics import step_problems
+
         ls = self.ls
-        limit = ls.settings.maxFileSize
-        if len(snap.text) > limit:
-            self.validators.pop(snap.uri, None)
-            self._post(ls.deliver, snap.uri, snap.version, self._too_large(snap, limit, "SS002"))
-            return
         if _TEST_HOOKS and "# stepsmith-test: crash-analysis" in snap.text:
             raise RuntimeError("deliberate analysis failure (test hook)")
-        python, uses = ls.model.step_context(path)
-        v = self.validators.get(snap.uri)
-        if v is None:
-            from stepsmith.runner.language.incremental import IncrementalValidator
-
-            v = self.validators[snap.uri] = IncrementalValidator(python=python, uses=uses)
-        else:
-            v.configure(python=python, uses=uses)
-        problems = v.update(snap.text, snap.lines)
-        enc = ls.encoding
-        lines = snap.lines
-        diags = [to_diagnostic(p, lines, enc) for p in problems]
+        ws = ls.workspace_snapshot()
+        problems = step_problems(ws, path, Buffer(snap.text, snap.version, snap.lines, snap.language_id))
+        diags = [to_diagnostic(p, snap.lines, ls.encoding) for p in problems]
         self._post(ls.deliver, snap.uri, snap.version, diags)
         # cross-file: a changed function signature re-checks the manifests naming this file
-        if path:
-            fp = self._fingerprint(v.functions, lines, path)
+        if path and len(snap.text) <= ws.max_file_size:
+            fp = self._fingerprint(function_spans(snap.text, snap.lines), snap.lines,
+                                   bool(ws.index.crossfile(path)))
             old = self.fingerprints.get(path)
             self.fingerprints[path] = fp
             if old is not None and old != fp:
                 for m in ls.model.manifests_using(path):
                     self.schedule("manifest", m.path)
 
-    def _fingerprint(self, functions, lines, path: str) -> tuple:
+    def _fingerprint(self, functions, lines, with_lines: bool) -> tuple:
         out = []
-        with_lines = bool(self.crossfile.get(path))
         for f in functions:
             header = []
             for i in range(f.line - 1, min(f.end_line, f.line + 20)):
@@ -307,50 +283,26 @@ class Analyzer:
             self.attempted.add(path)
 
     def _check_manifest_now(self, path: str, snap) -> None:
+        from stepsmith.runner.workspace.diagnostics import (
+            check_manifest,
+            manifest_problems,
+            too_large,
+        )
+
         ls = self.ls
-        if snap is None:
-            uri = ls.open_uri(path)
-            if uri is not None:
-                snap = ls.docs.snapshot(uri)
-        from stepsmith.runner.manifest import check_workflow
-
-        if snap is not None and len(snap.text) > ls.settings.maxFileSize:
-            self._post(ls.deliver, snap.uri, snap.version,
-                       self._too_large(snap, ls.settings.maxFileSize, "SM007"))
+        ws = ls.workspace_snapshot()
+        buf, uri = ws.buffer(path), ls.open_uri(path)
+        check = check_manifest(ws, path)
+        if check is None:  # its buffer is over stepsmith.maxFileSize
+            p = too_large(len(buf.text), ws.max_file_size, "SM007")
+            self._post(ls.deliver, uri, buf.version, [to_diagnostic(p, buf.lines, ls.encoding)])
             return
-
-        def read_text(p: Path) -> str | None:
-            key = norm(p)
-            if snap is not None and key == path:
-                return snap.text
-            return ls.buffer_text(key)
-
-        check = check_workflow(Path(path), read_text)
-        changed, files = ls.model.record_check(path, check, snap.version if snap else None)
-        # manifest diagnostics
-        mprobs = []
-        for p, probs in check.problems.items():
-            if norm(p) == path:
-                mprobs.extend(probs)
-        if snap is not None:
-            diags = [to_diagnostic(p, snap.lines, ls.encoding) for p in mprobs]
-            self._post(ls.deliver, snap.uri, snap.version, diags)
-        # cross-file problems in step files (not the validator's: those come from the
-        # incremental validator on the buffer)
-        for p, probs in check.problems.items():
-            key = norm(p)
-            if key == path:
-                continue
-            extra = [q for q in probs if not q.code.startswith("SS")]
-            old = self.crossfile.get(key, [])
-            if extra or key in self.crossfile:
-                self.crossfile[key] = extra
-            if extra != old:
-                uri = ls.open_uri(key)
-                if uri is not None:
-                    self._post(ls.republish, uri)
-        for key in changed:
-            uri = ls.open_uri(key)
-            if uri is not None:
-                self.schedule("doc", uri)
+        changed = ls.model.record_check(path, check, buf.version if buf else None)
+        if buf is not None and uri is not None:
+            diags = [to_diagnostic(p, buf.lines, ls.encoding) for p in manifest_problems(check, path)]
+            self._post(ls.deliver, uri, buf.version, diags)
+        for key in changed:  # their context or their cross-file problems changed
+            u = ls.open_uri(key)
+            if u is not None:
+                self.schedule("doc", u)
         self._post(ls.after_manifest_check, path)

@@ -15,7 +15,8 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
-from stepsmith.runner.language.incremental import split_lines
+from stepsmith.runner.language.lines import split_lines
+from stepsmith.runner.workspace.snapshot import Buffer
 
 UTF16 = "utf-16"
 UTF8 = "utf-8"
@@ -79,7 +80,7 @@ class Snapshot:
 
 
 class Document:
-    __slots__ = ("uri", "language_id", "version", "lines", "_text")
+    __slots__ = ("uri", "language_id", "version", "lines", "_text", "_buffer")
 
     def __init__(self, uri: str, language_id: str, version: int | None, text: str) -> None:
         self.uri = uri
@@ -87,6 +88,7 @@ class Document:
         self.version = version
         self.lines = split_lines(text)
         self._text: str | None = text
+        self._buffer: Buffer | None = None
 
     @property
     def text(self) -> str:
@@ -113,6 +115,7 @@ class Document:
     def apply(self, start: tuple[int, int] | None, end: tuple[int, int] | None, new_text: str,
               encoding: str) -> None:
         """Apply one change. `start`/`end` are LSP (line, character); None = whole document."""
+        self._buffer = None
         if start is None or end is None:
             self.lines = split_lines(new_text)
             self._text = new_text
@@ -137,7 +140,15 @@ class Document:
         self._text = None
 
     def snapshot(self) -> Snapshot:
-        return Snapshot(self.uri, self.version, self.text, tuple(self.lines), self.language_id)
+        b = self.buffer()
+        return Snapshot(self.uri, b.version, b.text, b.lines, self.language_id)
+
+    def buffer(self) -> Buffer:
+        """The frozen text at the current version (kept until the next edit)."""
+        b = self._buffer
+        if b is None or b.version != self.version:
+            b = self._buffer = Buffer(self.text, self.version, tuple(self.lines), self.language_id)
+        return b
 
 
 class DocumentStore:

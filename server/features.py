@@ -9,6 +9,7 @@ from typing import Any
 from lsprotocol import types as T
 from pygls.exceptions import JsonRpcException
 from stepsmith.runner.problems import Problem, Span
+from stepsmith.runner.workspace.snapshot import Buffer
 from stepsmith.server.documents import UTF8, UTF16
 from stepsmith.server.server import StepsmithServer, safe
 from stepsmith.server.workspace import is_manifest_path, norm, path_to_uri, uri_to_path
@@ -36,35 +37,11 @@ COMPLETION_KINDS = {
 # ---------------------------------------------------------------------- helpers
 
 
-class _ManifestCache:
-    def __init__(self):
-        self.key = {}
-        self.val = {}
-
-    def get(self, uri: str, version, text: str, path: str | None):
-        k = (version, len(text), hash(text))
-        if self.key.get(uri) == k:
-            return self.val[uri]
-        from stepsmith.runner.manifest import parse_manifest
-
-        doc = parse_manifest(text, path)
-        self.key[uri], self.val[uri] = k, doc
-        return doc
-
-
-    def forget(self, uri: str) -> None:  # didClose: the parse goes with the buffer
-        self.key.pop(uri, None)
-        self.val.pop(uri, None)
-
-
-_manifests = _ManifestCache()
-
-
 def manifest_doc(ls: StepsmithServer, uri: str):
     doc = ls.docs.get(uri)
     if doc is None:
         return None
-    return _manifests.get(uri, doc.version, doc.text, uri_to_path(uri))
+    return ls.parses.get(uri_to_path(uri), doc.buffer())
 
 
 def manifest_doc_for_path(ls: StepsmithServer, path: str):
@@ -289,7 +266,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
             snap = ls.docs.snapshot(uri)
 
             def manifest_card():
-                mdoc = _manifests.get(uri, snap.version, snap.text, path)
+                mdoc = ls.parses.get(path, Buffer(snap.text, snap.version, snap.lines))
                 found = manifest_hover(mdoc, line, col,
                                        code_link=lambda code: _code_link(ls, path, code))
                 if not found:
@@ -318,7 +295,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
         doc, line, col = at
         path = uri_to_path(uri)
         if is_manifest_path(path):
-            from stepsmith.runner.language.incremental import function_spans
+            from stepsmith.runner.language.lines import function_spans
             from stepsmith.runner.language.manifest import manifest_completions
 
             folder = os.path.dirname(path)
@@ -418,7 +395,7 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
             if is_manifest_path(path):
                 from stepsmith.runner.language.manifest import manifest_symbols
 
-                syms = manifest_symbols(_manifests.get(uri, snap.version, snap.text, path))
+                syms = manifest_symbols(ls.parses.get(path, Buffer(snap.text, snap.version, snap.lines)))
             elif (path or "").endswith(".py") or snap.language_id == "python":
                 from stepsmith.runner.language.steps import step_symbols
 
@@ -587,7 +564,7 @@ async def _pull_configuration(ls: StepsmithServer) -> None:
 
 
 def _lines_of(ls: StepsmithServer, path: str, mdoc) -> list[str]:
-    from stepsmith.runner.language.incremental import split_lines
+    from stepsmith.runner.language.lines import split_lines
 
     uri = ls.open_uri(path)
     if uri is not None:
@@ -604,7 +581,7 @@ def _manifest_location(ls: StepsmithServer, mpath: str, mdoc, step_id: str) -> T
 
 
 def _manifest_definition(ls: StepsmithServer, uri: str, path: str, line: int, col: int):
-    from stepsmith.runner.language.incremental import function_spans, split_lines
+    from stepsmith.runner.language.lines import function_spans, split_lines
 
     mdoc = manifest_doc(ls, uri)
     found = mdoc.path_at(line, col) if mdoc is not None else None
@@ -633,7 +610,7 @@ def _manifest_definition(ls: StepsmithServer, uri: str, path: str, line: int, co
 def _code_link(ls: StepsmithServer, manifest_path: str, code: str) -> str | None:
     """`steps/x.py:func` of a manifest -> a link target for hover Markdown: the file's URI with
     `#L<line>` of the function's `def` (VS Code opens it there), or None if there is no file."""
-    from stepsmith.runner.language.incremental import function_spans
+    from stepsmith.runner.language.lines import function_spans
 
     rel, _, fn = code.rpartition(":")
     if not rel or not rel.endswith(".py"):
@@ -693,7 +670,7 @@ def _step_hover(ls: StepsmithServer, uri: str, doc, path, line: int, col: int, p
 
 
 def _reach(ls: StepsmithServer, uri: str | None) -> list[dict]:
-    from stepsmith.runner.language.incremental import function_spans, split_lines
+    from stepsmith.runner.language.lines import function_spans, split_lines
     from stepsmith.runner.language.manifest import step_entry_span
     from stepsmith.runner.reach import REACH_SENTENCE, reach_rows
 

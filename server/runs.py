@@ -90,7 +90,7 @@ class Runner:
             return []
 
     def fixtures_listing(self, uri: str | None) -> list[dict]:
-        from stepsmith.runner.language.incremental import function_spans, split_lines
+        from stepsmith.runner.language.lines import function_spans, split_lines
         from stepsmith.runner.language.manifest import (
             step_code_of,
             step_id_of,
@@ -138,7 +138,7 @@ class Runner:
 
     # ------------------------------------------------------------------ code lens
     def code_lenses(self, uri: str, path: str, doc) -> list[T.CodeLens]:
-        from stepsmith.runner.language.incremental import function_spans
+        from stepsmith.runner.language.lines import function_spans
         from stepsmith.server.features import step_uses
 
         ls = self.ls
@@ -462,7 +462,7 @@ class Runner:
         return [p for p, uses in m.step_files.items() if any(u.step_id == step_id for u in uses)]
 
     def _def_of(self, path: str, manifest_path: str, step_id: str):
-        from stepsmith.runner.language.incremental import function_spans
+        from stepsmith.runner.language.lines import function_spans
 
         m = self.ls.model.manifests.get(manifest_path)
         fn = None
@@ -483,7 +483,7 @@ class Runner:
         text = read_workspace_text(fp)
         if text is None:
             return Span(1, 0, 1, 1)
-        from stepsmith.runner.language.incremental import split_lines
+        from stepsmith.runner.language.lines import split_lines
 
         return self._anchor_in(split_lines(text))
 
@@ -523,7 +523,7 @@ class Runner:
         if uri is not None:  # open in the editor: its current text and version
             ls.publish_fixture_results(uri, path)
             return
-        from stepsmith.runner.language.incremental import split_lines
+        from stepsmith.runner.language.lines import split_lines
 
         lines = split_lines(ls.read_text(path) or "")
         ls.publish_unversioned(path_to_uri(path), self.fixture_diagnostics(path, lines))

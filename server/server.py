@@ -25,6 +25,7 @@ from stepsmith.runner import __version__
 from stepsmith.runner.problems import Span
 from stepsmith.server.analysis import Analyzer, lsp_range, to_diagnostic
 from stepsmith.server.documents import UTF16, DocumentStore
+from stepsmith.runner.workspace.snapshot import ParseCache, WorkspaceSnapshot
 from stepsmith.server.settings import Settings
 from stepsmith.server.workspace import (
     WorkspaceModel,
@@ -129,6 +130,7 @@ class StepsmithServer(LanguageServer):
                          text_document_sync_kind=T.TextDocumentSyncKind.Incremental)
         self.docs = DocumentStore()
         self.model = WorkspaceModel()
+        self.parses = ParseCache()  # parsed manifest buffers, one per open manifest
         self.analyzer = Analyzer(self)
         self.settings = Settings()
         self.encoding = UTF16
@@ -261,6 +263,19 @@ class StepsmithServer(LanguageServer):
             doc = self.docs.get(uri)
             return doc.text if doc is not None else None
 
+    def workspace_snapshot(self) -> WorkspaceSnapshot:
+        """The open buffers (by path), the index and the size limit, frozen now. Any thread:
+        documents are mutated under `docs.lock`, the index is swapped whole."""
+        with self.docs.lock:
+            buffers = {}
+            for uri in self.docs.uris():
+                path = uri_to_path(uri)
+                doc = self.docs.get(uri)
+                if path and doc is not None:
+                    buffers[path] = doc.buffer()
+        return WorkspaceSnapshot.of(self.model.index, buffers,
+                                    max_file_size=self.settings.maxFileSize, parses=self.parses)
+
     def read_text(self, path: str) -> str | None:
         t = self.buffer_text(path)
         if t is not None:
@@ -318,20 +333,18 @@ class StepsmithServer(LanguageServer):
         uri = params.text_document.uri
         self.docs.close(uri)
         path = uri_to_path(uri)
-        self.analyzer.validators.pop(uri, None)
         self.analyzer.results.pop(uri, None)
         for _, fut in self.analyzer.waiters.pop(uri, []):
             if not fut.done():
                 fut.set_result(False)  # closed: its requests answer now
-        from stepsmith.server.features import _manifests
-
-        _manifests.forget(uri)
+        if path:
+            self.parses.forget(path)  # the parse goes with the buffer
         self._published.pop(uri, None)
         # clear what we published
         self.send_raw(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, {"uri": uri, "diagnostics": []})
         if path and not _analysed(path, "") and self._fixture_results_for(path):
             # a fixture file's run results belong to the file, not the buffer: back on disk text
-            from stepsmith.runner.language.incremental import split_lines
+            from stepsmith.runner.language.lines import split_lines
 
             self.publish_unversioned(uri, self._runner.fixture_diagnostics(
                 path, split_lines(self.read_text(path) or "")))
@@ -376,9 +389,6 @@ class StepsmithServer(LanguageServer):
             return None
         diags = list(res[1])
         path = uri_to_path(uri)
-        extra = self.analyzer.crossfile.get(path or "")
-        if extra:
-            diags += [to_diagnostic(p, doc.lines, self.encoding) for p in extra]
         if self._runner is not None and path and _analysed(path, doc.language_id):
             rp = self._runner.problems.get(path)
             if rp:
@@ -557,7 +567,7 @@ class StepsmithServer(LanguageServer):
         text = self.read_text(path)
         if text is None:
             return None
-        from stepsmith.runner.language.incremental import split_lines
+        from stepsmith.runner.language.lines import split_lines
 
         return split_lines(text)
 

@@ -459,7 +459,7 @@ def manifest_completions(doc, text: str, line: int, column: int, *,
                          list_dir: Callable[[str], list[str]] | None = None,
                          functions_in: Callable[[str], list[str]] | None = None) -> list[Completion]:
     """Completion candidates at (1-based line, 0-based column) of a manifest."""
-    from stepsmith.runner.language.incremental import split_lines
+    from stepsmith.runner.language.lines import split_lines
 
     YMap, YScalar, YSeq = _nodes()
     lines = split_lines(text)

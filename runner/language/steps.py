@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from stepsmith.runner.problems import Problem, Span
 
-from .incremental import function_spans, split_lines
+from .lines import function_spans, split_lines
 from .manifest import Completion, Symbol
 
 ALLOWED_MODULES = ("json", "math", "decimal", "datetime", "statistics", "re")

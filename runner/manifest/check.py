@@ -86,7 +86,6 @@ class ParsedStepFile:
 
 _CACHE_LOCK = threading.Lock()
 _PARSE_CACHE: OrderedDict[str, ParsedStepFile] = OrderedDict()
-_VALIDATE_CACHE: OrderedDict[tuple, tuple] = OrderedDict()
 _CACHE_SIZE = 512
 
 
@@ -142,26 +141,19 @@ def parse_step_file(text: str, digest: str | None = None) -> ParsedStepFile:
     return result
 
 
-def _validate_cached(text: str | bytes, digest: str, python: str, uses: tuple) -> list[Problem]:
-    key = (digest, python, uses)
-    hit = _cache_get(_VALIDATE_CACHE, key)
-    if hit is not None:
-        return list(hit)
+def _validate(text: str | bytes, python: str, uses: tuple) -> list[Problem]:
+    """The validator (itself memoised per top-level statement: the one cache)."""
     try:
         from stepsmith.runner.validator import validate
     except ImportError as exc:  # fail closed, visibly
-        problems = [Problem(code="SS003", message=f"step validator unavailable ({exc}); "
-                            "the file was not checked", span=Span(1, 0, 1, 1))]
-    else:
-        problems = validate(text, python=python, uses=list(uses))
-    _cache_put(_VALIDATE_CACHE, key, tuple(problems))
-    return list(problems)
+        return [Problem(code="SS003", message=f"step validator unavailable ({exc}); "
+                        "the file was not checked", span=Span(1, 0, 1, 1))]
+    return validate(text, python=python, uses=list(uses))
 
 
 def clear_caches() -> None:
     with _CACHE_LOCK:
         _PARSE_CACHE.clear()
-        _VALIDATE_CACHE.clear()
         _DISK_CACHE.clear()
 
 
@@ -240,10 +232,13 @@ def read_manifest_text(path: Path) -> tuple[str | None, list[Problem]]:
 
 
 def check_workflow(
-    manifest_path: Path, read_text: Callable[[Path], str | None] | None = None
+    manifest_path: Path, read_text: Callable[[Path], str | None] | None = None,
+    validate_steps: bool = True,
 ) -> WorkflowCheck:
     """Check one workflow: the manifest, its cross references, its code files and signatures,
-    and every step file with the validator (using each file's `uses` from the manifest)."""
+    and every step file with the validator (using each file's `uses` from the manifest).
+    `validate_steps=False` (the editor, runner/workspace/diagnostics.py, which validates each
+    open step file itself): step files get an empty entry, their uses are still collected."""
     manifest_path = Path(manifest_path)
     mpath = str(manifest_path)
     text = read_text(manifest_path) if read_text is not None else None
@@ -359,12 +354,12 @@ def check_workflow(
 
     # step files: the validator with each file's uses
     for fpath, file_uses in uses.items():
-        if fpath in undecodable:
-            raw = undecodable[fpath]
-            probs = _validate_cached(raw, hashlib.sha1(raw).hexdigest(), python, tuple(file_uses))
+        if not validate_steps:
+            probs = []
+        elif fpath in undecodable:
+            probs = _validate(undecodable[fpath], python, tuple(file_uses))
         else:
-            t, d, _ = texts[fpath]
-            probs = _validate_cached(t, d, python, tuple(file_uses))
+            probs = _validate(texts[fpath][0], python, tuple(file_uses))
         sp = str(fpath)
         result.problems[fpath] = [dataclasses.replace(p, path=sp) for p in probs]
         result.step_files[fpath] = file_uses

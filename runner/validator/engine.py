@@ -179,6 +179,12 @@ def clear_cache() -> None:
     _chunk_result.cache_clear()
 
 
+def statements_parsed() -> int:
+    """How many top-level statements (or merged groups) have been parsed and checked since the
+    cache was cleared: the cost of incremental validation (tests, benchmarks)."""
+    return _chunk_result.cache_info().misses
+
+
 _MAX_MERGE = 8
 
 

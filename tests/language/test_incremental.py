@@ -1,16 +1,18 @@
-"""Incremental per-function validation == validating the whole file from scratch."""
+"""The one incremental validator: `validate` (memoised per top-level statement) over a
+sequence of edits == validating each text from scratch (`validate_whole_file`), positions
+included; edits re-check only what they touched."""
 
 from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from stepsmith.runner.language.incremental import (
-    IncrementalValidator,
-    chunk_starts,
-    function_spans,
-    split_lines,
-)
+from stepsmith.runner.language.lines import chunk_starts, function_spans, split_lines
 from stepsmith.runner.validator import StepUse, validate
+from stepsmith.runner.validator.engine import (
+    clear_cache,
+    statements_parsed,
+    validate_whole_file,
+)
 
 SNIPPETS = [
     '"""Module docstring."""\n',
@@ -65,45 +67,45 @@ uses = st.sampled_from([(), (StepUse("s", "f", "none"),), (StepUse("s", "f", "pu
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(files, edits, uses)
 def test_incremental_equals_from_scratch(text, edit_list, use):
-    v = IncrementalValidator(uses=use)
-    assert v.update(text) == validate(text, uses=use)
+    assert validate(text, uses=use) == validate_whole_file(text, uses=use)
     for pos, length, new in edit_list:
         text = _apply(text, pos, length, new)
-        assert v.update(text) == validate(text, uses=use), text
+        assert validate(text, uses=use) == validate_whole_file(text, uses=use), text
 
 
 def test_an_edit_inside_one_function_revalidates_only_that_function():
     funcs = [f"def f{i}(x):\n    y = x + {i}\n    return y\n\n\n" for i in range(50)]
     text = "import json\n\n\n" + "".join(funcs)
-    v = IncrementalValidator()
-    v.update(text)
-    before = v.stats["validated"]
+    clear_cache()
+    validate(text)
+    before = statements_parsed()
+    assert before == 51
     text2 = text.replace("y = x + 17\n", "y = eval(x)\n")
-    problems = v.update(text2)
-    assert v.stats["validated"] - before == 1
+    problems = validate(text2)
+    assert statements_parsed() - before == 1
     assert [p.code for p in problems] == ["SS301"]
-    assert problems == validate(text2)
+    assert problems == validate_whole_file(text2)
 
 
 def test_inserting_lines_shifts_cached_problems():
     text = "def a():\n    return eval('1')\n\n\ndef b():\n    return exec('1')\n"
-    v = IncrementalValidator()
-    v.update(text)
+    validate(text)
     text2 = "import json\n\n" + text
-    assert v.update(text2) == validate(text2)
-    assert [p.line for p in v.update(text2)] == [4, 8]
+    before = statements_parsed()
+    assert validate(text2) == validate_whole_file(text2)
+    assert [p.line for p in validate(text2)] == [4, 8]
+    assert statements_parsed() - before == 1  # only the new import statement
 
 
-def test_syntax_error_falls_back_to_full_validation():
+def test_syntax_error_is_reported_as_by_a_whole_file_parse():
     text = "def a():\n    return 1\n\n\ndef b(:\n    pass\n"
-    v = IncrementalValidator()
-    assert v.update(text) == validate(text)
-    assert v.stats["full"] == 1
+    assert validate(text) == validate_whole_file(text)
+    assert [p.code for p in validate(text)] == ["SS001"]
 
 
-def test_future_import_outside_first_chunk_is_exact():
+def test_future_import_outside_first_statement_is_exact():
     text = "import json\nfrom __future__ import annotations\n"
-    assert IncrementalValidator().update(text) == validate(text)
+    assert validate(text) == validate_whole_file(text)
 
 
 def test_split_lines_matches_editor_rules():
@@ -124,10 +126,9 @@ def test_size_cap_and_lone_surrogates_match_full_validation():
 
     body = "def f(x):\n    return x\n\n\n"
     big = body * (MAX_SOURCE_BYTES // len(body) + 1)
-    v = IncrementalValidator()
-    assert v.update(big) == validate(big) and [p.code for p in v.update(big)] == ["SS002"]
+    assert validate(big) == validate_whole_file(big) and [p.code for p in validate(big)] == ["SS002"]
     almost = "é" * (MAX_SOURCE_BYTES // 2 + 10)  # under the cap in characters, over in bytes
     text = body + f"def g():\n    return '{almost}'\n"
-    assert v.update(text) == validate(text)
+    assert validate(text) == validate_whole_file(text)
     text = body + "def g():\n    return '\ud800'\n"
-    assert v.update(text) == validate(text)
+    assert validate(text) == validate_whole_file(text)
