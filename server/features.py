@@ -8,7 +8,9 @@ from typing import Any
 
 from lsprotocol import types as T
 from pygls.exceptions import JsonRpcException
+from stepsmith.runner.model.refs import CodeRef
 from stepsmith.runner.problems import Problem, Span
+from stepsmith.runner.workspace.index import code_target
 from stepsmith.runner.workspace.snapshot import Buffer
 from stepsmith.server.documents import UTF8, UTF16
 from stepsmith.server.server import StepsmithServer, safe
@@ -42,45 +44,6 @@ def manifest_doc(ls: StepsmithServer, uri: str):
     if doc is None:
         return None
     return ls.parses.get(uri_to_path(uri), doc.buffer())
-
-
-def manifest_doc_for_path(ls: StepsmithServer, path: str):
-    """Parsed manifest from the last check, or parsed now from buffer/disk."""
-    uri = ls.open_uri(path)
-    if uri is not None:
-        return manifest_doc(ls, uri)
-    m = ls.model.manifests.get(path)
-    if m is not None and m.check is not None:
-        return m.check.manifest
-    text = ls.read_text(path)
-    if text is None:
-        return None
-    from stepsmith.runner.manifest import parse_manifest
-
-    return parse_manifest(text, path)
-
-
-def step_uses(ls: StepsmithServer, step_path: str, function: str | None = None):
-    """[(manifest path, ManifestDoc, step id, code span)] for steps implemented in step_path."""
-    from stepsmith.runner.language.manifest import step_code_of, step_id_of, step_items
-
-    out = []
-    for m in ls.model.manifests_using(step_path):
-        doc = manifest_doc_for_path(ls, m.path)
-        if doc is None:
-            continue
-        folder = os.path.dirname(m.path)
-        for i, item in step_items(doc):
-            code = step_code_of(item)
-            if not code or ":" not in code:
-                continue
-            f, fn = code.rsplit(":", 1)
-            if norm(os.path.join(folder, f)) != step_path:
-                continue
-            if function is not None and fn != function:
-                continue
-            out.append((m.path, doc, step_id_of(item), item.get("code").span, fn))
-    return out
 
 
 def _problem_from_diag(ls, uri: str, d: T.Diagnostic) -> Problem | None:
@@ -263,12 +226,13 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
         if is_manifest_path(path):
             from stepsmith.runner.language.manifest import manifest_hover
 
-            snap = ls.docs.snapshot(uri)
+            ws = ls.workspace_snapshot()
+            snap = ws.buffer(path)
 
             def manifest_card():
-                mdoc = ls.parses.get(path, Buffer(snap.text, snap.version, snap.lines))
+                mdoc = ws.manifest_doc(path)
                 found = manifest_hover(mdoc, line, col,
-                                       code_link=lambda code: _code_link(ls, path, code))
+                                       code_link=lambda code: _code_link(ws, path, code))
                 if not found:
                     return None
                 text, span = found
@@ -341,18 +305,14 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
             return None
         doc, line, col = at
         path = uri_to_path(uri)
-        if is_manifest_path(path):
-            return _manifest_definition(ls, uri, path, line, col)
-        if (path or "").endswith(".py"):
-            from stepsmith.runner.language.steps import def_name_at
+        if not path:
+            return None
+        from stepsmith.runner.language.navigation import definition as find
 
-            f = def_name_at(doc.text, line, col)
-            if f is None:
-                return None
+        if path.endswith(".py"):
             await ls.wait_workspace_ready()  # which manifests use this file: known once checked
-            return [_manifest_location(ls, mp, mdoc, sid) for mp, mdoc, sid, _, _ in step_uses(ls, path, f.name)
-                    if sid] or None
-        return None
+        ws = ls.workspace_snapshot()
+        return [ls.location(ws, loc) for loc in await ls.off_loop(find, ws, path, line, col)] or None
 
     @ls.feature(T.TEXT_DOCUMENT_REFERENCES)
     @safe
@@ -363,24 +323,15 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
             return None
         doc, line, col = at
         path = uri_to_path(uri)
-        if not (path or "").endswith(".py"):
-            if is_manifest_path(path):
-                loc = _manifest_definition(ls, uri, path, line, col)
-                return [loc] if loc else None
+        if not path:
             return None
-        from stepsmith.runner.language.steps import def_name_at, function_at_line
+        from stepsmith.runner.language.navigation import references as find
 
-        f = def_name_at(doc.text, line, col) or function_at_line(doc.text, line)
-        if f is None:
-            return None
-        out = []
-        await ls.wait_workspace_ready()  # which manifests use this file: known once checked
-        if params.context.include_declaration:
-            out.append(T.Location(uri=uri, range=ls.lsp_span(doc.lines, Span(f.line, f.column, f.line, f.column + len(f.name)))))
-        for mp, mdoc, sid, code_span, fn in step_uses(ls, path, f.name):
-            mlines = _lines_of(ls, mp, mdoc)
-            out.append(T.Location(uri=ls.open_uri(mp) or path_to_uri(mp), range=ls.lsp_span(mlines, code_span)))
-        return out
+        if path.endswith(".py"):
+            await ls.wait_workspace_ready()  # which manifests use this file: known once checked
+        ws = ls.workspace_snapshot()
+        locs = await ls.off_loop(find, ws, path, line, col, params.context.include_declaration)
+        return [ls.location(ws, loc) for loc in locs] or None
 
     @ls.feature(T.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     @safe
@@ -419,28 +370,23 @@ def register(ls: StepsmithServer) -> None:  # noqa: C901 - one place for every h
         only = params.context.only
         if only and not any(str(k).startswith("quickfix") for k in only):
             return None
-        from stepsmith.runner.language.steps import manifest_quick_fixes, quick_fixes
+        from stepsmith.runner.language.actions import code_actions
 
+        ws = ls.workspace_snapshot()
         actions = []
         for d in params.context.diagnostics:
             if d.source not in (None, "stepsmith"):
                 continue
             p = _problem_from_diag(ls, uri, d)
-            if p is None:
+            if p is None or not path:
                 continue
-            if is_manifest_path(path):
-                fixes = manifest_quick_fixes(manifest_doc(ls, uri), p)
-            else:
-                fixes = quick_fixes(doc.text, p)
-            for fx in fixes:
+            for fx in code_actions(ws, path, [p]):
                 edits = [T.TextEdit(range=ls.lsp_span(doc.lines, e.span), new_text=e.new_text) for e in fx.edits]
                 actions.append(T.CodeAction(
                     title=fx.title, kind=T.CodeActionKind.QuickFix, diagnostics=[d], is_preferred=True,
                     edit=T.WorkspaceEdit(document_changes=[T.TextDocumentEdit(
                         text_document=T.OptionalVersionedTextDocumentIdentifier(uri=uri, version=doc.version),
                         edits=edits)])))
-            # Deliberately no "suppress"/"ignore" action: a security rule cannot be waived from
-            # the editor (and every rule is a security rule today).
         return actions or None
 
     # ------------------------------------------------------------ code lens
@@ -563,67 +509,18 @@ async def _pull_configuration(ls: StepsmithServer) -> None:
         ls.apply_settings(res[0])
 
 
-def _lines_of(ls: StepsmithServer, path: str, mdoc) -> list[str]:
-    from stepsmith.runner.language.lines import split_lines
-
-    uri = ls.open_uri(path)
-    if uri is not None:
-        return ls.docs.get(uri).lines
-    return split_lines(getattr(mdoc, "text", "") or "")
-
-
-def _manifest_location(ls: StepsmithServer, mpath: str, mdoc, step_id: str) -> T.Location:
-    from stepsmith.runner.language.manifest import step_entry_span, step_id_span
-
-    span = step_id_span(mdoc, step_id) or step_entry_span(mdoc, step_id) or Span(1, 0, 1, 0)
-    return T.Location(uri=ls.open_uri(mpath) or path_to_uri(mpath),
-                      range=ls.lsp_span(_lines_of(ls, mpath, mdoc), span))
-
-
-def _manifest_definition(ls: StepsmithServer, uri: str, path: str, line: int, col: int):
-    from stepsmith.runner.language.lines import function_spans, split_lines
-
-    mdoc = manifest_doc(ls, uri)
-    found = mdoc.path_at(line, col) if mdoc is not None else None
-    if not found:
-        return None
-    kp, part = found
-    if len(kp) == 3 and kp[0] == "steps" and kp[2] == "code":
-        node = mdoc.node(kp)
-        code = getattr(node, "data", None)
-        if not isinstance(code, str) or ":" not in code:
-            return None
-        rel, fn = code.rsplit(":", 1)
-        target = norm(os.path.join(os.path.dirname(path), rel))
-        text = ls.read_text(target)
-        if text is None:
-            return None
-        lines = ls.docs.get(ls.open_uri(target)).lines if ls.open_uri(target) else split_lines(text)
-        turi = ls.open_uri(target) or path_to_uri(target)
-        for f in function_spans(text):
-            if f.name == fn:
-                return T.Location(uri=turi, range=ls.lsp_span(lines, Span(f.line, f.column, f.line, f.column + len(fn))))
-        return T.Location(uri=turi, range=T.Range(T.Position(0, 0), T.Position(0, 0)))
-    return None
-
-
-def _code_link(ls: StepsmithServer, manifest_path: str, code: str) -> str | None:
+def _code_link(ws, manifest_path: str, code: str) -> str | None:
     """`steps/x.py:func` of a manifest -> a link target for hover Markdown: the file's URI with
     `#L<line>` of the function's `def` (VS Code opens it there), or None if there is no file."""
-    from stepsmith.runner.language.lines import function_spans
-
-    rel, _, fn = code.rpartition(":")
-    if not rel or not rel.endswith(".py"):
+    ref = CodeRef.parse(code)
+    if ref is None or not ref.path.endswith(".py"):
         return None
-    target = norm(os.path.join(os.path.dirname(manifest_path), rel))
-    text = ls.read_text(target)
-    if text is None:
+    loc = ws.function_location(code_target(manifest_path, ref), ref.function)
+    if loc is None:
         return None
-    turi = (ls.open_uri(target) or path_to_uri(target)).replace("(", "%28").replace(")", "%29")
-    for f in function_spans(text):
-        if f.name == fn:
-            return f"{turi}#L{f.line}"
-    return turi
+    turi = path_to_uri(loc.path).replace("(", "%28").replace(")", "%29")
+    found = any(f.name == ref.function for f in ws.functions(loc.path))
+    return f"{turi}#L{loc.span.line}" if found else turi
 
 
 def _step_hover(ls: StepsmithServer, uri: str, doc, path, line: int, col: int, pos: T.Position):
@@ -652,13 +549,15 @@ def _step_hover(ls: StepsmithServer, uri: str, doc, path, line: int, col: int, p
     if f is not None and path:
         from stepsmith.runner.reach import reach_rows
 
-        for mp, mdoc, sid, code_span, fn in step_uses(ls, path, f.name):
-            if mdoc.workflow is None:
-                parts.append(f"Step `{sid}` — the manifest `{os.path.basename(mp)}` has errors; "
-                             "fix them to see what this step can reach.")
+        ws = ls.workspace_snapshot()
+        for s in ws.steps_using(path, f.name):
+            mdoc = ws.manifest_doc(s.manifest)
+            if mdoc is None or mdoc.workflow is None:
+                parts.append(f"Step `{s.id}` — the manifest `{os.path.basename(s.manifest)}` has "
+                             "errors; fix them to see what this step can reach.")
                 continue
             for row in reach_rows(mdoc.workflow):
-                if row.step_id == sid:
+                if row.step_id == s.id:
                     parts.append(reach_card(row))
     if not parts:
         return None
@@ -670,49 +569,24 @@ def _step_hover(ls: StepsmithServer, uri: str, doc, path, line: int, col: int, p
 
 
 def _reach(ls: StepsmithServer, uri: str | None) -> list[dict]:
-    from stepsmith.runner.language.lines import function_spans, split_lines
-    from stepsmith.runner.language.manifest import step_entry_span
-    from stepsmith.runner.reach import REACH_SENTENCE, reach_rows
+    from stepsmith.runner.reach import REACH_SENTENCE
+    from stepsmith.runner.workspace.tables import reach_table
 
-    path = uri_to_path(uri) if uri else None
+    ws = ls.workspace_snapshot()
     out = []
-    for m in ls.model.manifests_for(path):
-        mdoc = manifest_doc_for_path(ls, m.path)
-        entry: dict[str, Any] = {
-            "manifestUri": ls.open_uri(m.path) or path_to_uri(m.path),
-            "workflow": None, "sentence": REACH_SENTENCE, "steps": [],
-        }
-        if mdoc is None or mdoc.workflow is None:
-            data = getattr(mdoc, "data", None)
-            entry["workflow"] = data.get("workflow") if isinstance(data, dict) else None
-            entry["error"] = "the manifest has errors; fix them to see the reach table"
-            out.append(entry)
-            continue
-        entry["workflow"] = mdoc.workflow.workflow
-        mlines = _lines_of(ls, m.path, mdoc)
-        folder = os.path.dirname(m.path)
-        for row in reach_rows(mdoc.workflow):
-            span = step_entry_span(mdoc, row.step_id) or Span(1, 0, 1, 0)
-            code_loc = None
-            rel = row.code.rsplit(":", 1)[0]
-            target = norm(os.path.join(folder, rel))
-            text = ls.read_text(target)
-            if text is not None:
-                for f in function_spans(text):
-                    if f.name == row.function:
-                        lines = split_lines(text)
-                        r = ls.lsp_span(lines, Span(f.line, f.column, f.line, f.column + len(f.name)))
-                        code_loc = {"uri": ls.open_uri(target) or path_to_uri(target),
-                                    "range": ls.protocol._converter.unstructure(r)}
-                        break
-            loc_range = ls.protocol._converter.unstructure(ls.lsp_span(mlines, span))
+    for wf in reach_table(ws, uri_to_path(uri) if uri else None):
+        entry: dict[str, Any] = {"manifestUri": ls.open_uri(wf.manifest) or path_to_uri(wf.manifest),
+                                 "workflow": wf.workflow, "sentence": REACH_SENTENCE, "steps": []}
+        if wf.error:
+            entry["error"] = wf.error
+        for row, loc, code in wf.steps:
             entry["steps"].append({
                 "id": row.step_id, "function": row.function, "network": row.network,
                 "connections": list(row.connections), "sources": list(row.sources),
                 "effects": list(row.effects), "explanation": row.explanation,
                 "reachesNothing": row.reaches_nothing,
-                "location": {"uri": entry["manifestUri"], "range": loc_range},
-                "codeLocation": code_loc,
+                "location": ls.location_json(ws, loc),
+                "codeLocation": ls.location_json(ws, code) if code is not None else None,
             })
         out.append(entry)
     return out

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as T
 from stepsmith.runner.problems import Problem, Span
+from stepsmith.runner.workspace.index import code_target
 from stepsmith.server.workspace import norm, path_to_uri, uri_to_path
 
 if TYPE_CHECKING:
@@ -90,61 +91,31 @@ class Runner:
             return []
 
     def fixtures_listing(self, uri: str | None) -> list[dict]:
-        from stepsmith.runner.language.lines import function_spans, split_lines
-        from stepsmith.runner.language.manifest import (
-            step_code_of,
-            step_id_of,
-            step_items,
-        )
-        from stepsmith.server.features import _lines_of, manifest_doc_for_path
+        from stepsmith.runner.workspace.tables import fixture_listing
 
         ls = self.ls
-        path = uri_to_path(uri) if uri else None
+        ws = ls.workspace_snapshot()
         out = []
-        for m in ls.model.manifests_for(path):
-            mdoc = manifest_doc_for_path(ls, m.path)
-            if mdoc is None:
-                continue
-            data = mdoc.data if isinstance(mdoc.data, dict) else {}
-            entry = {"manifestUri": ls.open_uri(m.path) or path_to_uri(m.path),
-                     "workflow": data.get("workflow"), "steps": []}
-            folder = os.path.dirname(m.path)
-            mlines = _lines_of(ls, m.path, mdoc)
-            for i, item in step_items(mdoc):
-                sid = step_id_of(item)
-                if not sid:
-                    continue
-                code = step_code_of(item) or ""
-                loc_uri, rng = entry["manifestUri"], ls.lsp_span(mlines, item.span)
-                if ":" in code:
-                    rel, fn = code.rsplit(":", 1)
-                    target = norm(os.path.join(folder, rel))
-                    text = ls.read_text(target)
-                    if text is not None:
-                        for f in function_spans(text):
-                            if f.name == fn:
-                                lines = ls.docs.get(ls.open_uri(target)).lines if ls.open_uri(target) else split_lines(text)
-                                loc_uri = ls.open_uri(target) or path_to_uri(target)
-                                rng = ls.lsp_span(lines, Span(f.line, f.column, f.line, f.column + len(fn)))
-                                break
-                fixtures = [{"name": p.stem, "uri": path_to_uri(str(p)),
-                             "lastResult": self.fixture_status.get(norm(p))}
-                            for p in self._fixtures_of(m.path, sid)]
-                entry["steps"].append({"id": sid, "uri": loc_uri,
-                                       "range": ls.protocol._converter.unstructure(rng),
-                                       "fixtures": fixtures})
-            out.append(entry)
+        for wf in fixture_listing(ws, uri_to_path(uri) if uri else None):
+            steps = []
+            for st in wf.steps:
+                loc = ls.location_json(ws, st.location)
+                steps.append({"id": st.id, "uri": loc["uri"], "range": loc["range"],
+                              "fixtures": [{"name": p.stem, "uri": path_to_uri(str(p)),
+                                            "lastResult": self.fixture_status.get(norm(p))}
+                                           for p in st.fixtures]})
+            out.append({"manifestUri": ls.open_uri(wf.manifest) or path_to_uri(wf.manifest),
+                        "workflow": wf.workflow, "steps": steps})
         return out
 
     # ------------------------------------------------------------------ code lens
     def code_lenses(self, uri: str, path: str, doc) -> list[T.CodeLens]:
         from stepsmith.runner.language.lines import function_spans
-        from stepsmith.server.features import step_uses
-
         ls = self.ls
         lenses = []
-        spans = {f.name: f for f in function_spans(doc.text)}
-        for mp, mdoc, sid, _, fn in step_uses(ls, path):
+        spans = {f.name: f for f in function_spans(doc.text, doc.lines)}
+        for st in ls.workspace_snapshot().steps_using(path):
+            mp, sid, fn = st.manifest, st.id, st.code.function
             f = spans.get(fn)
             if f is None or not sid:
                 continue
@@ -196,10 +167,9 @@ class Runner:
         pass
 
     async def _run_file(self, path: str, gen: int, from_buffer: bool) -> None:
-        from stepsmith.server.features import step_uses
-
         try:
-            for mp, mdoc, sid, _, fn in step_uses(self.ls, path):
+            for st in self.ls.workspace_snapshot().steps_using(path):
+                mp, sid = st.manifest, st.id
                 if sid and self._fixtures_of(mp, sid):
                     if self.generation.get(path) != gen:
                         return
@@ -359,8 +329,7 @@ class Runner:
             if from_buffer and lw.workflow is not None:
                 step = lw.step(step_id)
                 if step is not None:
-                    rel = step.code.rsplit(":", 1)[0]
-                    source = ls.buffer_text(norm(os.path.join(os.path.dirname(manifest_path), rel)))
+                    source = ls.buffer_text(code_target(manifest_path, step.code_ref))
             results: list[dict] = []
             case_results = []
             done = 0

@@ -17,19 +17,24 @@ import traceback
 from typing import Any
 
 from lsprotocol import types as T
-from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInternalError,
+    JsonRpcInvalidParams,
+)
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 from stepsmith.runner import __version__
 from stepsmith.runner.problems import Span
+from stepsmith.runner.workspace.snapshot import ParseCache, WorkspaceSnapshot
 from stepsmith.server.analysis import Analyzer, lsp_range, to_diagnostic
 from stepsmith.server.documents import UTF16, DocumentStore
-from stepsmith.runner.workspace.snapshot import ParseCache, WorkspaceSnapshot
 from stepsmith.server.settings import Settings
 from stepsmith.server.workspace import (
     WorkspaceModel,
     is_manifest_path,
+    path_to_uri,
     uri_to_path,
 )
 
@@ -83,7 +88,6 @@ class StepsmithProtocol(LanguageServerProtocol):
             if msg_id != current and not future.done():
                 future.cancel()
         self._shutdown = True
-        return None
 
     @lsp_method(T.EXIT)
     def lsp_exit(self, *args):
@@ -562,6 +566,17 @@ class StepsmithServer(LanguageServer):
     def lsp_span(self, doc_lines, span: Span) -> T.Range:
         r = lsp_range(span, doc_lines, self.encoding)
         return T.Range(T.Position(**r["start"]), T.Position(**r["end"]))
+
+    def location(self, ws, loc) -> T.Location:
+        """A runner Location (path, Span on that file's text in `ws`) as an LSP Location."""
+        lines = ws.lines(loc.path) or [""]
+        return T.Location(uri=self.open_uri(loc.path) or path_to_uri(loc.path),
+                          range=self.lsp_span(lines, loc.span))
+
+    def location_json(self, ws, loc) -> dict:
+        lines = ws.lines(loc.path) or [""]
+        return {"uri": self.open_uri(loc.path) or path_to_uri(loc.path),
+                "range": lsp_range(loc.span, lines, self.encoding)}
 
     def file_lines(self, path: str) -> list[str] | None:
         text = self.read_text(path)

@@ -12,6 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from stepsmith.runner.model.refs import (
+    CodeRef,
+    SourceRef,
+    StepOutputRef,
+    parse_input_ref,
+)
 from stepsmith.runner.problems import Span
 
 from .cards import reach_card, rule_card
@@ -181,11 +187,8 @@ def steps_using_function(doc, rel_file: str, function: str) -> list[tuple[str, S
     out = []
     want = os.path.normpath(rel_file)
     for i, item in step_items(doc):
-        code = step_code_of(item)
-        if not code or ":" not in code:
-            continue
-        f, fn = code.rsplit(":", 1)
-        if fn == function and os.path.normpath(f) == want:
+        ref = CodeRef.parse(step_code_of(item))
+        if ref is not None and ref.function == function and ref.normalised == want:
             out.append((step_id_of(item) or f"#{i}", item.get("code").span))
     return out
 
@@ -291,14 +294,16 @@ def input_hover(doc, key_path: tuple, *,
         return None
     sid = step_id_of(item) or f"#{key_path[1] + 1}"
     code = step_code_of(item)
-    function = code.rsplit(":", 1)[1] if code and ":" in code else None
+    ref = CodeRef.parse(code)
+    function = ref.function if ref is not None else None
     feeds = (f"- **feeds**: parameter `{param}` of {_code_ref(code, code_link)}"
              if function else f"- **feeds**: parameter `{param}` of step `{sid}`'s function")
     value = pair.value
     text = _scalar_text(value)
     root = doc.root
-    if text is not None and text.startswith("sources."):
-        name = text[len("sources."):]
+    iref = parse_input_ref(text) if text is not None else None
+    if isinstance(iref, SourceRef):
+        name = iref.name
         sources = root.get("sources") if isinstance(root, YMap) else None
         src = sources.get(name) if isinstance(sources, YMap) else None
         head = f"**Input `{param}`** of step `{sid}` ← source **`{name}`**"
@@ -321,9 +326,8 @@ def input_hover(doc, key_path: tuple, *,
             lines.append("- **connection**: *(none given)*")
         lines.append(feeds)
         return "\n".join(lines)
-    if text is not None and text.startswith("steps."):
-        ref = text[len("steps."):]
-        ref = ref.removesuffix(".output")
+    if isinstance(iref, StepOutputRef):
+        ref = iref.step
         head = f"**Input `{param}`** of step `{sid}` ← the output of step **`{ref}`**"
         target = None
         for _, other in step_items(doc):

@@ -9,10 +9,9 @@ from stepsmith.runner.language.manifest import (
     manifest_hover,
     manifest_symbols,
 )
+from stepsmith.runner.language.actions import manifest_fixes, step_fixes
 from stepsmith.runner.language.steps import (
     clock_call_at,
-    manifest_quick_fixes,
-    quick_fixes,
     step_completions,
     step_symbols,
 )
@@ -74,7 +73,7 @@ def test_step_services():
     assert "evaluation time" in pinned_time_card("date.today()")
     assert {c.label for c in step_completions("from st\n", 1, 7)} == {"statistics"}
     (problem,) = [p for p in validate(text) if p.code == "SS101"]
-    (fix,) = quick_fixes(text, problem)
+    (fix,) = step_fixes(problem)
     assert fix.edits[0].span.line == 1 and fix.edits[0].new_text == ""
     assert "SS101" in rule_card("SS101") and rule_card("NOPE") is None
 
@@ -82,7 +81,7 @@ def test_step_services():
 def test_remove_one_name_from_a_multi_import_and_pass_in_a_body():
     text = "import json, os\n\n\ndef f():\n    import os\n"
     probs = [p for p in validate(text) if p.code == "SS101"]
-    fixes = [quick_fixes(text, p)[0] for p in probs]
+    fixes = [step_fixes(p)[0] for p in probs]
     assert fixes[0].title == "Remove `os` from the import"
     e = fixes[0].edits[0]
     assert (e.span.line, e.span.column, e.span.end_column) == (1, 11, 15)
@@ -93,8 +92,15 @@ def test_explanation_placeholder_fix():
     text = MANIFEST.replace("    explanation: Read the invoices.\n", "")
     doc = parse_manifest(text, "workflow.yaml")
     (problem,) = [p for p in doc.problems if "explanation" in p.message]
-    (fix,) = manifest_quick_fixes(doc, problem)
-    assert fix.edits[0].new_text.startswith("    explanation: TODO")
+    (fix,) = manifest_fixes(doc, problem)
+    assert fix.edits[0].new_text.startswith("    explanation: \"TODO")
+    # applied, the manifest is valid YAML and the placeholder is the explanation (unquoted,
+    # `explanation: TODO: say...` was a YAML error: SM001)
+    from stepsmith.runner.fixes import apply_edits
+
+    fixed = parse_manifest(apply_edits(text, fix.edits), "workflow.yaml")
+    assert [p.code for p in fixed.problems] == []
+    assert fixed.workflow.steps[0].explanation.startswith("TODO: say")
 
 
 INPUTS_MANIFEST = """workflow: inputs

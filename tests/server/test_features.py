@@ -183,7 +183,7 @@ async def test_code_action_explanation_placeholder(client, workspace):
     acts = await _actions(client, u, [d])
     assert len(acts) == 1
     e = acts[0].edit.document_changes[0].edits[0]
-    assert e.new_text.startswith("    explanation: TODO") and e.range.start.line == 6
+    assert e.new_text.startswith('    explanation: "TODO') and e.range.start.line == 6  # quoted: valid YAML
     close_doc(client, u)
 
 

@@ -1,0 +1,96 @@
+"""Cursor-marker tests of the pure services (as actions/languageservices does): a document
+with a `|` at the cursor -> the service's answer, on a WorkspaceSnapshot, without a server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from stepsmith.runner.fixes import apply_edits
+from stepsmith.runner.language.actions import code_actions
+from stepsmith.runner.language.lines import split_lines
+from stepsmith.runner.language.manifest import manifest_hover
+from stepsmith.runner.language.navigation import definition, references
+from stepsmith.runner.language.steps import step_completions
+from stepsmith.runner.validator import validate
+from stepsmith.runner.workspace.diagnostics import check_manifest
+from stepsmith.runner.workspace.index import WorkspaceIndex, norm
+from stepsmith.runner.workspace.snapshot import Buffer, WorkspaceSnapshot
+
+MANIFEST = """workflow: demo
+version: 1
+python: "3.11"
+trigger: {manual: {}}
+steps:
+  - id: read
+    explanation: Read the invoices.
+    code: steps/read.py:read
+"""
+READ_PY = "import json\n\n\ndef read():\n    return json.dumps([])\n"
+
+
+def cursor(marked: str) -> tuple[str, int, int]:
+    """The text without its `|`, and the 1-based line / code-point column of the `|`."""
+    i = marked.index("|")
+    text = marked[:i] + marked[i + 1:]
+    before = marked[:i]
+    return text, before.count("\n") + 1, i - (before.rfind("\n") + 1)
+
+
+def workspace(tmp_path: Path, open_files: dict[str, str]) -> WorkspaceSnapshot:
+    (tmp_path / "steps").mkdir(exist_ok=True)
+    (tmp_path / "workflow.yaml").write_text(MANIFEST)
+    (tmp_path / "steps/read.py").write_text(READ_PY)
+    m = norm(tmp_path / "workflow.yaml")
+    bufs = {norm(tmp_path / rel): Buffer(t, 1, tuple(split_lines(t))) for rel, t in open_files.items()}
+    ix = WorkspaceIndex().with_manifests([m])
+    ix, _ = ix.with_check(m, check_manifest(WorkspaceSnapshot.of(ix, bufs), m), 1)
+    return WorkspaceSnapshot.of(ix, bufs)
+
+
+def test_hover_on_a_manifest_key():
+    from stepsmith.runner.manifest import parse_manifest
+
+    text, line, col = cursor(MANIFEST.replace("python:", "pyt|hon:"))
+    md, span = manifest_hover(parse_manifest(text, "workflow.yaml"), line, col)
+    assert "Python version" in md and span.line == 3
+
+
+def test_completion_of_an_import():
+    text, line, col = cursor("import json\nfrom st|\n")
+    assert [c.label for c in step_completions(text, line, col)] == ["statistics"]
+
+
+def test_definition_from_code_to_the_def(tmp_path):
+    text, line, col = cursor(MANIFEST.replace("steps/read.py:read", "steps/re|ad.py:read"))
+    ws = workspace(tmp_path, {"workflow.yaml": text})
+    (loc,) = definition(ws, norm(tmp_path / "workflow.yaml"), line, col)
+    assert loc.path == norm(tmp_path / "steps/read.py")
+    assert (loc.span.line, loc.span.column, loc.span.end_column) == (4, 4, 8)
+
+
+def test_definition_and_references_from_the_def_to_the_steps(tmp_path):
+    text, line, col = cursor(READ_PY.replace("def read", "def re|ad"))
+    ws = workspace(tmp_path, {"steps/read.py": text})
+    path = norm(tmp_path / "steps/read.py")
+    (loc,) = definition(ws, path, line, col)
+    assert (loc.path, loc.span.line, loc.span.column) == (norm(tmp_path / "workflow.yaml"), 6, 8)
+    decl, use = references(ws, path, line, col)
+    assert (decl.path, decl.span.line) == (path, 4)
+    assert (use.span.line, use.span.column) == (8, 10)  # the `code:` value
+
+
+def test_code_action_removes_the_refused_import(tmp_path):
+    text, line, col = cursor("import json\nimport o|s\n\n\ndef read():\n    return 1\n")
+    ws = workspace(tmp_path, {"steps/read.py": text})
+    (problem,) = [p for p in validate(text) if p.span.line == line and p.span.column <= col]
+    (fix,) = code_actions(ws, norm(tmp_path / "steps/read.py"), [problem])
+    assert apply_edits(text, fix.edits) == "import json\n\n\ndef read():\n    return 1\n"
+
+
+def test_code_action_replaces_a_misspelt_function(tmp_path):
+    text, line, col = cursor(MANIFEST.replace("steps/read.py:read", "steps/read.py:raed|"))
+    ws = workspace(tmp_path, {"workflow.yaml": text})
+    m = norm(tmp_path / "workflow.yaml")
+    (problem,) = [p for p in check_manifest(ws, m).problems[Path(m)] if p.code == "SM203"]
+    (fix,) = code_actions(ws, m, [problem])
+    assert "steps/read.py:read\n" in apply_edits(text, fix.edits)
