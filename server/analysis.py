@@ -18,9 +18,9 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from stepsmith.runner.language.lines import function_spans
-from stepsmith.runner.problems import Problem, Severity, Span
+from stepsmith.runner.problems import Problem, Span
 from stepsmith.runner.workspace.snapshot import Buffer
-from stepsmith.server.documents import from_codepoints
+from stepsmith.server.convert import to_diagnostic
 from stepsmith.server.workspace import is_manifest_path, uri_to_path
 
 if TYPE_CHECKING:
@@ -30,49 +30,6 @@ log = logging.getLogger(__name__)
 _TEST_HOOKS = os.environ.get("STEPSMITH_TEST_HOOKS") == "1"  # the test-suite's failure injection
 # test-suite only: seconds added to workflow discovery and to every manifest check (start-up races)
 _TEST_SLOW = float(os.environ.get("STEPSMITH_TEST_SLOW_ANALYSIS") or 0) if _TEST_HOOKS else 0.0
-
-
-def _strip(line: str) -> str:
-    if line.endswith("\r\n"):
-        return line[:-2]
-    if line.endswith(("\n", "\r")):
-        return line[:-1]
-    return line
-
-
-def lsp_range(span: Span, lines, encoding: str) -> dict:
-    n = len(lines)
-
-    def pos(line1: int, col: int) -> dict:
-        i = line1 - 1
-        if i < 0:
-            return {"line": 0, "character": 0}
-        if i >= n:
-            i = n - 1
-            text = _strip(lines[i])
-            return {"line": i, "character": from_codepoints(text, len(text), encoding)}
-        text = _strip(lines[i])
-        return {"line": i, "character": from_codepoints(text, min(col, len(text)), encoding)}
-
-    start = pos(span.line, span.column)
-    end = pos(span.end_line, span.end_column)
-    if (end["line"], end["character"]) < (start["line"], start["character"]):
-        end = dict(start)
-    return {"start": start, "end": end}
-
-
-def to_diagnostic(p: Problem, lines, encoding: str, source: str = "stepsmith") -> dict:
-    data = {"rule": p.code, "step": p.step}
-    if p.data:
-        data["fix"] = p.data
-    return {
-        "range": lsp_range(p.span, lines, encoding),
-        "severity": 2 if p.severity == Severity.WARNING else 1,
-        "code": p.code,
-        "source": source,
-        "message": p.message,
-        "data": data,
-    }
 
 
 class Analyzer:
@@ -145,7 +102,7 @@ class Analyzer:
             finally:
                 with self.cond:
                     self.running = None
-                if getattr(self.ls, "ready_waiters", None):  # a reach / fixtures request waits
+                if self.ls.awaiting_ready():  # a reach / fixtures request waits
                     self._post(self.ls.check_ready)
 
     # ------------------------------------------------------------------ jobs

@@ -1,8 +1,7 @@
 """Open documents: text kept as editor lines, incremental edits, position encodings.
 
 LSP positions count `character` in the negotiated encoding (UTF-16 code units by default,
-UTF-8 bytes when negotiated); Problems count code points. Everything converting between the two
-lives here. Lines end only at \\r\\n, \\r or \\n (as in editors) — never `str.splitlines`, which
+UTF-8 bytes when negotiated); Problems count code points (conversion: server/convert.py). Lines end only at \\r\\n, \\r or \\n (as in editors) — never `str.splitlines`, which
 also splits on \\x0b, \\x1c, \\u2028 and friends.
 
 Invalid positions are clamped the way editors do: a line past the end means the end of the
@@ -16,58 +15,11 @@ import threading
 from dataclasses import dataclass
 
 from stepsmith.runner.language.lines import split_lines
+from stepsmith.runner.language.lines import strip_eol as _strip_eol
 from stepsmith.runner.workspace.snapshot import Buffer
+from stepsmith.server.convert import UTF8, UTF16, UTF32, to_codepoints
 
-UTF16 = "utf-16"
-UTF8 = "utf-8"
-UTF32 = "utf-32"
-
-
-def _strip_eol(line: str) -> str:
-    if line.endswith("\r\n"):
-        return line[:-2]
-    if line.endswith(("\n", "\r")):
-        return line[:-1]
-    return line
-
-
-def to_codepoints(line: str, character: int, encoding: str) -> int:
-    """LSP `character` on `line` (without its ending) -> code point index (clamped)."""
-    if character <= 0:
-        return 0
-    if encoding == UTF32 or line.isascii():
-        return min(character, len(line))
-    units = 0
-    if encoding == UTF8:
-        for i, ch in enumerate(line):
-            o = ord(ch)
-            w = 1 if o < 0x80 else 2 if o < 0x800 else 3 if o < 0x10000 else 4
-            if units + w > character:
-                return i
-            units += w
-            if units == character:
-                return i + 1
-        return len(line)
-    for i, ch in enumerate(line):
-        w = 2 if ord(ch) > 0xFFFF else 1
-        if units + w > character:
-            return i
-        units += w
-        if units == character:
-            return i + 1
-    return len(line)
-
-
-def from_codepoints(line: str, column: int, encoding: str) -> int:
-    """Code point index on `line` -> LSP `character` in `encoding`."""
-    if column <= 0:
-        return 0
-    if encoding == UTF32 or line.isascii():
-        return min(column, len(line))
-    head = line[:column]
-    if encoding == UTF8:
-        return len(head.encode("utf-8", "surrogatepass"))
-    return len(head.encode("utf-16-le", "surrogatepass")) // 2
+__all__ = ["UTF8", "UTF16", "UTF32", "Document", "DocumentStore", "Snapshot"]
 
 
 @dataclass(frozen=True)
@@ -80,7 +32,7 @@ class Snapshot:
 
 
 class Document:
-    __slots__ = ("uri", "language_id", "version", "lines", "_text", "_buffer")
+    __slots__ = ("_buffer", "_text", "language_id", "lines", "uri", "version")
 
     def __init__(self, uri: str, language_id: str, version: int | None, text: str) -> None:
         self.uri = uri

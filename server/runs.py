@@ -468,7 +468,7 @@ class Runner:
     def fixture_diagnostics(self, path: str, lines) -> list[dict]:
         """The fixture-run result diagnostics of a fixture file, positioned on `lines` (the text
         they are published with: the open buffer's, or the disk's)."""
-        from stepsmith.server.analysis import to_diagnostic
+        from stepsmith.server.convert import to_diagnostic
 
         probs = self.problems.get(path) or []
         if not probs:

@@ -28,7 +28,8 @@ from pygls.protocol.language_server import lsp_method
 from stepsmith.runner import __version__
 from stepsmith.runner.problems import Span
 from stepsmith.runner.workspace.snapshot import ParseCache, WorkspaceSnapshot
-from stepsmith.server.analysis import Analyzer, lsp_range, to_diagnostic
+from stepsmith.server.analysis import Analyzer
+from stepsmith.server.convert import lsp_range, to_diagnostic
 from stepsmith.server.documents import UTF16, DocumentStore
 from stepsmith.server.settings import Settings
 from stepsmith.server.workspace import (
@@ -509,6 +510,11 @@ class StepsmithServer(LanguageServer):
             return await asyncio.wait_for(fut, timeout)
         except TimeoutError:
             return False
+
+    def awaiting_ready(self) -> bool:
+        """Does a request wait for the workspace to settle? (any thread; a racy read is fine:
+        the worker re-posts `check_ready` after every job while one waits)"""
+        return bool(self.ready_waiters)
 
     def check_ready(self) -> None:
         """(loop thread) Wake the requests waiting for `wait_workspace_ready` once settled."""

@@ -5,14 +5,9 @@ from __future__ import annotations
 import threading
 
 from stepsmith.runner.problems import Span
-from stepsmith.server.analysis import Analyzer, lsp_range
-from stepsmith.server.documents import (
-    UTF8,
-    UTF16,
-    Document,
-    from_codepoints,
-    to_codepoints,
-)
+from stepsmith.server.analysis import Analyzer
+from stepsmith.server.convert import UTF8, UTF16, from_codepoints, lsp_range, to_codepoints
+from stepsmith.server.documents import Document
 
 
 def test_encodings_round_trip_on_non_ascii():
@@ -55,6 +50,9 @@ class _FakeLS:
     def __init__(self):
         self.loop = None
         self.processed = []
+
+    def awaiting_ready(self) -> bool:  # the server's public "does a request wait?" question
+        return False
 
 
 def test_analyzer_coalesces_a_burst_into_one_job():
