@@ -33,8 +33,8 @@ CASES = [
     ("0 0 11,12,13 * *", None, "00:00 on the 11th to 13th of the month"),
     ("0 0 */10 * *", None, "00:00 on the 1st, 11th, 21st and 31st of the month"),
     ("0 0 */2 * *", None, "00:00 every 2 days of the month from the 1st"),
-    ("0 0 1-7 * 1", None, "00:00 on the 1st to 7th of the month or on Mondays "
-     "(cron's OR rule: either day matches)"),
+    ("0 0 1-7 * 1", None, ("00:00 on the 1st to 7th of the month or on Mondays "
+                           "(cron's OR rule: either day matches)")),
     ("0 0 */2 * 1", None, "00:00 every 2 days of the month from the 1st, on Mondays only"),
     ("0 12 * JAN,JUL *", None, "12:00 every day in January and July"),
     ("0 12 * 3-6 *", None, "12:00 every day from March to June"),
