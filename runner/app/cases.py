@@ -29,6 +29,8 @@ class SuiteRequest:
     live: bool = False
     update: bool = False  # accept every acceptable changed output
     strict: bool = False  # stale wired fixtures fail the run
+    coverage: bool = False  # trace the step files (line and branch coverage)
+    repeat: int = 1  # run each fixture this many times in fresh sandboxes (determinism)
 
 
 @dataclass
@@ -68,6 +70,7 @@ class SuiteOutcome:
     results: list[CaseResult]
     seconds: float
     loop: LoopReport
+    traced: bool = False  # run with coverage
 
     @property
     def not_run(self) -> int:  # left out by -x / --maxfail
@@ -93,6 +96,24 @@ class SuiteOutcome:
             return True
         return bool(self.loop.strict and self.loop.stale)
 
+    def coverage(self) -> list:
+        """Per step file coverage (runner.coverage FileCoverage, named by the file's shown
+        path) over the fixtures that ran traced; [] when the run did not ask for coverage."""
+        import dataclasses
+
+        from stepsmith.runner.coverage.combine import combine
+
+        by_file: dict[str, tuple[str, list]] = {}
+        for r in self.results:
+            if r.coverage is not None and r.code:
+                by_file.setdefault(r.code[0], (r.code[1], []))[1].append((r.case.id, r.coverage))
+        out = []
+        for shown in sorted(by_file):
+            source, traces = by_file[shown]
+            fc = combine(traces[0][1].file, source, traces)  # traces name the manifest's path
+            out.append(dataclasses.replace(fc, file=shown))
+        return out
+
     def to_json(self) -> dict:
         executed, seconds = self.executed, self.seconds
         doc = {
@@ -105,6 +126,10 @@ class SuiteOutcome:
                           for w in self.selection.workflows],
         }
         doc.update(self.loop.to_json())
+        if self.traced:
+            from stepsmith.runner.coverage import report
+
+            doc["coverage"] = report.to_json(self.coverage())
         return doc
 
 
@@ -124,6 +149,8 @@ def select(req: SuiteRequest) -> Selection:
         raise UsageError("-j must be at least 1")
     if req.maxfail is not None and req.maxfail < 1:
         raise UsageError("--maxfail must be at least 1")
+    if req.repeat < 1:
+        raise UsageError("--repeat must be at least 1")
     try:
         targets = [parse_target(p) for p in req.paths]
         keywords = compile_keywords(req.keywords)
@@ -183,11 +210,11 @@ def run(selection: Selection, req: SuiteRequest,
     ensure_sandbox(selection.selected)
     t0 = time.perf_counter()
     results = run_cases(selection.selected, jobs=req.jobs, live=req.live, on_done=on_done,
-                        maxfail=req.maxfail)
+                        maxfail=req.maxfail, coverage=req.coverage, repeat=req.repeat)
     seconds = time.perf_counter() - t0
     lastfailed.update(results)
     loop = after_run(results, selection.workflows, update=req.update, strict=req.strict)
-    return SuiteOutcome(selection, results, seconds, loop)
+    return SuiteOutcome(selection, results, seconds, loop, traced=req.coverage)
 
 
 def after_run(results, workflows, *, update: bool = False, strict: bool = False) -> LoopReport:

@@ -72,9 +72,8 @@ def _first_per_step(problems):
 
 
 def _validate_alone(path: Path):
-    from stepsmith.runner.problems import Problem, Span
-
     from stepsmith.runner import safeio
+    from stepsmith.runner.problems import Problem, Span
 
     try:
         data = safeio.read_bytes(path, root=path.parent, cap=safeio.STEP_FILE_CAP)

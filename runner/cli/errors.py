@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import sys
 
-from stepsmith.runner.app.errors import AppError, Refused, SandboxUnavailable, UsageError
+from stepsmith.runner.app.errors import (
+    AppError,
+    Refused,
+    SandboxUnavailable,
+    UsageError,
+)
 
 EXIT_CODES: dict[type[AppError], int] = {UsageError: 2, SandboxUnavailable: 2, Refused: 1}
 

@@ -47,7 +47,7 @@ def error_text(stderr: str, command: str | None) -> str:
     if usage_error:  # argparse: the usage block, then "prog: error: message"
         lines = usage_error
     prefix = f"stepsmith {command}: " if command else "stepsmith: "
-    return "\n".join(ln[len(prefix):] if ln.startswith(prefix) else ln for ln in lines)
+    return "\n".join(ln.removeprefix(prefix) for ln in lines)
 
 
 def guarded(argv: list[str], run: Callable[[], int]) -> int:

@@ -44,7 +44,6 @@ def _manifests(path: Path) -> list[Path]:
 def run(args) -> int:
     from stepsmith.runner.manifest import parse_manifest, read_manifest_text
     from stepsmith.runner.reach import REACH_SENTENCE, reach_rows
-
     from stepsmith.runner.settings import active
 
     if args.path is None:

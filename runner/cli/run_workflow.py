@@ -34,10 +34,9 @@ def register(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from stepsmith.runner.cli.render import print_outcome
-
     from rich.console import Console
     from stepsmith.runner.app.runs import RunRequest, run_workflow
+    from stepsmith.runner.cli.render import print_outcome
 
     out = Console(highlight=False, soft_wrap=True)
     text = args.format == "text"

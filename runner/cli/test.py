@@ -51,6 +51,15 @@ def register(sub) -> None:
                    help="show the captured stdout of passing fixtures too")
     p.add_argument("--strict", action="store_true",
                    help="stale wired fixtures fail the run instead of warning")
+    p.add_argument("--coverage", action="store_true",
+                   help="trace the step files: covered share, missing lines and branches per "
+                   "step file (coverage.py's report)")
+    p.add_argument("--coverage-json", metavar="FILE",
+                   help="also write the coverage as JSON (implies --coverage)")
+    p.add_argument("--lcov", metavar="FILE", help="also write the coverage as LCOV (implies "
+                   "--coverage)")
+    p.add_argument("--repeat", type=int, default=1, metavar="N",
+                   help="run each fixture N times in fresh sandboxes; fail when runs disagree")
     p.set_defaults(func=run)
 
 
@@ -66,12 +75,14 @@ def run(args: argparse.Namespace) -> int:
     req = suite.SuiteRequest(
         paths=args.paths or active().paths, steps=args.step, keywords=args.keyword,
         last_failed=args.last_failed, jobs=active().jobs if args.jobs is None else args.jobs,
-        maxfail=args.maxfail, live=args.live, update=args.update, strict=args.strict)
+        maxfail=args.maxfail, live=args.live, update=args.update, strict=args.strict,
+        coverage=bool(args.coverage or args.coverage_json or args.lcov), repeat=args.repeat)
     selection = suite.select(req)  # typed errors: runner/cli/errors.py
-    if args.junit_xml:  # fail before running anything, not after
-        problem = _unwritable(args.junit_xml)
+    reports = [f for f in (args.junit_xml, args.coverage_json, args.lcov) if f]
+    for target in reports:  # fail before running anything, not after
+        problem = _unwritable(target)
         if problem:
-            err.print(f"stepsmith test: cannot write {args.junit_xml}: {problem}", markup=False)
+            err.print(f"stepsmith test: cannot write {target}: {problem}", markup=False)
             return 2
     try:
         suite.ensure_sandbox(selection.selected)
@@ -85,19 +96,9 @@ def run(args: argparse.Namespace) -> int:
         bar, task = progress
         with bar:
             outcome = suite.run(selection, req, on_done=lambda _r: bar.advance(task))
-    junit_failed = False
-    if args.junit_xml:
-        from pathlib import Path
+    from stepsmith.runner.cli.test_output import write_reports
 
-        from stepsmith.runner.app.files import write_atomic
-        from stepsmith.runner.cli.test_report import junit_xml
-
-        try:
-            write_atomic(Path(args.junit_xml), junit_xml(outcome.results, outcome.seconds))
-        except OSError as exc:  # the results are still printed below
-            err.print(f"stepsmith test: cannot write {args.junit_xml}: {exc.strerror or exc}",
-                      markup=False)
-            junit_failed = True
+    junit_failed = not write_reports(err, args, outcome)  # the results are still printed
     if args.format == "json":
         import json
 
@@ -128,7 +129,11 @@ def _progress(err, args, selected):
 
 def _print(out, err, outcome, args) -> None:
     from stepsmith.runner.cli.test_loop import print_loop
-    from stepsmith.runner.cli.test_output import print_durations, print_stopped, print_verbose
+    from stepsmith.runner.cli.test_output import (
+        print_durations,
+        print_stopped,
+        print_verbose,
+    )
     from stepsmith.runner.cli.test_report import print_text
 
     for note in outcome.selection.notes:
@@ -143,6 +148,10 @@ def _print(out, err, outcome, args) -> None:
         print_text(out, outcome, show_stdout=args.show_stdout)
     if args.durations is not None:
         print_durations(out, outcome.results, args.durations)
+    if outcome.traced:
+        from stepsmith.runner.coverage import report
+
+        out.print(report.text(outcome.coverage()), markup=False)
     if outcome.not_run:
         print_stopped(out, args.maxfail, outcome.not_run)
     print_loop(outcome.loop, out, err)

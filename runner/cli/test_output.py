@@ -30,3 +30,39 @@ def print_stopped(console, maxfail: int | None, not_run: int) -> None:
     plural = "s" if (maxfail or 0) != 1 else ""
     console.print(f"[red]stopped after {maxfail} failure{plural}[/]: {not_run} fixture(s) "
                   "not run (-x / --maxfail)")
+
+
+def write_reports(err, args, outcome) -> bool:
+    """Write --junit-xml, --coverage-json, --lcov (atomically); False when one failed."""
+    import json
+    from pathlib import Path
+
+    from stepsmith.runner.app.files import write_atomic
+
+    def junit():
+        from stepsmith.runner.cli.test_report import junit_xml
+
+        return junit_xml(outcome.results, outcome.seconds)
+
+    def cov_json():
+        from stepsmith.runner.coverage import report
+
+        return json.dumps(report.to_json(outcome.coverage()), indent=2) + "\n"
+
+    def lcov():
+        from stepsmith.runner.coverage import report
+
+        return report.lcov(outcome.coverage())
+
+    ok = True
+    for target, render in ((args.junit_xml, junit), (args.coverage_json, cov_json),
+                           (args.lcov, lcov)):
+        if not target:
+            continue
+        try:
+            write_atomic(Path(target), render())
+        except OSError as exc:
+            err.print(f"stepsmith test: cannot write {target}: {exc.strerror or exc}",
+                      markup=False)
+            ok = False
+    return ok

@@ -204,7 +204,7 @@ def _step_use_cls():
     except ImportError:
         from collections import namedtuple
 
-        return namedtuple("StepUse", "step_id function network")
+        return namedtuple("StepUse", "step_id function network effects", defaults=(None,))
 
 
 def read_manifest_text(path: Path) -> tuple[str | None, list[Problem]]:
@@ -287,6 +287,8 @@ def check_workflow(
         return entry
 
     undecodable: dict[Path, bytes] = {}
+    def_problems: dict[Path, list[Problem]] = {}  # SM204/SM205 shown on the `def` line too
+    declared_keys = _declared_effect_keys(root)
     for step in steps.items:
         if not isinstance(step, YMap):
             continue
@@ -337,7 +339,7 @@ def check_workflow(
         network = net_node.data if isinstance(net_node, YScalar) and net_node.data in ("none", "public_egress") else "none"
         uses.setdefault(fpath, [])
         if sid is not None:
-            uses[fpath].append(StepUse(sid, func, network))
+            uses[fpath].append(StepUse(sid, func, network, _step_effects(step, declared_keys)))
         if decode_problem is not None:
             undecodable[fpath] = decode_problem
             continue
@@ -350,7 +352,8 @@ def check_workflow(
                 + did_you_mean(func, parsed.functions), func_span, sid,
                 replace_fix(func, parsed.functions) if func_span != cnode.span else None)
             continue
-        _check_signature(step, sig, file_part, func_span, cpair, sid, add)
+        _check_signature(step, sig, file_part, func_span, cpair, sid, add,
+                         _def_reporter(def_problems, fpath, t, sig, sid, manifest_path))
 
     # step files: the validator with each file's uses
     for fpath, file_uses in uses.items():
@@ -361,6 +364,7 @@ def check_workflow(
         else:
             probs = _validate(texts[fpath][0], python, tuple(file_uses))
         sp = str(fpath)
+        probs = sorted([*probs, *def_problems.get(fpath, ())], key=Problem.sort_key)
         result.problems[fpath] = [dataclasses.replace(p, path=sp) for p in probs]
         result.step_files[fpath] = file_uses
     mprobs.sort(key=lambda p: (p.span.line, p.span.column, p.code))
@@ -416,8 +420,59 @@ def _display(p: Path) -> str:
         return str(p)
 
 
+def _declared_effect_keys(root: YMap) -> dict[str, str | None]:
+    """{effect name: key field} of the workflow's `effects` map (only well-formed entries)."""
+    effects = root.get("effects")
+    out: dict[str, str | None] = {}
+    if isinstance(effects, YMap):
+        for pair in effects.pairs:
+            key = pair.value.get("key") if isinstance(pair.value, YMap) else None
+            out[pair.name] = key.data if isinstance(key, YScalar) and isinstance(key.data, str) \
+                else None
+    return out
+
+
+def _step_effects(step: YMap, declared: dict[str, str | None]) -> dict | None:
+    """The step's effects as {name: key field} for the validator's SS6xx rules: {} when it
+    declares none, None when its `effects` is malformed (the schema reports it). Names the
+    workflow does not declare are left out (SM103 reports them; emitting one is SS601)."""
+    node = step.get("effects")
+    if step.pair("effects") is None:
+        return {}
+    if not isinstance(node, YSeq):
+        return None
+    out = {}
+    for item in node.items:
+        if not isinstance(item, YScalar) or not isinstance(item.data, str):
+            return None
+        if item.data in declared:
+            out[item.data] = declared[item.data]
+    return out
+
+
+def _def_reporter(sink: dict, fpath: Path, text: str, sig: FunctionSig, sid: str | None,
+                  manifest_path: Path):
+    """A callback putting a signature mismatch on the function's `def` line in the step file
+    (the manifest keeps its own problem at the input), pointing back at the manifest."""
+    line = text.splitlines()[sig.line - 1] if 0 < sig.line <= text.count("\n") + 1 else ""
+    col = line.find(sig.name, line.find("def") + 3) if "def" in line else -1
+    span = Span(sig.line, col, sig.line, col + len(sig.name)) if col >= 0 \
+        else Span(sig.line, 0, sig.line, len(line))
+
+    def report(code: str, manifest_span: Span, message: str, name: str) -> None:
+        where = f"{manifest_path.name}:{manifest_span.line}"
+        step = f"step `{sid}`" if sid else "a step"
+        sink.setdefault(fpath, []).append(Problem(
+            code=code, message=f"{step} ({where}): {message}", span=span, step=sig.name,
+            rationale=rationale(code),
+            data={"manifest": str(manifest_path), "manifest_line": manifest_span.line,
+                  "name": name}))
+
+    return report
+
+
 def _check_signature(step: YMap, sig: FunctionSig, file_part: str, func_span: Span, cpair,
-                     sid: str | None, add) -> None:
+                     sid: str | None, add, on_def=None) -> None:
     where = f"{file_part}:{sig.line}"
     if sig.problems:
         add("SM206", f"step function {sig.name}() ({where}) uses {', '.join(sig.problems)}; "
@@ -433,6 +488,9 @@ def _check_signature(step: YMap, sig: FunctionSig, file_part: str, func_span: Sp
             add("SM204", f"input '{pair.name}' has no parameter in {sig.name}() ({where})"
                 + did_you_mean(pair.name, [p for p in sig.params if p not in input_names]),
                 pair.key.span, sid)
+            if on_def is not None:
+                on_def("SM204", pair.key.span, f"the manifest gives this step input "
+                       f"'{pair.name}', which {sig.name}() has no parameter for", pair.name)
     ipair = step.pair("inputs")
     missing_at = ipair.key.span if ipair is not None else func_span
     for name in sig.params:
@@ -440,6 +498,9 @@ def _check_signature(step: YMap, sig: FunctionSig, file_part: str, func_span: Sp
             continue
         add("SM205", f"parameter '{name}' of {sig.name}() ({where}) has no input; add it under "
             "`inputs`", missing_at, sid)
+        if on_def is not None:
+            on_def("SM205", missing_at, f"parameter '{name}' of {sig.name}() has no input under "
+                   "the step's `inputs` in the manifest", name)
     # `connections` is optional even when connections are declared (ARCHITECTURE: "plus
     # optionally connections"); taking it without declaring any can never receive anything.
     # A step with declared effects must take `effects` (that is the only way to emit them),

@@ -31,7 +31,7 @@ class Rule(FrozenRecord):
     def __init__(self, code: str, name: str, summary: str, rationale: str,
                  security: bool = True, example: str = "", fix: str = "") -> None:
         _set = object.__setattr__
-        _set(self, "code", code)  # stable forever: SS0xx..SS5xx step code, SM0xx..SM3xx manifest
+        _set(self, "code", code)  # stable forever: SS0xx..SS6xx step code, SM0xx..SM3xx manifest
         _set(self, "name", name)  # kebab-case, also stable
         _set(self, "summary", summary)  # one line: what the rule refuses
         _set(self, "rationale", rationale)  # one line: why

@@ -2,10 +2,11 @@
 
 Codes are stable forever: never renumber, only add. Ranges (docs/ARCHITECTURE.md):
 SS0xx meta, SS1xx imports, SS2xx private/dunder/string traversal, SS3xx introspection and
-dynamic code, SS4xx forbidden constructs, SS5xx determinism.
+dynamic code, SS4xx forbidden constructs, SS5xx determinism, SS6xx effects.
 
 `example` is a snippet the rule refuses and `fix` a close one it accepts; the catalogue test
-validates both (SS105's `fix` is validated as used by a `public_egress` step). For the meta
+validates both (SS105's `fix` is validated as used by a `public_egress` step, the SS6xx ones
+as used by step `draft` declaring effect `draft_bill` with key `invoice_id`). For the meta
 rules SS002-SS004 the example is a description, not code.
 """
 
@@ -227,6 +228,26 @@ RULES: list[Rule] = [
         "Memory addresses differ between runs, so a result built from one cannot be replayed.",
         example="def step(invoice):\n    return {'ref': id(invoice)}\n",
         fix="def step(invoice):\n    return {'ref': invoice['id']}\n",
+    ),
+    # --- SS6xx: effects (checked against the manifest's declarations) ------------------------------
+    Rule(
+        "SS601", "emit-undeclared-effect",
+        "`effects.emit` names an effect the step does not declare under its `effects`.",
+        "A step may only record the effects its manifest entry grants; the run refuses any other.",
+        example="def draft(match, effects):\n"
+        "    effects.emit('draft_bil', {'invoice_id': match['invoice']})\n",
+        fix="def draft(match, effects):\n"
+        "    effects.emit('draft_bill', {'invoice_id': match['invoice']})\n",
+    ),
+    Rule(
+        "SS602", "effect-payload-without-key",
+        "An `effects.emit` payload literal that is not a dict or lacks the effect's key field.",
+        "The key field identifies the effect's target, so a replayed run records the same intent.",
+        example="def draft(match, effects):\n"
+        "    effects.emit('draft_bill', {'total': match['total']})\n",
+        fix="def draft(match, effects):\n"
+        "    effects.emit('draft_bill', {'invoice_id': match['invoice'], "
+        "'total': match['total']})\n",
     ),
 ]
 

@@ -42,6 +42,20 @@ def _egress_allowed(uses: Sequence[StepUse]) -> bool:
     return bool(uses) and all(getattr(u, "network", None) == "public_egress" for u in uses)
 
 
+def _effects_view(uses: Sequence[StepUse]) -> tuple | None:
+    """((function, step id, ((effect, key field), ...)), ...) for the effect rules (SS6xx),
+    hashable for the chunk cache; None when any use does not say what it declares."""
+    if not uses:
+        return None
+    view = []
+    for u in uses:
+        effects = getattr(u, "effects", None)
+        if effects is None:
+            return None
+        view.append((str(u.function), str(u.step_id), effects))
+    return tuple(sorted(view))
+
+
 def _decode(source: str | bytes, line_offset: int, out: list[Problem]) -> str | None:
     """Text to parse, or None after reporting why there is none (SS002/SS004)."""
     cap = policy.MAX_SOURCE_BYTES
@@ -124,11 +138,13 @@ def _parse(text: str, feature: tuple[int, int] | None, pos: Positions,
     return None
 
 
-def _check(tree: _ast.Module, pos: Positions, egress: bool, out: list[Problem]) -> None:
+def _check(tree: _ast.Module, pos: Positions, egress: bool, out: list[Problem],
+           effects: tuple | None = None) -> None:
     from stepsmith.runner.validator.checks import DISPATCH, check_top_level
     from stepsmith.runner.validator.walk import Context, walk
 
     ctx = Context(pos=pos, egress_allowed=egress, problems=out)
+    ctx.effects = effects
     for stmt in tree.body:
         cls = stmt.__class__
         ctx.root = stmt
@@ -139,13 +155,14 @@ def _check(tree: _ast.Module, pos: Positions, egress: bool, out: list[Problem]) 
 
 
 def _chunk_result_uncached(chunk: str, feature: tuple[int, int] | None,
-                           egress: bool) -> tuple[bool, tuple[Problem, ...]]:
+                           egress: bool, effects: tuple | None = None,
+                           ) -> tuple[bool, tuple[Problem, ...]]:
     pos = Positions(chunk, 0)
     out: list[Problem] = []
     tree = _parse(chunk, feature, pos, out)
     if tree is None:
         return False, tuple(out)
-    _check(tree, pos, egress, out)
+    _check(tree, pos, egress, out, effects)
     return True, tuple(out)
 
 
@@ -155,7 +172,7 @@ def _cache_info(*fields):
     return _CacheInfo(*fields)
 
 
-# Chunk cache: (chunk text, grammar, egress) -> (parsed?, problems at line_offset 0).
+# Chunk cache: (chunk text, grammar, egress, effects view) -> (parsed?, problems at line 0).
 # Bounded; entries are immutable tuples. The C LRU behind `functools.lru_cache` (what it
 # returns, minus `update_wrapper`), so the sandbox does not import `functools`/`collections`.
 try:
@@ -168,9 +185,10 @@ else:
     _chunk_result = _lru_cache_wrapper(_chunk_result_uncached, 2048, False, _cache_info)
 
 
-def _chunk_problems(chunk: str, feature, egress: bool) -> tuple[Problem, ...] | None:
+def _chunk_problems(chunk: str, feature, egress: bool,
+                    effects: tuple | None = None) -> tuple[Problem, ...] | None:
     """Problems of one chunk, or None when it does not parse on its own."""
-    parsed, problems = _chunk_result(chunk, feature, egress)
+    parsed, problems = _chunk_result(chunk, feature, egress, effects)
     return problems if parsed else None
 
 
@@ -192,7 +210,8 @@ def _shifted(problem: Problem, lines: int) -> Problem:
     return shifted(problem, lines)
 
 
-def _validate_chunked(text: str, feature, egress: bool, line_offset: int) -> list[Problem] | None:
+def _validate_chunked(text: str, feature, egress: bool, line_offset: int,
+                      effects: tuple | None = None) -> list[Problem] | None:
     parts = chunks.split(text)
     if parts is None:
         return None
@@ -200,17 +219,17 @@ def _validate_chunked(text: str, feature, egress: bool, line_offset: int) -> lis
     i, n = 0, len(parts)
     while i < n:
         chunk, first_line = parts[i]
-        got = _chunk_problems(chunk, feature, egress)
+        got = _chunk_problems(chunk, feature, egress, effects)
         j = i
         # A split inside a multi-line string or brackets (a docstring with column-0 lines):
         # the chunk parses together with the next few.
         while got is None and j + 1 < n and j - i < _MAX_MERGE:
             j += 1
             chunk += parts[j][0]
-            got = _chunk_problems(chunk, feature, egress)
+            got = _chunk_problems(chunk, feature, egress, effects)
         if got is None:
             if i == 0 and j == n - 1:  # the chunk is the whole text: its failure is the answer
-                return [_shifted(p, line_offset) for p in _chunk_result(chunk, feature, egress)[1]]
+                return [_shifted(p, line_offset) for p in _chunk_result(chunk, feature, egress, effects)[1]]
             return None  # a real syntax error: one whole-file parse reports it exactly
         shift = first_line + line_offset
         out.extend(_shifted(p, shift) for p in got)
@@ -255,13 +274,15 @@ def _run_inner(source, python, uses, line_offset: int, chunked: bool) -> list[Pr
             else:
                 feature = _feature_version(python)
                 egress = _egress_allowed(uses)
-                found = _validate_chunked(text, feature, egress, line_offset) if chunked else None
+                effects = _effects_view(uses)
+                found = (_validate_chunked(text, feature, egress, line_offset, effects)
+                         if chunked else None)
                 if found is not None:
                     out.extend(found)
                 else:
                     tree = _parse(text, feature, pos, out)
                     if tree is not None:
-                        _check(tree, pos, egress, out)
+                        _check(tree, pos, egress, out, effects)
     except Exception as exc:  # noqa: BLE001 -- fail closed: anything unexpected refuses the file
         detail = f"{type(exc).__name__}: {exc}"[:200]
         out.append(_problem("SS003", Span(1 + line_offset, 0, 1 + line_offset, 1),
@@ -275,7 +296,8 @@ def validate(source: str | bytes, *, python: str = "3.11", uses: Sequence[StepUs
     """Check step code against the step dialect without running it.
 
     `uses`: the steps that run functions from this file; `urllib.request|parse|error`
-    imports are allowed only when it is non-empty and every use is `public_egress`.
+    imports are allowed only when it is non-empty and every use is `public_egress`; when
+    every use carries its declared `effects`, `effects.emit(...)` is checked against them.
     `line_offset` shifts reported lines (validate one function's text with
     `line_offset=<its first line - 1>`). Returns problems sorted by position; never raises:
     an internal failure is reported as SS003 (fail closed).

@@ -26,13 +26,14 @@ class Context:
     (A plain class, not a dataclass: the validator is imported inside every sandbox, where
     import time counts.)"""
 
-    __slots__ = ("approved", "bound", "deferred", "egress_allowed", "pos", "problems",
-                 "root", "scratch", "step")
+    __slots__ = ("approved", "bound", "deferred", "effects", "egress_allowed", "pos",
+                 "problems", "root", "scratch", "step")
 
     def __init__(self, pos: Positions, egress_allowed: bool,
                  problems: list[Problem] | None = None):
         self.pos = pos
         self.egress_allowed = egress_allowed  # every use of this file is a public_egress step
+        self.effects = None  # engine._effects_view(uses): declared effects per use, or None
         self.step: str | None = None  # enclosing top-level function
         self.root = None  # the top-level statement being walked (fixes find parents in it)
         self.problems: list[Problem] = [] if problems is None else problems

@@ -72,6 +72,7 @@ class StepUse:
     step_id: str
     function: str
     network: Literal["none", "public_egress"] = "none"
+    effects: tuple[tuple[str, str | None], ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,11 @@ import pytest
 from stepsmith.runner import rules
 from stepsmith.runner.rules import step_rules
 from stepsmith.runner.validator import validate
-from validator_helpers import EGRESS
+from validator_helpers import EFFECTS, EGRESS
 
 STEP_RULES = step_rules.RULES
 CODE_RANGES = {"0": "meta", "1": "imports", "2": "private", "3": "introspection",
-               "4": "constructs", "5": "determinism"}
+               "4": "constructs", "5": "determinism", "6": "effects"}
 
 
 def test_all_rules_sorted_and_include_both_catalogues():
@@ -30,7 +30,7 @@ def test_all_rules_sorted_and_include_both_catalogues():
 
 @pytest.mark.parametrize("rule", STEP_RULES, ids=[r.code for r in STEP_RULES])
 def test_rule_shape(rule):
-    assert re.fullmatch(r"SS[0-5]\d\d", rule.code) and rule.code[2] in CODE_RANGES
+    assert re.fullmatch(r"SS[0-6]\d\d", rule.code) and rule.code[2] in CODE_RANGES
     assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", rule.name)
     for text in (rule.summary, rule.rationale):
         assert text and "\n" not in text and len(text) < 160
@@ -43,9 +43,10 @@ def test_rule_shape(rule):
 @pytest.mark.parametrize("rule", [r for r in STEP_RULES if not r.code.startswith("SS0")]
                          + [step_rules.BY_CODE["SS001"]], ids=lambda r: r.code)
 def test_catalogue_examples_are_refused_and_fixes_accepted(rule):
-    refused = validate(rule.example)
+    example_uses = EFFECTS if rule.code.startswith("SS6") else ()
+    refused = validate(rule.example, uses=example_uses)
     assert rule.code in [p.code for p in refused], [(p.code, p.message) for p in refused]
-    fix_uses = EGRESS if rule.code == "SS105" else ()
+    fix_uses = EGRESS if rule.code == "SS105" else example_uses
     assert validate(rule.fix, uses=fix_uses) == []
 
 

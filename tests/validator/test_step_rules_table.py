@@ -7,7 +7,7 @@ import pytest
 from stepsmith.runner.problems import Span
 from stepsmith.runner.rules import step_rules
 from stepsmith.runner.validator import MAX_SOURCE_BYTES, validate
-from validator_helpers import EGRESS, NONE_USE
+from validator_helpers import EFFECTS, EGRESS, NONE_USE
 
 # (code, source, (line, col, end_line, end_col), uses)
 VIOLATIONS = [
@@ -76,6 +76,12 @@ VIOLATIONS = [
     ("SS206", "from json import dumps as str\n", (1, 26, 1, 29), ()),
     ("SS503", "def f(x):\n    return id(x)\n", (2, 11, 2, 13), ()),
     ("SS503", "def f(x):\n    key = id\n    return key(x)\n", (2, 10, 2, 12), ()),
+    ("SS601", "def draft(m, effects):\n    effects.emit('draft', {'invoice_id': 1})\n",
+     (2, 17, 2, 24), EFFECTS),
+    ("SS602", "def draft(m, effects):\n    effects.emit('draft_bill', {'id': 1})\n",
+     (2, 31, 2, 40), EFFECTS),
+    ("SS602", "def draft(m, effects):\n    effects.emit('draft_bill', [m])\n",
+     (2, 31, 2, 34), EFFECTS),
 ]
 
 # (code whose rule must stay silent, close-but-legal source, uses)
@@ -124,6 +130,12 @@ LEGAL = [
     ("SS503", ("def f(rows):\n    out = [row['id'] for row in rows]\n"
                "    for id in out:\n        print(id)\n    return dict(id=1)\n"), ()),
     ("SS503", "def f(id, x):\n    return id + x.id\n", ()),
+    ("SS601", ("def draft(m, effects):\n    effects.emit('draft_bill', {'invoice_id': 1})\n"
+               "    effects.emit(m['name'], {})\n    other.emit('x', {})\n"), EFFECTS),
+    ("SS601", "def draft(m, effects):\n    effects.emit('anything', {})\n", ()),  # uses unknown
+    ("SS602", ("def draft(m, effects):\n    effects.emit('draft_bill', {'invoice_id': 1, 'n': 2})"
+               "\n    effects.emit('draft_bill', {**m})\n    effects.emit('draft_bill', m)\n"),
+     EFFECTS),
 ]
 
 

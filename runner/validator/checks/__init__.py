@@ -8,6 +8,7 @@ from stepsmith.runner.validator.checks import (
     calls,
     constructs,
     determinism,
+    effects,
     imports,
     modules,
     names,
@@ -24,6 +25,7 @@ DISPATCH = build_dispatch([
     imports.HANDLERS,
     modules.HANDLERS,
     constructs.HANDLERS,
+    effects.HANDLERS,
 ])
 
 check_top_level = constructs.check_top_level

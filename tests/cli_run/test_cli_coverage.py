@@ -1,0 +1,107 @@
+"""Issue 12: `stepsmith test --coverage` (coverage.py's report shape, --coverage-json, --lcov)
+and `--repeat N` (the determinism check), through the CLI on real sandboxes."""
+
+import json
+
+import pytest
+from stepsmith.runner.cli import main
+
+pytestmark = pytest.mark.usefixtures("sandbox")
+
+BRANCHY = '''\
+def classify(amounts):
+    total = 0
+    for a in amounts:
+        total += a
+    if total > 100:
+        return "big"
+    return "small"
+'''
+AT = "2026-12-01T07:00:00+00:00"
+
+
+def run(capsys, *argv):
+    try:
+        code = main(["test", *map(str, argv)])
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def wf(tmp_path, kit, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    m = kit.demo_manifest(steps=[{"id": "classify", "explanation": "Big or small.",
+                                  "code": "steps/classify.py:classify",
+                                  "inputs": {"amounts": "sources.numbers"}}])
+    # one fixture, taking only the "small" branch
+    return kit.write_workflow(tmp_path / "wf", m, {"steps/classify.py": BRANCHY}, {
+        "classify/small": {"inputs": {"amounts": [1, 2]}, "evaluation_time": AT,
+                           "expected": {"output": "small", "effects": []}}})
+
+
+def test_coverage_report_names_the_missing_line_and_branch(wf, capsys):
+    fixture = (wf / "fixtures/classify/small.json").read_text()
+    code, out, _ = run(capsys, "wf", "--coverage")
+    assert code == 0
+    row = next(line for line in out.splitlines() if "classify.py" in line)
+    # 7 statements (the def line runs at import), line 6 never ran; of 4 branch arcs the
+    # one 5->6 was never taken: (6 + 3) / (7 + 4) = 82%, coverage.py's formula
+    assert row.split()[1:6] == ["7", "1", "4", "1", "82%"], row
+    assert row.rstrip().endswith("5->6, 6"), row
+    assert "TOTAL" in out
+    assert (wf / "fixtures/classify/small.json").read_text() == fixture  # nothing stored
+    assert not (wf / ".stepsmith" / "pending").exists()
+
+
+def test_coverage_json_and_lcov_files_and_json_mode(wf, capsys, tmp_path):
+    code, out, _ = run(capsys, "wf", "--coverage-json", tmp_path / "c.json",
+                       "--lcov", tmp_path / "c.lcov", "--format", "json")
+    assert code == 0
+    doc = json.loads(out)  # one JSON document, with the coverage in it
+    data = json.loads((tmp_path / "c.json").read_text())
+    assert doc["coverage"] == data
+    assert "coverage" not in doc["results"][0]["result"]  # never in the stored result shape
+    lcov = (tmp_path / "c.lcov").read_text()
+    assert "SF:wf/steps/classify.py" in lcov and "DA:6,0" in lcov and "end_of_record" in lcov
+    brda5 = [line for line in lcov.splitlines() if line.startswith("BRDA:5,")]
+    assert len(brda5) == 2 and sum(line.endswith((",-", ",0")) for line in brda5) == 1, brda5
+
+
+def test_an_unwritable_report_file_stops_before_running(wf, capsys, tmp_path):
+    code, _, err = run(capsys, "wf", "--lcov", tmp_path / "no" / "such" / "c.lcov")
+    assert code == 2 and "cannot write" in err
+
+
+def test_repeat_agrees_for_the_dialect(wf, capsys):
+    code, out, _ = run(capsys, "wf", "--repeat", "3")
+    assert code == 0 and "1 passed" in out
+
+
+def test_repeat_zero_is_a_usage_error(wf, capsys):
+    code, _, err = run(capsys, "wf", "--repeat", "0")
+    assert code == 2 and "--repeat" in err
+
+
+def test_repeat_reports_runs_that_disagree(wf, capsys, monkeypatch):
+    # the dialect is deterministic in the sandbox (tests/sandbox/test_sandbox_repeat.py), so
+    # the disagreement is made after the real runs: the second run's output differs
+    from stepsmith.runner.fixtures import runs
+
+    real, calls = runs.invoke, []
+
+    def second_differs(*a, **kw):
+        res = real(*a, **kw)
+        calls.append(1)
+        if len(calls) == 2:
+            res.output = "big"
+        return res
+
+    monkeypatch.setattr(runs, "invoke", second_differs)
+    code, out, _ = run(capsys, "wf", "--repeat", "2", "--format", "json")
+    assert code == 1 and len(calls) == 2
+    (r,) = json.loads(out)["results"]
+    assert r["outcome"] == "failed"
+    assert any("not deterministic" in m for m in r["messages"])
+    assert not (wf / ".stepsmith" / "pending").exists()  # not an output to accept
