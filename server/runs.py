@@ -156,9 +156,10 @@ class Runner:
 
         manifests = [norm(p) for p in find_manifests([folder]) if norm(os.path.dirname(p)) == folder]
         if not manifests:
+            msg = "no workflow manifest next to this fixture's fixtures/ folder"
             return {"results": [{"fixture": Path(fp).stem, "uri": fixture_uri, "status": "error",
-                                 "message": "no workflow manifest next to this fixture's fixtures/ folder",
-                                 "diff": ""}]}
+                                 "outcome": "error", "message": msg, "messages": [msg], "diff": "",
+                                 "differences": [], "stdout": ""}]}
         dirty = await asyncio.get_running_loop().run_in_executor(self.pool, self._dirty, manifests[0])
         results = await self.run_step(manifests[0], step_id, only=norm(fp), from_buffer=dirty)
         return {"results": results}
@@ -230,6 +231,7 @@ class Runner:
                 "status": cr.outcome, "message": message,
                 "diff": "\n".join(diff_lines) if cr.outcome == "failed" else "",
                 "stdout": (cr.result or {}).get("stdout") or "",
+                "outcome": cr.outcome, "messages": list(cr.messages),
                 "differences": [d.to_json() for d in cr.differences]}
 
     async def run_step(self, manifest_path: str, step_id: str, *, gen=None, from_buffer: bool = False,
@@ -246,7 +248,9 @@ class Runner:
                 ls.show_message(f"stepsmith: running fixtures is unavailable — {reason}. "
                                 "Diagnostics still work.", T.MessageType.Warning)
             results = [{"fixture": p.stem, "uri": path_to_uri(str(p)), "status": "error",
-                        "message": f"sandbox unavailable: {reason}", "diff": ""} for p in fixtures]
+                        "outcome": "error", "message": f"sandbox unavailable: {reason}",
+                        "messages": [f"sandbox unavailable: {reason}"], "diff": "",
+                        "differences": [], "stdout": ""} for p in fixtures]
             if gen is None or self.generation.get(gen[0]) == gen[1]:
                 self._finish(manifest_path, step_id, results, only)
             return results
@@ -327,35 +331,17 @@ class Runner:
 
     # ------------------------------------------------------------------ record
     def _record(self, mp: str | None, step_id: str, name: str, inputs: Any, at: str | None) -> dict:
-        from stepsmith.runner.cli.record import (
-            CASE_NAME,
-            NOT_RECORDABLE,
-            fixture_document,
-            write_atomic,
-        )
-        from stepsmith.runner.fixtures.invoke import (
-            InvokeError,
-            build_inputs,
-            check_forbidden_inputs,
-            invoke,
-            known_credentials,
-            load_granted,
-            parse_at,
-            result_dict,
-            secrets_in,
-            step_code,
-        )
+        """The record use case (runner.app.record, as `stepsmith record`); refusals as results."""
+        from stepsmith.runner.app.errors import AppError
+        from stepsmith.runner.app.record import RecordRequest, record_fixture
+        from stepsmith.runner.app.step import StepRequest
 
         def err(msg: str, uri: str = "") -> dict:
-            return {"fixture": name, "uri": uri, "status": "error", "message": msg, "diff": ""}
+            return {"fixture": name, "uri": uri, "status": "error", "message": msg, "diff": "",
+                    "outcome": "error", "messages": [msg], "differences": [], "stdout": ""}
 
         if not mp:
             return err("manifestUri is not a file URI")
-        if not CASE_NAME.match(name or ""):
-            return err(f"fixture name {name!r} is not a slug (lowercase letters, digits, '-' and '_')")
-        ok, reason = self.sandbox_status()
-        if not ok:
-            return err(f"sandbox unavailable: {reason}")
         if isinstance(inputs, str):
             try:
                 inputs = json.loads(inputs)
@@ -363,41 +349,18 @@ class Runner:
                 return err(f"inputsJson is not JSON: {exc}")
         if not isinstance(inputs, dict):
             return err("inputsJson must be a JSON object (parameter -> value)")
-        lw = self._load(mp, from_buffer=False)
-        if not lw.ok:
-            return err("the workflow has check problems; fix them first: " + "; ".join(lw.error_lines()[:3]))
-        step = lw.step(step_id)
-        if step is None:
-            return err(f"unknown step {step_id!r}")
-        if step.network == "public_egress":
-            return err(f"{step_id} is a public_egress step: record it with `stepsmith record --live`")
-        target = lw.dir / "fixtures" / step_id / f"{name}.json"
-        uri = path_to_uri(str(target))
-        if target.exists():
-            return err(f"fixture {name} already exists", uri)
+        uri = path_to_uri(str(Path(mp).parent / "fixtures" / step_id / f"{name}.json"))
+        ok, reason = self.sandbox_status()
+        if not ok:
+            return err(f"sandbox unavailable: {reason}")
         try:
-            check_forbidden_inputs(inputs)
-            at = parse_at(at) if at else None
-            code = step_code(lw, step)
-            built = build_inputs(step, inputs)
-        except (InvokeError, ValueError) as exc:
-            return err(str(exc), uri)
-        granted = load_granted(lw, step)
-        res = result_dict(invoke(lw, code, built, evaluation_time=at, seed=None, connections=granted))
-        status = res.get("status")
-        if status in NOT_RECORDABLE:
-            return err(f"not recorded: the step was {status}", uri)
-        doc = fixture_document(inputs, at, None, res)
-        leaked = secrets_in(doc, {**granted, **known_credentials(lw, step)})
-        if leaked:
-            return err("not recorded: the fixture would contain a credential of " + ", ".join(leaked), uri)
-        try:
-            write_atomic(target, json.dumps(doc, indent=2, ensure_ascii=False) + "\n",
-                         overwrite=False, root=lw.dir)
-        except OSError as exc:  # a symlinked fixtures folder, or it appeared meanwhile
-            return err(f"not recorded: {exc.strerror or exc}", uri)
-        return {"fixture": name, "uri": uri, "status": "recorded",
-                "message": f"recorded fixtures/{step_id}/{name}.json (expected status {status})", "diff": ""}
+            rec = record_fixture(RecordRequest(StepRequest(mp, step_id, inputs, at=at or None), name))
+        except AppError as exc:
+            return err(" ".join([str(exc), *exc.lines]), uri if Path(uri_to_path(uri)).exists() else "")
+        msg = f"recorded fixtures/{step_id}/{name}.json (expected status {rec.status})"
+        return {"fixture": name, "uri": path_to_uri(str(rec.target)), "status": "recorded",
+                "message": msg, "diff": "", "outcome": "recorded", "messages": [msg],
+                "differences": [], "stdout": rec.result.get("stdout") or ""}
 
 
 class _Superseded(Exception):
