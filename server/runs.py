@@ -176,11 +176,11 @@ class Runner:
     # ------------------------------------------------------------------ running
     def _load(self, manifest_path: str, from_buffer: bool):
         from stepsmith.runner.fixtures.invoke import LoadedWorkflow, display_path
-        from stepsmith.runner.manifest import check_workflow
+        from stepsmith.runner.workspace.check import workflow_check
 
         read = (lambda p: self.ls.session.buffer_text(norm(p))) if from_buffer else None
         mpath = Path(manifest_path)
-        check = check_workflow(mpath, read)
+        check = workflow_check(mpath, read)
         return LoadedWorkflow(manifest_path=mpath, dir=mpath.parent, check=check,
                               workflow=check.manifest.workflow, shown=display_path(mpath.parent))
 
