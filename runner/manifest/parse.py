@@ -273,9 +273,11 @@ def _map_error(err: dict, root: YNode | None, add) -> None:
         if allowed:
             close = difflib.get_close_matches(str(key), allowed, n=1, cutoff=0.6)
             hint = f"; did you mean '{close[0]}'?" if close else f" (expected one of: {', '.join(allowed)})"
-            if close:
-                fix = {"fix": "replace", "replacement": close[0]}
         pair = parent.pair(key) if isinstance(parent, YMap) and isinstance(key, str) else None
+        if allowed and close and pair is not None and close[0] not in parent.index:
+            from .fixedits import replace
+
+            fix = replace(span, close[0], pair.key)
         if (isinstance(parent, YMap) and parent.flow and pair is not None
                 and pair.value.data is None and " " in str(key)):
             hint += ("; a comma inside { } starts a new key: if this is the end of the text "
