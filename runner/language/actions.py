@@ -1,5 +1,9 @@
 """Code actions: the quick fixes problems carry, as typed edits (runner coordinates).
 
+`quick_fixes(snapshot, path, problems)` -> [CodeAction]: every fix each problem carries
+(`runner.fixes.fixes_of`: the first is preferred), plus "declare this effect" for SS601, an
+edit of the manifests running the file (effect_fix.py). `code_actions` is the same-file part.
+
 Step files: the rule that found the problem computed its edits (`runner.fixes.fix_of`); nothing
 here re-parses the code or matches message text. Manifests: a `{"fix": "replace",
 "replacement": ...}` hint replaces the problem's span; a step missing its `explanation:` gets a
@@ -11,26 +15,38 @@ cannot be waived from the editor.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from dataclasses import dataclass
 
-from stepsmith.runner.fixes import Fix, TextEdit, fix_of
+from stepsmith.runner.fixes import Fix, TextEdit, fixes_of
 from stepsmith.runner.problems import Problem, Span
 
 from .lines import split_lines
 from .manifest import step_items
 
 EXPLANATION_PLACEHOLDER = "TODO: say in plain language what this step does"
+QUICKFIX = "quickfix"
+
+
+@dataclass(frozen=True)
+class CodeAction:
+    title: str
+    changes: Mapping[str, tuple[TextEdit, ...]]  # path -> edits (positions of that file)
+    kind: str = QUICKFIX
+    code: str = ""  # the rule it fixes
+    fix_kind: str = ""  # e.g. "remove-import"
+    preferred: bool = False
+    problem: Problem | None = None
 
 
 def step_fixes(problem: Problem) -> list[Fix]:
-    fix = fix_of(problem)
-    return [fix] if fix is not None else []
+    return fixes_of(problem)
 
 
 def manifest_fixes(doc, problem: Problem) -> list[Fix]:
-    data = problem.data or {}
-    if data.get("fix") == "replace" and isinstance(data.get("replacement"), str):
-        new = data["replacement"]
-        return [Fix(f"Replace with '{new}'", (TextEdit(problem.span, new),), problem.code, "replace")]
+    found = fixes_of(problem)
+    if found:
+        return found
     if problem.code == "SM004" and "'explanation'" in problem.message:
         return _explanation_placeholder(doc, problem)
     return []
@@ -71,3 +87,22 @@ def code_actions(snapshot, path: str, problems: list[Problem]) -> list[Fix]:
         doc = snapshot.manifest_doc(path)
         return [f for p in problems for f in (manifest_fixes(doc, p) if doc is not None else [])]
     return [f for p in problems for f in step_fixes(p)]
+
+
+def fixes_for(snapshot, path: str, problem: Problem) -> list[Fix]:
+    return code_actions(snapshot, path, [problem])
+
+
+def quick_fixes(snapshot, path: str, problems: list[Problem]) -> list[CodeAction]:
+    """Every quick fix for `problems` in `path`, as code actions (the first fix of each
+    problem preferred); no "suppress" action exists for any rule."""
+    from .effect_fix import declare_effect
+
+    out: list[CodeAction] = []
+    for p in problems:
+        for i, fx in enumerate(fixes_for(snapshot, path, p)):
+            out.append(CodeAction(fx.title, {path: fx.edits}, QUICKFIX, p.code, fx.kind, i == 0, p))
+        if p.code == "SS601" and not path.endswith((".yaml", ".yml")):
+            for title, _m, changes in declare_effect(snapshot, path, p):
+                out.append(CodeAction(title, changes, QUICKFIX, p.code, "declare-effect", False, p))
+    return out

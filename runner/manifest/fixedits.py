@@ -112,7 +112,7 @@ def add_inputs(lines: Sequence[str], step: YMap, names: Sequence[str], sources,
         return None
     entries = [(n, _value_for(n, sources, step_ids)) for n in names]
     title = "Add the missing input" + ("s " if len(names) > 1 else " ") + ", ".join(
-        f"'{n}'" for n in names)
+        f"'{n}'" for n in names)  # as actions/languageservices does for `with:`
     inputs_pair = step.pair("inputs")
     inputs = inputs_pair.value if inputs_pair is not None else None
     flow_items = ", ".join(f"{n}: {json.dumps(v) if ': ' in v else v}" for n, v in entries)
@@ -125,7 +125,7 @@ def add_inputs(lines: Sequence[str], step: YMap, names: Sequence[str], sources,
     if isinstance(inputs, YMap) and inputs.pairs:
         first, last = inputs.pairs[0], inputs.pairs[-1]
         col, end = first.key.span.column, max(last.value.span.end_line, last.key.span.end_line)
-        return _insert_lines(lines, end, [" " * col + f"{n}: {v}" for n, v in entries])
+        return _insert_lines(lines, end, [" " * col + f"{n}: {v}" for n, v in entries], title)
     if inputs_pair is not None:
         return None  # `inputs:` empty or not a mapping: the schema reports it
     if step.flow:
@@ -141,8 +141,7 @@ def add_inputs(lines: Sequence[str], step: YMap, names: Sequence[str], sources,
     return _insert_lines(lines, end, body, title)
 
 
-def _insert_lines(lines: Sequence[str], after: int, new: list[str], title: str | None = None) -> dict:
-    title = title or ("Add the missing input" + ("s" if len(new) > 1 else ""))
+def _insert_lines(lines: Sequence[str], after: int, new: list[str], title: str) -> dict:
     eol = _eol(lines, after)
     raw = lines[after - 1] if 0 < after <= len(lines) else ""
     if raw.endswith(("\n", "\r")):
