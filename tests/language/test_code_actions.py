@@ -216,3 +216,52 @@ def test_no_declare_effect_when_the_connection_would_be_a_guess(tmp_path):
     path = norm(tmp_path / "steps/bills.py")
     (p,) = [p for p in diagnostics(snap, path) if p.code == "SS601"]
     assert [a.fix_kind for a in quick_fixes(snap, path, [p])] == []
+
+
+def test_a_misspelt_effect_name_is_replaced_in_the_step_file(tmp_path):
+    src = BILLS_PY.replace('"draft_bill"', '"draft_bil"')
+    snap = snapshot(tmp_path, {"steps/bills.py": src})
+    path = norm(tmp_path / "steps/bills.py")
+    (p,) = [p for p in diagnostics(snap, path) if p.code == "SS601"]
+    first = quick_fixes(snap, path, [p])[0]
+    assert (first.title, first.preferred) == ("Change to 'draft_bill'", True)
+    fixed = edited(snap, first.changes)
+    assert fixed.read_text(path) == BILLS_PY and codes(fixed, path) == Counter()
+
+
+def test_fix_all_in_a_step_file_applies_every_safe_fix_in_rounds(tmp_path):
+    from stepsmith.runner.language.fixall import FIX_ALL, fix_all
+
+    src = ("import os, sys\nimport statistics\n\n\n"
+           "def read(invoices):\n    import socket; x = statistics.NormalDist(0, 1).samples(3)\n"
+           "    return invoices, x\n")
+    snap = snapshot(tmp_path, {"steps/read.py": src})
+    path = norm(tmp_path / "steps/read.py")
+    assert codes(snap, path) == Counter({"SS101": 3, "SS501": 1})
+    action = fix_all(snap, path)
+    assert action.kind == FIX_ALL == "source.fixAll.stepsmith" and list(action.changes) == [path]
+    fixed = edited(snap, action.changes)
+    # `os` and `sys` overlap (one statement): the second went in the next round
+    assert fixed.read_text(path) == (
+        "import statistics\n\n\ndef read(invoices):\n"
+        "    x = statistics.NormalDist(0, 1).samples(3, seed=0)\n    return invoices, x\n")
+    assert codes(fixed, path) == Counter()
+    # the edit is minimal hunks, not the whole file
+    assert all(e.span.end_line - e.span.line <= 1 for e in action.changes[path])
+
+
+def test_fix_all_leaves_guesses_and_security_widening_alone(tmp_path):
+    from stepsmith.runner.language.fixall import fix_all
+
+    text = (MANIFEST.replace("connections: [xero]", "connections: [xeor]")  # a guess: SM101
+            .replace("    explanation: Read the invoices.\n", "")  # certain: the placeholder
+            .replace("      rows: steps.read.output\n", "      rows: steps.read.output\n      extra: 1\n"))
+    snap = snapshot(tmp_path, {"workflow.yaml": text, "steps/bills.py": BILLS_UNDECLARED})
+    m, path = norm(tmp_path / "workflow.yaml"), norm(tmp_path / "steps/bills.py")
+    before = codes(snap, m)
+    assert before == Counter({"SM101": 1, "SM004": 1, "SM204": 1})
+    fixed = edited(snap, fix_all(snap, m).changes)
+    assert codes(fixed, m) == Counter({"SM101": 1})
+    assert "connections: [xeor]" in fixed.read_text(m)
+    # the step file's undeclared effect has no safe fix: nothing to do
+    assert fix_all(snap, path) is None
