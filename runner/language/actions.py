@@ -59,8 +59,15 @@ def _explanation_placeholder(doc, problem: Problem) -> list[Fix]:
         s = item.span
         if not ((s.line, s.column) <= (sp.line, sp.column) <= (s.end_line, s.end_column)):
             continue
-        if item.get("explanation") is not None or getattr(item, "flow", False):
+        if item.get("explanation") is not None:
             return []
+        if getattr(item, "flow", False):  # `- {id: x, code: ...}`: before its `}`
+            if s.line != s.end_line:
+                return []
+            at = Span(s.end_line, s.end_column - 1, s.end_line, s.end_column - 1)
+            edit = TextEdit(at, ", explanation: " + json.dumps(EXPLANATION_PLACEHOLDER))
+            return [Fix("Add an explanation placeholder (fill it in)", (edit,), problem.code,
+                        "add-explanation")]
         anchor = item.pair("id") or (item.pairs[0] if item.pairs else None)
         if anchor is None:
             return []
@@ -102,7 +109,29 @@ def quick_fixes(snapshot, path: str, problems: list[Problem]) -> list[CodeAction
     for p in problems:
         for i, fx in enumerate(fixes_for(snapshot, path, p)):
             out.append(CodeAction(fx.title, {path: fx.edits}, QUICKFIX, p.code, fx.kind, i == 0, p))
+        if p.code in ("SM204", "SM205") and "manifest" in (p.data or {}):
+            out.extend(_from_the_manifest(snapshot, p))
         if p.code == "SS601" and not path.endswith((".yaml", ".yml")):
             for title, _m, changes in declare_effect(snapshot, path, p):
                 out.append(CodeAction(title, changes, QUICKFIX, p.code, "declare-effect", False, p))
     return out
+
+
+def _from_the_manifest(snapshot, problem: Problem) -> list[CodeAction]:
+    """A signature mismatch shown on the `def` (SM204/SM205 in the step file): the fixes of
+    the same problem in the manifest, as edits of the manifest."""
+    from stepsmith.runner.workspace.diagnostics import diagnostics
+    from stepsmith.runner.workspace.index import norm
+
+    data = problem.data
+    m, line, name = data.get("manifest"), data.get("manifest_line"), data.get("name")
+    if not isinstance(m, str) or not isinstance(name, str):
+        return []
+    m = norm(m)
+    for p in diagnostics(snapshot, m):
+        if p.code == problem.code and p.span.line == line and f"'{name}'" in p.message:
+            doc = snapshot.manifest_doc(m)
+            return [CodeAction(fx.title + " (in the manifest)", {m: fx.edits}, QUICKFIX,
+                               problem.code, fx.kind, False, problem)
+                    for fx in (manifest_fixes(doc, p) if doc is not None else [])]
+    return []

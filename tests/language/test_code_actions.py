@@ -265,3 +265,31 @@ def test_fix_all_leaves_guesses_and_security_widening_alone(tmp_path):
     assert "connections: [xeor]" in fixed.read_text(m)
     # the step file's undeclared effect has no safe fix: nothing to do
     assert fix_all(snap, path) is None
+
+
+def test_explanation_placeholder_in_a_flow_step(tmp_path):
+    old = ("  - id: bills\n    explanation: Draft bills.\n    code: steps/bills.py:bills\n"
+           "    inputs:\n      rows: steps.read.output\n    connections: [xero]\n    effects: [draft_bill]\n")
+    text = MANIFEST.replace(old, "  - {id: bills, code: steps/bills.py:bills, inputs: {rows: steps.read.output}, "
+                            "connections: [xero], effects: [draft_bill]}\n")
+    snap = snapshot(tmp_path, {"workflow.yaml": text})
+    m = norm(tmp_path / "workflow.yaml")
+    (p,) = [p for p in diagnostics(snap, m) if p.code == "SM004"]
+    (action,) = quick_fixes(snap, m, [p])
+    fixed = edited(snap, action.changes)
+    assert 'effects: [draft_bill], explanation: "TODO: say in plain language what this step does"}' \
+        in fixed.read_text(m)
+    assert codes(fixed, m) == Counter()
+
+
+def test_a_mismatch_shown_on_the_def_is_fixed_in_the_manifest(tmp_path):
+    src = "def read(invoices, limit):\n    return invoices\n"
+    snap = snapshot(tmp_path, {"steps/read.py": src})
+    path, m = norm(tmp_path / "steps/read.py"), norm(tmp_path / "workflow.yaml")
+    (p,) = [p for p in diagnostics(snap, path) if p.code == "SM205"]
+    assert p.span.line == 1  # on the `def`
+    (action,) = quick_fixes(snap, path, [p])
+    assert list(action.changes) == [m] and action.title == "Add the missing input 'limit' (in the manifest)"
+    fixed = edited(snap, action.changes)
+    assert "      limit: null\n" in fixed.read_text(m)
+    assert codes(fixed, m, path) == Counter()
