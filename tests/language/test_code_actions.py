@@ -293,3 +293,24 @@ def test_a_mismatch_shown_on_the_def_is_fixed_in_the_manifest(tmp_path):
     fixed = edited(snap, action.changes)
     assert "      limit: null\n" in fixed.read_text(m)
     assert codes(fixed, m, path) == Counter()
+
+
+@pytest.mark.parametrize("old, new, want", [
+    ("kind: create, key: invoice_id", "kind: creat, key: invoice_id", "kind: create, key: invoice_id"),
+    ("trigger: {manual: {}}", "trigger:\n  schedule: {cron: '0 7 * * *', timezone: Europe/Londn}",
+     "timezone: Europe/London}"),
+    ("trigger: {manual: {}}", "trigger:\n  schedule: {cron: '0 7 * * *', timezone: \"Europe/Londn\"}",
+     'timezone: "Europe/London"}'),
+    ("    connections: [xero]\n", "    connections: [xero]\n    network: public_egres\n",
+     "    network: public_egress\n"),
+])
+def test_did_you_mean_on_a_wrong_value(tmp_path, old, new, want):
+    text = MANIFEST.replace(old, new)
+    snap = snapshot(tmp_path, {"workflow.yaml": text})
+    m = norm(tmp_path / "workflow.yaml")
+    (p,) = [p for p in diagnostics(snap, m) if p.code == "SM005"]
+    assert "did you mean" in p.message
+    first = quick_fixes(snap, m, [p])[0]
+    fixed = edited(snap, first.changes)
+    assert want in fixed.read_text(m)
+    assert codes(fixed, m) == codes(snap, m) - Counter({"SM005": 1})
