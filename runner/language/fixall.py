@@ -35,8 +35,18 @@ def _with_text(snapshot: WorkspaceSnapshot, path: str, text: str) -> WorkspaceSn
                                 max_file_size=snapshot.max_file_size)
 
 
+def _range(e: TextEdit) -> tuple[tuple[int, int], tuple[int, int]]:
+    s = e.span
+    return (s.line, s.column), (s.end_line, s.end_column)
+
+
+def _overlaps(a, b) -> bool:
+    return a[0] < b[1] and b[0] < a[1]  # two insertions at one point do not
+
+
 def _one_round(snapshot: WorkspaceSnapshot, path: str, text: str) -> str:
     chosen: list[TextEdit] = []
+    taken: list[tuple] = []
     seen: set[tuple] = set()
     for problem in diagnostics(snapshot, path):
         fixes = fixes_for(snapshot, path, problem)
@@ -45,13 +55,16 @@ def _one_round(snapshot: WorkspaceSnapshot, path: str, text: str) -> str:
         edits = fixes[0].edits
         if edits in seen:  # SM205: one fix adding every input, on each parameter's problem
             continue
-        try:
-            apply_edits(text, [*chosen, *edits])
-        except ValueError:
+        ranges = [_range(e) for e in edits]
+        if any(_overlaps(r, t) for r in ranges for t in taken):
             continue  # overlaps one already chosen: the next round
         seen.add(edits)
         chosen.extend(edits)
-    return apply_edits(text, chosen) if chosen else text
+        taken.extend(ranges)
+    try:
+        return apply_edits(text, chosen) if chosen else text
+    except ValueError:  # columns past a line end made two ranges meet: nothing this round
+        return text
 
 
 def hunks(old: str, new: str) -> tuple[TextEdit, ...]:
