@@ -137,12 +137,13 @@ def _granted(snapshot, path: str, function: str) -> tuple[dict, list, list]:
         wired = {p.name: str(p.value.data) for p in inputs.pairs
                  if isinstance(p.value, YScalar)} if isinstance(inputs, YMap) else {}
 
-        def names(key):
-            seq = item.get(key)
-            return [n.data for n in seq.items if isinstance(n, YScalar)] if isinstance(seq, YSeq) else []
-
-        return wired, names("connections"), names("effects")
+        return wired, _names(item, "connections"), _names(item, "effects")
     return {}, [], []
+
+
+def _names(item: YMap, key: str) -> list:
+    seq = item.get(key)
+    return [n.data for n in seq.items if isinstance(n, YScalar)] if isinstance(seq, YSeq) else []
 
 
 def _active(sig: Signature, call: _Open) -> int | None:

@@ -7,7 +7,6 @@ sharing its line with `- `, a multi-line flow map) there is no fix rather than a
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 from stepsmith.runner.fixes import fix_data, with_alternatives
@@ -29,7 +28,9 @@ def replace(span: Span, name: str, node: YNode | None = None) -> dict:
 
 
 def lines_of(text: str) -> list[str]:
-    from stepsmith.runner.language.lines import split_lines  # editor lines: \r\n, \r, \n only
+    from stepsmith.runner.language.lines import (
+        split_lines,  # editor lines: \r\n, \r, \n only
+    )
 
     return split_lines(text)
 
@@ -115,7 +116,7 @@ def add_inputs(lines: Sequence[str], step: YMap, names: Sequence[str], sources,
         f"'{n}'" for n in names)  # as actions/languageservices does for `with:`
     inputs_pair = step.pair("inputs")
     inputs = inputs_pair.value if inputs_pair is not None else None
-    flow_items = ", ".join(f"{n}: {json.dumps(v) if ': ' in v else v}" for n, v in entries)
+    flow_items = ", ".join(f"{n}: {v}" for n, v in entries)
     if isinstance(inputs, YMap) and inputs.flow:
         sp = inputs.span
         if sp.line != sp.end_line:

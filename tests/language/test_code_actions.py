@@ -9,7 +9,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from stepsmith.runner.fixes import apply_edits
 from stepsmith.runner.language.actions import quick_fixes
 from stepsmith.runner.language.lines import split_lines
@@ -103,10 +102,10 @@ MANIFEST_CASES = [
      "    code: steps/read.py:read\n    inputs:\n      invoices: sources.invoices\n  - id: bills"),
     ("missing input, flow", "    inputs:\n      rows: steps.read.output\n",
      "    inputs: {}\n", "SM205", "    inputs: {rows: null}\n"),
-    ("missing input, a flow step", "  - id: bills\n    explanation: Draft bills.\n    code: steps/bills.py:bills\n"
-     "    inputs:\n      rows: steps.read.output\n    connections: [xero]\n    effects: [draft_bill]\n",
-     "  - {id: bills, explanation: Draft bills., code: 'steps/bills.py:bills', connections: [xero], "
-     "effects: [draft_bill]}\n", "SM205", "effects: [draft_bill], inputs: {rows: null}}\n"),
+    ("missing input, a flow step", ("  - id: bills\n    explanation: Draft bills.\n    code: steps/bills.py:bills\n"
+     "    inputs:\n      rows: steps.read.output\n    connections: [xero]\n    effects: [draft_bill]\n"),
+     ("  - {id: bills, explanation: Draft bills., code: 'steps/bills.py:bills', connections: [xero], "
+     "effects: [draft_bill]}\n"), "SM205", "effects: [draft_bill], inputs: {rows: null}}\n"),
     ("missing explanation", "    explanation: Read the invoices.\n", "", "SM004",
      '    explanation: "TODO: say in plain language what this step does"\n'),
 ]
@@ -187,8 +186,8 @@ BILLS_UNDECLARED = BILLS_PY.replace('"draft_bill", {"invoice_id": r}', '"send_no
 
 @pytest.mark.parametrize("manifest_edit, want", [
     # the workflow declares the effect: only the step's list gains it
-    (("effects:\n  draft_bill:", "effects:\n  send_note: {connection: xero, kind: send, key: note_id}\n"
-      "  draft_bill:"), "    effects: [draft_bill, send_note]\n"),
+    (("effects:\n  draft_bill:", ("effects:\n  send_note: {connection: xero, kind: send, key: note_id}\n"
+      "  draft_bill:")), "    effects: [draft_bill, send_note]\n"),
     # the workflow does not: an entry through its only connection, keyed by the payload's key
     ((None, None), "  send_note: {connection: xero, kind: create, key: note_id}\n"),
     # a block list

@@ -6,7 +6,6 @@ from __future__ import annotations
 from stepsmith.runner.language.inlay import InlayHint, inlay_hints, manifest_inlay_hints
 from stepsmith.runner.manifest import parse_manifest
 from stepsmith.runner.workspace.index import norm
-
 from test_code_actions import MANIFEST, snapshot
 
 SCHEDULED = MANIFEST.replace("trigger: {manual: {}}",

@@ -5,10 +5,8 @@ parameters say where their values come from), the active parameter; nothing for 
 from __future__ import annotations
 
 import pytest
-
 from stepsmith.runner.language.signature_help import signature_help
 from stepsmith.runner.workspace.index import norm
-
 from test_code_actions import snapshot
 from test_cursor import cursor
 

@@ -4,8 +4,8 @@ edited text are re-read: the fix removes its problem and adds none."""
 
 from __future__ import annotations
 
+import asyncio
 import json
-import subprocess
 import sys
 
 import pytest
@@ -170,9 +170,11 @@ async def test_capabilities_are_advertised(tmp_path):
     ]
     data = b"".join(f"Content-Length: {len(json.dumps(m).encode())}\r\n\r\n{json.dumps(m)}".encode()
                     for m in msgs)
-    out = subprocess.run([sys.executable, "-m", "stepsmith.server"], input=data, capture_output=True,
-                         timeout=60, cwd=tmp_path)
-    body = out.stdout.decode()
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "stepsmith.server", cwd=tmp_path, stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    stdout, _ = await asyncio.wait_for(proc.communicate(data), 60)
+    body = stdout.decode()
     caps = json.loads(body.split("\r\n\r\n", 1)[1].split("Content-Length")[0])["result"]["capabilities"]
     assert caps["codeActionProvider"]["codeActionKinds"] == ["quickfix", "source.fixAll.stepsmith"]
     assert caps["inlayHintProvider"] == {"resolveProvider": False}
