@@ -31,9 +31,35 @@ def fix_data(kind: str, title: str, edits: Iterable[tuple[Span, str]]) -> dict:
             "edits": [[s.line, s.column, s.end_line, s.end_column, t] for s, t in edits]}
 
 
+def with_alternatives(fixes: list[dict]) -> dict | None:
+    """One `Problem.data` for several fixes: the first, the others under `alternatives`."""
+    if not fixes:
+        return None
+    first = dict(fixes[0])
+    if len(fixes) > 1:
+        first["alternatives"] = [dict(f) for f in fixes[1:]]
+    return first
+
+
+def fixes_of(problem: Problem) -> list[Fix]:
+    """Every fix a problem carries: `fix_of`'s, then its `alternatives` (malformed ones
+    left out)."""
+    first = fix_of(problem)
+    out = [first] if first is not None else []
+    alts = (problem.data or {}).get("alternatives")
+    for alt in alts if isinstance(alts, list) else ():
+        fix = _parse(alt, problem.code) if isinstance(alt, dict) else None
+        if fix is not None:
+            out.append(fix)
+    return out
+
+
 def fix_of(problem: Problem) -> Fix | None:
     """The fix a problem carries, or None (malformed data is no fix, never an exception)."""
-    data = problem.data or {}
+    return _parse(problem.data or {}, problem.code)
+
+
+def _parse(data: dict, code: str) -> Fix | None:
     raw, title = data.get("edits"), data.get("title")
     if not isinstance(raw, (list, tuple)) or not raw or not isinstance(title, str):
         return None
@@ -43,7 +69,7 @@ def fix_of(problem: Problem) -> Fix | None:
                 and all(isinstance(v, int) and v >= 0 for v in e[:4])):
             return None
         edits.append(TextEdit(Span(*e[:4]), e[4]))
-    return Fix(title, tuple(edits), problem.code, str(data.get("fix") or ""))
+    return Fix(title, tuple(edits), code, str(data.get("fix") or ""))
 
 
 def _offsets(text: str) -> list[int]:

@@ -14,6 +14,7 @@ class Settings:
     runOnType: bool = False
     runOnTypeDelayMs: int = 1500
     maxFileSize: int = 2_000_000
+    inlayHints: bool = True  # manifests: the cron schedule in words, the function of a step output
     interpreter: Any = None
     # The client says whether the workspace is trusted. Untrusted: diagnostics only, nothing
     # executes — the server refuses run/record commands and never runs on save or type, as a

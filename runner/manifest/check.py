@@ -26,7 +26,8 @@ from stepsmith.runner.model.refs import CodeRef
 from stepsmith.runner.problems import Problem, Span
 from stepsmith.runner.rules.manifest_rules import rationale
 
-from .crossref import did_you_mean, replace_fix, sub_span
+from . import fixedits
+from .crossref import RESERVED_INPUTS, closest, did_you_mean, replace_fix, sub_span
 from .parse import ManifestDoc, parse_manifest
 from .yamlpos import YMap, YScalar, YSeq
 
@@ -333,7 +334,7 @@ def check_workflow(
                 near = _near_step_files(folder, norm)
                 add("SM201", f"code file {file_part!r} does not exist (looked in "
                     f"{_display(fpath)})" + did_you_mean(norm, near), file_span, sid,
-                    replace_fix(norm, near))
+                    replace_fix(norm, near, file_span) if file_span != cnode.span else None)
             continue
         net_node = step.get("network")
         network = net_node.data if isinstance(net_node, YScalar) and net_node.data in ("none", "public_egress") else "none"
@@ -350,10 +351,11 @@ def check_workflow(
         if sig is None:
             add("SM203", f"{file_part} has no top-level function '{func}'"
                 + did_you_mean(func, parsed.functions), func_span, sid,
-                replace_fix(func, parsed.functions) if func_span != cnode.span else None)
+                replace_fix(func, parsed.functions, func_span) if func_span != cnode.span else None)
             continue
         _check_signature(step, sig, file_part, func_span, cpair, sid, add,
-                         _def_reporter(def_problems, fpath, t, sig, sid, manifest_path))
+                         _def_reporter(def_problems, fpath, t, sig, sid, manifest_path),
+                         fix_context=(text, root))
 
     # step files: the validator with each file's uses
     for fpath, file_uses in uses.items():
@@ -472,8 +474,9 @@ def _def_reporter(sink: dict, fpath: Path, text: str, sig: FunctionSig, sid: str
 
 
 def _check_signature(step: YMap, sig: FunctionSig, file_part: str, func_span: Span, cpair,
-                     sid: str | None, add, on_def=None) -> None:
+                     sid: str | None, add, on_def=None, fix_context=None) -> None:
     where = f"{file_part}:{sig.line}"
+    lines = fixedits.lines_of(fix_context[0]) if fix_context else []
     if sig.problems:
         add("SM206", f"step function {sig.name}() ({where}) uses {', '.join(sig.problems)}; "
             "parameters must be plain names matching `inputs` exactly", func_span, sid)
@@ -485,19 +488,24 @@ def _check_signature(step: YMap, sig: FunctionSig, file_part: str, func_span: Sp
         if pair.name in ("connections", "effects"):
             continue  # SM108 already
         if pair.name not in params:
+            free = [p for p in sig.params if p not in input_names and p not in RESERVED_INPUTS]
             add("SM204", f"input '{pair.name}' has no parameter in {sig.name}() ({where})"
-                + did_you_mean(pair.name, [p for p in sig.params if p not in input_names]),
-                pair.key.span, sid)
+                + did_you_mean(pair.name, free), pair.key.span, sid,
+                fixedits.remove_input(lines, step, pair, closest(pair.name, free))
+                if fix_context else None)
             if on_def is not None:
                 on_def("SM204", pair.key.span, f"the manifest gives this step input "
                        f"'{pair.name}', which {sig.name}() has no parameter for", pair.name)
     ipair = step.pair("inputs")
     missing_at = ipair.key.span if ipair is not None else func_span
-    for name in sig.params:
-        if name in ("connections", "effects") or name in input_names:
-            continue
+    missing = [n for n in sig.params if n not in RESERVED_INPUTS and n not in input_names]
+    add_fix = None
+    if missing and fix_context:  # one fix adding every missing input, on each problem
+        sources, readable = fixedits.sources_and_steps(fix_context[1], sid)
+        add_fix = fixedits.add_inputs(lines, step, missing, sources, readable)
+    for name in missing:
         add("SM205", f"parameter '{name}' of {sig.name}() ({where}) has no input; add it under "
-            "`inputs`", missing_at, sid)
+            "`inputs`", missing_at, sid, add_fix)
         if on_def is not None:
             on_def("SM205", missing_at, f"parameter '{name}' of {sig.name}() has no input under "
                    "the step's `inputs` in the manifest", name)

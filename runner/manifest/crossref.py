@@ -83,10 +83,13 @@ def did_you_mean(name: str, choices) -> str:
     return f"; did you mean '{close}'?" if close else ""
 
 
-def replace_fix(name: str, choices) -> dict | None:
-    """`Problem.data` hint for editors: replace the problem's span with `replacement`."""
+def replace_fix(name: str, choices, span: Span, node: YNode | None = None) -> dict | None:
+    """`Problem.data` for editors: the did-you-mean as an edit replacing `span` (the quotes
+    of a quoted `node` kept), plus `replacement`, the name itself."""
+    from .fixedits import replace
+
     close = closest(name, choices)
-    return {"fix": "replace", "replacement": close} if close else None
+    return replace(span, close, node) if close else None
 
 
 def value_span(pair: YPair) -> Span:
@@ -147,7 +150,7 @@ def check_crossrefs(root: YMap, add: Callable[..., None]) -> None:
                 + did_you_mean(name, connections),
                 value_span(pair),
                 step,
-                replace_fix(name, connections),
+                replace_fix(name, connections, value_span(pair), pair.value),
             )
 
     for section in ("sources", "effects"):
@@ -220,7 +223,7 @@ def check_crossrefs(root: YMap, add: Callable[..., None]) -> None:
                         + did_you_mean(name, declared),
                         item.span,
                         sid,
-                        replace_fix(name, declared),
+                        replace_fix(name, declared, item.span, item),
                     )
                 if name in seen:
                     add("SM109", f"{noun} '{name}' is listed twice", item.span, sid)
@@ -276,13 +279,13 @@ def _check_input_ref(pair: YPair, val: YScalar, sid: str | None, sources: dict, 
         span = sub_span(val, ref.name_start, len(text))
         add("SM102", f"input '{pair.name}' reads source '{ref.name}', which is not declared "
             "under `sources`" + did_you_mean(ref.name, sources), span, sid,
-            replace_fix(ref.name, sources) if span != val.span else None)
+            replace_fix(ref.name, sources, span) if span != val.span else None)
     elif isinstance(ref, StepOutputRef):
         if ref.step not in ids:
             span = sub_span(val, ref.step_start, ref.step_start + len(ref.step))
             add("SM104", f"input '{pair.name}' uses the output of step '{ref.step}', but there "
                 "is no such step" + did_you_mean(ref.step, ids), span, sid,
-                replace_fix(ref.step, ids) if span != val.span else None)
+                replace_fix(ref.step, ids, span) if span != val.span else None)
         elif sid is not None:
             edges.setdefault(sid, []).append((ref.step, val))
 

@@ -99,7 +99,9 @@ def check_timezone(name: str) -> str:
             known = []
         close = difflib.get_close_matches(name, known, n=1)
         hint = f"; did you mean '{close[0]}'?" if close else " (use an IANA name such as Europe/London or UTC)"
-        raise ValueError(f"unknown timezone {name!r}{hint}") from None
+        exc = ValueError(f"unknown timezone {name!r}{hint}")
+        exc.suggestion = close[0] if close else None  # the editor's replace fix (parse.py)
+        raise exc from None
     return name
 
 

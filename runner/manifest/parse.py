@@ -273,9 +273,11 @@ def _map_error(err: dict, root: YNode | None, add) -> None:
         if allowed:
             close = difflib.get_close_matches(str(key), allowed, n=1, cutoff=0.6)
             hint = f"; did you mean '{close[0]}'?" if close else f" (expected one of: {', '.join(allowed)})"
-            if close:
-                fix = {"fix": "replace", "replacement": close[0]}
         pair = parent.pair(key) if isinstance(parent, YMap) and isinstance(key, str) else None
+        if allowed and close and pair is not None and close[0] not in parent.index:
+            from .fixedits import replace
+
+            fix = replace(span, close[0], pair.key)
         if (isinstance(parent, YMap) and parent.flow and pair is not None
                 and pair.value.data is None and " " in str(key)):
             hint += ("; a comma inside { } starts a new key: if this is the end of the text "
@@ -308,6 +310,7 @@ def _map_error(err: dict, root: YNode | None, add) -> None:
         if loc[:-1] == ("steps",):
             ctx = ""
     code = "SM005"
+    suggestion = None  # a did-you-mean for the value, made an edit below
     if len(loc) == 3 and loc[0] == "steps" and loc[2] == "explanation" and etype in (
         "string_too_short",
         "string_pattern_mismatch",
@@ -328,6 +331,7 @@ def _map_error(err: dict, root: YNode | None, add) -> None:
             options = [o.strip().strip("'") for o in expected.replace(" or ", ", ").split(",")]
             close = difflib.get_close_matches(value, options, n=1, cutoff=0.6)
             hint = f"; did you mean '{close[0]}'?" if close else ""
+            suggestion = close[0] if close else None
         msg = f"{label} must be {expected}, got {_describe(value)}{ctx}{hint}"
     elif etype == "string_pattern_mismatch":
         msg = _pattern_message(loc, value) + ctx
@@ -337,9 +341,16 @@ def _map_error(err: dict, root: YNode | None, add) -> None:
         msg = "a workflow needs at least one step"
     elif etype == "value_error":
         msg = str(err["msg"]).removeprefix("Value error, ") + ctx
+        suggestion = getattr((err.get("ctx") or {}).get("error"), "suggestion", None)
     else:
         msg = f"'{field_name}': {err['msg']}{ctx}"
-    add(code, msg, span, step)
+    fix = None
+    node = node_at(root, loc) if suggestion else None
+    if isinstance(suggestion, str) and isinstance(node, YScalar) and node.span == span:
+        from .fixedits import replace
+
+        fix = replace(span, suggestion, node)
+    add(code, msg, span, step, fix)
 
 
 def parse_manifest(text: str, path: str | None = None) -> ManifestDoc:

@@ -93,14 +93,40 @@ def add_seed(ctx, call) -> dict | None:
                                   _pos(ctx, v.end_lineno, v.end_col_offset))
             return _data("add-seed", "Use seed=0 (choose your own seed)", [(span(l1, c1, l2, c2), "0")])
     given = [*call.args, *call.keywords]
+    end = _pos(ctx, call.end_lineno, call.end_col_offset)
+    if len(given) == 1 and given[0].__class__ is ast.GeneratorExp \
+            and _pos(ctx, given[0].end_lineno, given[0].end_col_offset) == end:
+        # `samples(x for x in xs)`: the generator shares the call's parentheses
+        (l1, c1), (l2, c2) = _pos(ctx, given[0].lineno, given[0].col_offset), end
+        return _data("add-seed", title, [(span(l1, c1 + 1, l1, c1 + 1), "("),
+                                         (span(l2, c2 - 1, l2, c2 - 1), "), seed=0")])
     if given:  # right after the last argument: a trailing comma stays where it is
         last = max(given, key=lambda n: (n.end_lineno, n.end_col_offset))
-        line, col = _pos(ctx, last.end_lineno, last.end_col_offset)
+        line, col = _after_parens(ctx, _pos(ctx, last.end_lineno, last.end_col_offset), end)
         return _data("add-seed", title, [(span(line, col, line, col), ", seed=0")])
     line, col = _pos(ctx, call.end_lineno, call.end_col_offset)
     if col == 0:
         return None
     return _data("add-seed", title, [(span(line, col - 1, line, col - 1), "seed=0")])
+
+
+def _after_parens(ctx, at: tuple[int, int], end: tuple[int, int]) -> tuple[int, int]:
+    """Past the `)` closing a parenthesised last argument (`samples((3))`): between the
+    argument and the call's own `)` there are only spaces, comments, `)` and a comma."""
+    line, col = at
+    best = at
+    while (line, col) < (end[0], end[1] - 1):
+        text = ctx.pos.line(line)  # AST numbering (`_pos`), before the line offset
+        if col >= len(text) or text[col] == "#":
+            line, col = line + 1, 0
+            continue
+        ch = text[col]
+        if ch == ",":
+            break
+        col += 1
+        if ch == ")":
+            best = (line, col)
+    return best
 
 
 def remove_decorator(ctx, deco) -> dict | None:

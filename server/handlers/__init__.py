@@ -18,6 +18,8 @@ HANDLERS = [
     "references",
     "symbols",
     "code_action",
+    "inlay_hint",
+    "signature_help",
     "code_lens",
     "run_commands",
     "pending",

@@ -157,8 +157,17 @@ def test_did_you_mean_carries_a_replace_fix_for_editors():
     text = BASE.replace("invoices: sources.invoices", "invoices: sources.invoice").replace(
         "    code: steps/match.py:match\n", "    code: steps/match.py:match\n    netwrk: none\n")
     by_code = {p.code: p for p in parse_manifest(text).problems}
-    assert by_code["SM102"].data == {"fix": "replace", "replacement": "invoices"}
-    assert by_code["SM003"].data == {"fix": "replace", "replacement": "network"}
+    from stepsmith.runner.fixes import apply_edits, fix_of
+
+    for code, name in (("SM102", "invoices"), ("SM003", "network")):
+        data = by_code[code].data
+        assert (data["fix"], data["replacement"]) == ("replace", name)
+        fix = fix_of(by_code[code])  # the edit itself, not only the name
+        assert fix.title == f"Change to '{name}'"
+        assert [(e.span, e.new_text) for e in fix.edits] == [(by_code[code].span, name)]
+    fixed = apply_edits(text, fix_of(by_code["SM102"]).edits)
+    assert apply_edits(fixed, fix_of(by_code["SM003"]).edits) == BASE.replace(
+        "    code: steps/match.py:match\n", "    code: steps/match.py:match\n    network: none\n")
     # no close match: no fix
     text2 = BASE.replace("connections: [xero]", "connections: [zzzzzz]")
     (p,) = parse_manifest(text2).problems

@@ -33,6 +33,12 @@ CASES = [
 def test_input_reference_problems(value, expected):
     text = BASE.replace('tolerance: "0.50"', "tolerance: " + json.dumps(value, ensure_ascii=False))
     doc = parse_manifest(text, "w.yaml")
-    got = [(p.code, p.message, p.span.column, p.span.end_column, p.data) for p in doc.problems
-           if p.span.line == 20 or p.code in ("SM102", "SM104", "SM105")]
+    probs = [p for p in doc.problems if p.span.line == 20 or p.code in ("SM102", "SM104", "SM105")]
+    hint = lambda p: {k: p.data[k] for k in ("fix", "replacement") if k in p.data}  # noqa: E731
+    got = [(p.code, p.message, p.span.column, p.span.end_column, hint(p)) for p in probs]
     assert got == expected
+    for p in probs:  # the did-you-mean carries its edit: the problem's span, replaced
+        if p.data:
+            sp = p.span
+            assert p.data["edits"] == [[sp.line, sp.column, sp.end_line, sp.end_column,
+                                        p.data["replacement"]]]

@@ -40,6 +40,15 @@ def _fixed(src: str, code: str, nth: int = 0) -> str:
     ("def f():\n    x = 1; import os\n    return x\n", "def f():\n    x = 1\n    return x\n"),
     ("import json\nimport os", "import json\n"),
     ("import os\r\nimport json\r\n", "import json\r\n"),
+    # any import shape: parenthesised multi-line, continuation lines, `;` in the middle
+    ("from os import (\n    path,\n    sep,\n)\nimport json\n", "import json\n"),
+    ("import json, \\\n    os\n", "import json\n"),
+    ("x = 1; import os; y = 2\n", "x = 1; y = 2\n"),
+    ("import os ; import json\n", "import json\n"),
+    ("def f():\n    import os; return 1\n", "def f():\n    return 1\n"),
+    ("def f():\n    if 1: import os; import json\n    return 1\n",
+     "def f():\n    if 1: import json\n    return 1\n"),
+    ("from urllib import (\n    parse,  # p\n)\n", ""),
 ])
 def test_remove_import(src, want):
     code = next(p.code for p in validate(src) if p.data.get("fix") == "remove-import")
@@ -53,6 +62,17 @@ def test_remove_import(src, want):
     ("samples(\n        3,\n    )", "samples(\n        3, seed=0,\n    )"),
     ("samples(3, seed=None)", "samples(3, seed=0)"),
     ("samples(n=3)", "samples(n=3, seed=0)"),
+    # any call shape: a parenthesised last argument, a lone generator, comments, stars
+    ("samples((3))", "samples((3), seed=0)"),
+    ("samples((3)  ,  )", "samples((3), seed=0  ,  )"),
+    ("samples(x for x in mu)", "samples((x for x in mu), seed=0)"),
+    ("samples(3,)", "samples(3, seed=0,)"),
+    ("samples(*mu)", "samples(*mu, seed=0)"),
+    ("samples(**mu)", "samples(**mu, seed=0)"),
+    ("samples(3  # n\n    )", "samples(3, seed=0  # n\n    )"),
+    ("samples(\n    )", "samples(\n    seed=0)"),
+    ("samples(\n        (3)  # n\n        ,\n    )", "samples(\n        (3), seed=0  # n\n        ,\n    )"),
+    ("samples(3, seed=(None))", "samples(3, seed=(0))"),
 ])
 def test_add_seed(call, want):
     src = ND + f"    return statistics.NormalDist(mu, 1).{call}\n"
@@ -95,3 +115,18 @@ def test_no_fix_means_none_and_fixes_are_plain_data():
 def test_apply_edits_refuses_overlapping_edits():
     with pytest.raises(ValueError):
         apply_edits("abc\n", (TextEdit(Span(1, 0, 1, 2), ""), TextEdit(Span(1, 1, 1, 3), "")))
+
+
+@pytest.mark.parametrize("src, nth, want", [
+    ("from urllib import (\n    parse,\n    request,\n)\nimport json\n", 0,
+     "from urllib import (\n    request,\n)\nimport json\n"),
+    ("from urllib import (\n    parse,\n    request,\n)\nimport json\n", 1,
+     "from urllib import (\n    parse,\n)\nimport json\n"),
+    ("from urllib import (parse,\n                    request)\n", 1, "from urllib import (parse)\n"),
+])
+def test_remove_one_name_of_a_parenthesised_multi_line_import(src, nth, want):
+    before = [p for p in validate(src) if p.data.get("fix") == "remove-import"]
+    out = _fixed(src, before[nth].code, nth)
+    assert out == want
+    after = [p for p in validate(out) if p.data.get("fix") == "remove-import"]
+    assert len(after) == len(before) - 1  # removes its problem, adds none

@@ -11,6 +11,7 @@ export interface Settings {
   runOnType: boolean;
   runOnTypeDelayMs: number;
   maxFileSize: number;
+  inlayHints: boolean;
   manifestSchemaDiagnostics: 'auto' | 'stepsmith';
   traceServer: 'off' | 'messages' | 'verbose';
 }
@@ -23,6 +24,7 @@ export const DEFAULTS: Settings = {
   runOnType: false,
   runOnTypeDelayMs: 1500,
   maxFileSize: 2000000,
+  inlayHints: true,
   manifestSchemaDiagnostics: 'auto',
   traceServer: 'off',
 };
@@ -70,6 +72,7 @@ export function readSettings(cfg: ConfigLike): Settings {
     runOnType: bool(cfg.get('runOnType'), DEFAULTS.runOnType),
     runOnTypeDelayMs: int(cfg.get('runOnTypeDelayMs'), DEFAULTS.runOnTypeDelayMs, 0),
     maxFileSize: int(cfg.get('maxFileSize'), DEFAULTS.maxFileSize, 1),
+    inlayHints: bool(cfg.get('inlayHints'), DEFAULTS.inlayHints),
     manifestSchemaDiagnostics: oneOf(cfg.get('manifestSchemaDiagnostics'), ['auto', 'stepsmith'] as const, DEFAULTS.manifestSchemaDiagnostics),
     traceServer: oneOf(cfg.get('trace.server'), ['off', 'messages', 'verbose'] as const, DEFAULTS.traceServer),
   };
@@ -92,6 +95,7 @@ export interface ServerSettings {
   runOnType: boolean;
   runOnTypeDelayMs: number;
   maxFileSize: number;
+  inlayHints: boolean;
   trusted: boolean;
 }
 
@@ -101,6 +105,7 @@ export function serverSettings(s: Settings, trusted: boolean): ServerSettings {
     runOnType: trusted && s.runOnType,
     runOnTypeDelayMs: s.runOnTypeDelayMs,
     maxFileSize: s.maxFileSize,
+    inlayHints: s.inlayHints,
     trusted,
   };
 }

@@ -1,0 +1,94 @@
+"""`source.fixAll.stepsmith`: every safe fix of one file at once, as ruff's fix-all does.
+
+Safe = the problem's first (preferred) fix is certain rather than a guess: removing a refused
+import or decorator, adding `seed=0`, the explanation placeholder, adding missing inputs and
+removing an unused one. A did-you-mean replacement is a guess and "declare this effect" widens
+what a step may reach: both are offered one by one, never applied wholesale. Fixes are applied
+in rounds on the text, each round re-checking it (so `import os, sys` loses both names though
+their edits overlap), non-overlapping within a round; the answer is the difference between
+the original and the final text as minimal line hunks (difflib).
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from stepsmith.runner.fixes import TextEdit, apply_edits
+from stepsmith.runner.problems import Span
+from stepsmith.runner.workspace.diagnostics import diagnostics
+from stepsmith.runner.workspace.snapshot import Buffer, WorkspaceSnapshot
+
+from .actions import CodeAction, fixes_for
+from .lines import split_lines
+
+FIX_ALL = "source.fixAll.stepsmith"
+SAFE_KINDS = frozenset({"remove-import", "remove-decorator", "add-seed", "add-explanation",
+                        "add-inputs", "remove-input"})
+MAX_ROUNDS = 8  # each round removes at least one problem; a bound all the same
+
+
+def _with_text(snapshot: WorkspaceSnapshot, path: str, text: str) -> WorkspaceSnapshot:
+    old = snapshot.buffer(path)
+    buf = Buffer(text, old.version if old else None, tuple(split_lines(text)),
+                 old.language_id if old else "")
+    return WorkspaceSnapshot.of(snapshot.index, {**snapshot.buffers, path: buf},
+                                max_file_size=snapshot.max_file_size)
+
+
+def _range(e: TextEdit) -> tuple[tuple[int, int], tuple[int, int]]:
+    s = e.span
+    return (s.line, s.column), (s.end_line, s.end_column)
+
+
+def _overlaps(a, b) -> bool:
+    return a[0] < b[1] and b[0] < a[1]  # two insertions at one point do not
+
+
+def _one_round(snapshot: WorkspaceSnapshot, path: str, text: str) -> str:
+    chosen: list[TextEdit] = []
+    taken: list[tuple] = []
+    seen: set[tuple] = set()
+    for problem in diagnostics(snapshot, path):
+        fixes = fixes_for(snapshot, path, problem)
+        if not fixes or fixes[0].kind not in SAFE_KINDS:
+            continue
+        edits = fixes[0].edits
+        if edits in seen:  # SM205: one fix adding every input, on each parameter's problem
+            continue
+        ranges = [_range(e) for e in edits]
+        if any(_overlaps(r, t) for r in ranges for t in taken):
+            continue  # overlaps one already chosen: the next round
+        seen.add(edits)
+        chosen.extend(edits)
+        taken.extend(ranges)
+    try:
+        return apply_edits(text, chosen) if chosen else text
+    except ValueError:  # columns past a line end made two ranges meet: nothing this round
+        return text
+
+
+def hunks(old: str, new: str) -> tuple[TextEdit, ...]:
+    """Minimal whole-line edits turning `old` into `new`."""
+    a, b = split_lines(old), split_lines(new)
+    out = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag != "equal":
+            out.append(TextEdit(Span(i1 + 1, 0, i2 + 1, 0), "".join(b[j1:j2])))
+    return tuple(out)
+
+
+def fix_all(snapshot: WorkspaceSnapshot, path: str) -> CodeAction | None:
+    """The fix-all action for `path` on the snapshot's text, or None when nothing is safe."""
+    original = snapshot.read_text(path)
+    if original is None:
+        return None
+    text, snap = original, snapshot
+    for _ in range(MAX_ROUNDS):
+        new = _one_round(snap, path, text)
+        if new == text:
+            break
+        text, snap = new, _with_text(snapshot, path, new)
+    if text == original:
+        return None
+    return CodeAction("Fix all stepsmith problems that have a safe fix",
+                      {path: hunks(original, text)}, FIX_ALL)
