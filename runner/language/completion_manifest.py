@@ -141,7 +141,9 @@ def _values(snapshot, path, doc, p: tuple) -> list[Candidate]:
     if p and p[-1] == "connection" and p[0] in ("sources", "effects", "trigger"):
         out += _names(doc, "connections", "connection")
     if len(p) == 3 and p[0] == "steps" and p[2] == "code":
-        out += _code_targets(snapshot, path)
+        steps = _steps(doc)
+        me = steps[p[1]][0] if isinstance(p[1], int) and 0 <= p[1] < len(steps) else None
+        out += _code_targets(snapshot, path, me)
     if len(p) == 4 and p[0] == "steps" and p[2] == "inputs" and isinstance(p[1], int):
         out += _references(doc, p[1])
     return out
@@ -226,17 +228,24 @@ def _upstream(sid: str, reads: dict[str, set[str]]) -> set[str]:
 # ------------------------------------------------------------------ code: targets
 
 
-def _code_targets(snapshot: WorkspaceSnapshot, manifest: str) -> list[Candidate]:
+def _code_targets(snapshot: WorkspaceSnapshot, manifest: str,
+                  step_id: str | None) -> list[Candidate]:
     """`path.py:function` for every top-level function of the Python files of the workflow
-    folder (open buffers included); a file without functions as `path.py:`."""
+    folder (open buffers included); a file without functions as `path.py:`. First the function
+    named like the step, then those named like their file (`match.py:match`), then the rest
+    (helpers usually come first in a file, and are rarely what a step runs)."""
     folder = os.path.dirname(manifest)
-    out: list[Candidate] = []
+    ranked: list[tuple[int, int, Candidate]] = []
     for rel in _python_files(snapshot, folder):
         names = [f.name for f in snapshot.functions(norm(os.path.join(folder, rel)))]
         if not names:
-            out.append(Candidate(f"{rel}:", "file", detail="step file"))
-        out += [Candidate(f"{rel}:{fn}", "function", detail=f"function in {rel}") for fn in names]
-    return out
+            ranked.append((3, len(ranked), Candidate(f"{rel}:", "file", detail="step file")))
+        stem = os.path.splitext(os.path.basename(rel))[0]
+        for fn in names:
+            rank = 0 if fn == step_id else 1 if fn == stem else 2
+            ranked.append((rank, len(ranked),
+                           Candidate(f"{rel}:{fn}", "function", detail=f"function in {rel}")))
+    return [c for _, _, c in sorted(ranked, key=lambda r: r[:2])]
 
 
 def _python_files(snapshot: WorkspaceSnapshot, folder: str) -> list[str]:

@@ -55,11 +55,12 @@ def test_code_after_the_folder_gives_whole_code_values(tmp_path):
     marked = MANIFEST.replace("code: steps/match.py:match", "code: steps/|")
     text, items = complete_at(tmp_path, "workflow.yaml", marked)
     line = marked[:marked.index("|")].count("\n") + 1
+    # the step's own name first, then functions named like their file, then the helpers
     assert edits(items) == [
-        ("steps/bills.py:draft_bills", (line, 16, line, 16), "bills.py:draft_bills"),
         ("steps/match.py:match", (line, 16, line, 16), "match.py:match"),
-        ("steps/match.py:in_base_currency", (line, 16, line, 16), "match.py:in_base_currency"),
-        ("steps/normalise.py:normalise", (line, 16, line, 16), "normalise.py:normalise")]
+        ("steps/normalise.py:normalise", (line, 16, line, 16), "normalise.py:normalise"),
+        ("steps/bills.py:draft_bills", (line, 16, line, 16), "bills.py:draft_bills"),
+        ("steps/match.py:in_base_currency", (line, 16, line, 16), "match.py:in_base_currency")]
     after = apply(text, one(items, "steps/match.py:match"))
     assert after == MANIFEST
 
