@@ -27,7 +27,8 @@ _FLOW_END = ",{}[]"
 
 @dataclass(frozen=True)
 class YamlContext:
-    """`path`: the mapping whose key is typed ("key"), the key whose value is typed ("value"),
+    """`path`: the mapping whose key is typed ("key"; a list there: a new item whose `- ` is
+    not typed yet), the key whose value is typed ("value"),
     the list whose item is typed ("item"), or — right after `- ` with no `key:` yet ("entry") —
     the new list item (`path[-1]` is its index): a key of it or a plain item, by the schema."""
 
@@ -232,6 +233,12 @@ def yaml_context(lines: Sequence[str], line: int, column: int) -> YamlContext | 
         path += [0] * (len(lay.markers) - 1)
     else:
         path = _ancestry(lines, idx, lay.indent, False)
+        if path is None and not prefix.strip():
+            # a blank line among `- ` items: a new item, its `- ` not typed yet
+            path = _ancestry(lines, idx, lay.indent, True)
+            if path is None:
+                return None
+            return YamlContext(line, tuple(path[:-1]), "key", "", column)
         if path is None:
             return None
     s, base = prefix[lay.content_col:], lay.content_col

@@ -74,6 +74,11 @@ def _candidates(snapshot, path, doc, ctx: YamlContext) -> list[Candidate]:
         return _items(doc, p[:-1])
     if ctx.position == "item":
         return _items(doc, p)
+    if ctx.position == "key" and _is_list(p):  # a new item: its `- ` comes with it
+        if p == ("steps",):
+            return [_new_step(ctx.token_start + 2, "- ")]
+        return [Candidate("- " + c.full, c.kind, label=c.full, detail=c.detail)
+                for c in _items(doc, p)]
     if ctx.position == "key":
         return _keys(snapshot, path, doc, p, ctx)
     return _values(snapshot, path, doc, p)
@@ -108,9 +113,18 @@ def _existing_keys(doc, p: tuple, ctx: YamlContext) -> set[str]:
     return {pair.name for pair in node.pairs if (pair.key.pos[0], pair.key.pos[1]) != here}
 
 
-def _new_step(column: int) -> Candidate:
+def _is_list(p: tuple) -> bool:
+    import typing
+
+    _, tp = field_at(p)
+    while tp is not None and typing.get_origin(tp) is typing.Annotated:
+        tp = typing.get_args(tp)[0]
+    return tp is not None and typing.get_origin(tp) is list
+
+
+def _new_step(column: int, marker: str = "") -> Candidate:
     ind = " " * column
-    body = (f"id: ${{1:new_step}}\n{ind}explanation: ${{2:what this step does, in plain "
+    body = (f"{marker}id: ${{1:new_step}}\n{ind}explanation: ${{2:what this step does, in plain "
             f"language}}\n{ind}code: steps/${{3:new_step}}.py:${{4:new_step}}")
     return Candidate(body, "snippet", label="new step", snippet=True,
                      detail="a step entry: id, explanation, code")

@@ -4,6 +4,8 @@ not parse."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from completion_helpers import MANIFEST, apply, complete_at, edits, one
 from stepsmith.runner.manifest import parse_manifest
 
@@ -236,3 +238,25 @@ def test_columns_are_code_points_after_an_emoji(tmp_path):
     assert [(i.new_text, i.range.column, i.range.end_column) for i in items] == [
         ("xero", col, col), ("ecb", col, col)]
     assert '{description: "🧾 in", connection: xero}' in apply(text, items[0])
+
+
+def test_a_new_step_on_a_blank_line_brings_its_dash(tmp_path):
+    for marked in (MANIFEST + "  |\n", "workflow: w\nsteps:\n  |\n"):
+        text, items = complete_at(tmp_path, "workflow.yaml", marked)
+        line = marked[:marked.index("|")].count("\n") + 1
+        assert edits(items) == [("new step", (line, 2, line, 2),
+                                 "- id: ${1:new_step}\n    explanation: ${2:what this step does, "
+                                 "in plain language}\n    code: steps/${3:new_step}.py:${4:new_step}")]
+        # as a client expands it with the placeholders' defaults: a valid step entry
+        expanded = apply(text, dataclasses.replace(items[0], new_text=items[0].filter_text))
+        assert parse_manifest(expanded).root.data["steps"][-1] == {
+            "id": "new_step", "explanation": "what this step does, in plain language",
+            "code": "steps/new_step.py:new_step"}
+
+
+def test_a_new_list_item_on_a_blank_line(tmp_path):
+    marked = MANIFEST.replace("    connections: [xero]\n", "    connections:\n      - xero\n      |\n")
+    text, items = complete_at(tmp_path, "workflow.yaml", marked)
+    line = marked[:marked.index("|")].count("\n") + 1
+    assert edits(items) == [("ecb", (line, 6, line, 6), "- ecb")]
+    assert "      - xero\n      - ecb\n" in apply(text, items[0])
