@@ -245,8 +245,8 @@ def test_a_new_step_on_a_blank_line_brings_its_dash(tmp_path):
         text, items = complete_at(tmp_path, "workflow.yaml", marked)
         line = marked[:marked.index("|")].count("\n") + 1
         assert edits(items) == [("new step", (line, 2, line, 2),
-                                 "- id: ${1:new_step}\n    explanation: ${2:what this step does, "
-                                 "in plain language}\n    code: steps/${3:new_step}.py:${4:new_step}")]
+                                 ("- id: ${1:new_step}\n    explanation: ${2:what this step does, "
+                                  "in plain language}\n    code: steps/${3:new_step}.py:${4:new_step}"))]
         # as a client expands it with the placeholders' defaults: a valid step entry
         expanded = apply(text, dataclasses.replace(items[0], new_text=items[0].filter_text))
         assert parse_manifest(expanded).root.data["steps"][-1] == {
