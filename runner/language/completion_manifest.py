@@ -15,14 +15,17 @@ from stepsmith.runner.model.refs import CodeRef, StepOutputRef, parse_input_ref
 from stepsmith.runner.workspace.index import code_target, norm
 from stepsmith.runner.workspace.snapshot import WorkspaceSnapshot
 
-from .completion import Candidate, Item, items_for
+from .completion import Candidate, Item, items_for, word_start
 from .completion_context import _KEY_RE, YamlContext, _layout, yaml_context
 from .lines import strip_eol
 from .manifest import declared, field_at, literal_values, model_at, step_items
 
 __all__ = ["manifest_items"]
 
-MAX_LISTED_FILES = 500  # `code:` candidates: a huge folder is cut, never walked whole
+# `code:` candidates: a huge or hostile folder is cut, never walked or read whole
+MAX_LISTED_FILES = 500
+MAX_WALKED_DIRS = 2000
+MAX_READ_CHARS = 4_000_000  # the files read for their functions, together
 _SKIP_DIRS = {"fixtures", "__pycache__", "node_modules"}
 _SUPPLIED = ("connections", "effects")  # parameters the runner hands in, never inputs
 
@@ -81,7 +84,7 @@ def _candidates(snapshot, path, doc, ctx: YamlContext) -> list[Candidate]:
                 for c in _items(doc, p)]
     if ctx.position == "key":
         return _keys(snapshot, path, doc, p, ctx)
-    return _values(snapshot, path, doc, p)
+    return _values(snapshot, path, doc, p, ctx.token)
 
 
 # ------------------------------------------------------------------ keys
@@ -147,7 +150,7 @@ def _parameters(snapshot, path, doc, index: int) -> list[str]:
 # ------------------------------------------------------------------ values and items
 
 
-def _values(snapshot, path, doc, p: tuple) -> list[Candidate]:
+def _values(snapshot, path, doc, p: tuple, token: str) -> list[Candidate]:
     out: list[Candidate] = []
     _, tp = field_at(p)
     if tp is not None:
@@ -157,7 +160,7 @@ def _values(snapshot, path, doc, p: tuple) -> list[Candidate]:
     if len(p) == 3 and p[0] == "steps" and p[2] == "code":
         steps = _steps(doc)
         me = steps[p[1]][0] if isinstance(p[1], int) and 0 <= p[1] < len(steps) else None
-        out += _code_targets(snapshot, path, me)
+        out += _code_targets(snapshot, path, me, token[:word_start(token)])
     if len(p) == 4 and p[0] == "steps" and p[2] == "inputs" and isinstance(p[1], int):
         out += _references(doc, p[1])
     return out
@@ -242,18 +245,25 @@ def _upstream(sid: str, reads: dict[str, set[str]]) -> set[str]:
 # ------------------------------------------------------------------ code: targets
 
 
-def _code_targets(snapshot: WorkspaceSnapshot, manifest: str,
-                  step_id: str | None) -> list[Candidate]:
+def _code_targets(snapshot: WorkspaceSnapshot, manifest: str, step_id: str | None,
+                  typed: str) -> list[Candidate]:
     """`path.py:function` for every top-level function of the Python files of the workflow
-    folder (open buffers included); a file without functions as `path.py:`. First the function
-    named like the step, then those named like their file (`match.py:match`), then the rest
-    (helpers usually come first in a file, and are rarely what a step runs)."""
+    folder (open buffers included) that can complete `typed`; a file without functions (or
+    beyond the read budget) as `path.py:`. First the function named like the step, then those
+    named like their file (`match.py:match`), then the rest (helpers usually come first in a
+    file, and are rarely what a step runs)."""
     folder = os.path.dirname(manifest)
     ranked: list[tuple[int, int, Candidate]] = []
-    for rel in _python_files(snapshot, folder):
-        names = [f.name for f in snapshot.functions(norm(os.path.join(folder, rel)))]
+    budget = MAX_READ_CHARS
+    for rel in _python_files(snapshot, folder, typed):
+        head = rel + ":"
+        names: list[str] = []
+        if budget > 0:
+            full = norm(os.path.join(folder, rel))
+            budget -= len(snapshot.read_text(full) or "")
+            names = [f.name for f in snapshot.functions(full)]
         if not names:
-            ranked.append((3, len(ranked), Candidate(f"{rel}:", "file", detail="step file")))
+            ranked.append((3, len(ranked), Candidate(head, "file", detail="step file")))
         stem = os.path.splitext(os.path.basename(rel))[0]
         for fn in names:
             rank = 0 if fn == step_id else 1 if fn == stem else 2
@@ -262,19 +272,28 @@ def _code_targets(snapshot: WorkspaceSnapshot, manifest: str,
     return [c for _, _, c in sorted(ranked, key=lambda r: r[:2])]
 
 
-def _python_files(snapshot: WorkspaceSnapshot, folder: str) -> list[str]:
+def _python_files(snapshot: WorkspaceSnapshot, folder: str, typed: str) -> list[str]:
+    """The workflow folder's .py files (no hidden folders, fixtures or symlinks) whose
+    `path.py:` can complete `typed`, bounded."""
+
+    def fits(rel: str) -> bool:
+        return (rel + ":").startswith(typed) or typed.startswith(rel + ":")
+
     found: set[str] = set()
-    for dirpath, dirnames, filenames in os.walk(folder):
+    for dirs, (dirpath, dirnames, filenames) in enumerate(os.walk(folder), 1):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS
                              and not os.path.islink(os.path.join(dirpath, d)))
         for n in filenames:
             full = os.path.join(dirpath, n)
-            if n.endswith(".py") and not os.path.islink(full):
-                found.add(os.path.relpath(full, folder).replace(os.sep, "/"))
-        if len(found) >= MAX_LISTED_FILES:
+            rel = os.path.relpath(full, folder).replace(os.sep, "/")
+            if n.endswith(".py") and fits(rel) and not os.path.islink(full):
+                found.add(rel)
+        if len(found) >= MAX_LISTED_FILES or dirs >= MAX_WALKED_DIRS:
             break
     prefix = folder.rstrip(os.sep) + os.sep
-    found.update(os.path.relpath(p, folder).replace(os.sep, "/") for p in snapshot.buffers
-                 if p.startswith(prefix) and p.endswith(".py")
-                 and "/fixtures/" not in "/" + os.path.relpath(p, folder) + "/")
+    for p in snapshot.buffers:
+        rel = os.path.relpath(p, folder).replace(os.sep, "/")
+        if p.startswith(prefix) and p.endswith(".py") and fits(rel) and not any(
+                part.startswith(".") or part in _SKIP_DIRS for part in rel.split("/")[:-1]):
+            found.add(rel)
     return sorted(found)[:MAX_LISTED_FILES]

@@ -260,3 +260,23 @@ def test_a_new_list_item_on_a_blank_line(tmp_path):
     line = marked[:marked.index("|")].count("\n") + 1
     assert edits(items) == [("ecb", (line, 6, line, 6), "- ecb")]
     assert "      - xero\n      - ecb\n" in apply(text, items[0])
+
+
+def test_code_targets_of_a_huge_folder_are_bounded(tmp_path):
+    from stepsmith.runner.language import completion_manifest as cm
+
+    (tmp_path / "many").mkdir()
+    for i in range(cm.MAX_LISTED_FILES + 20):
+        (tmp_path / "many" / f"f{i:04d}.py").write_text(f"def f{i}():\n    return 1\n")
+    (tmp_path / "steps").mkdir()
+    (tmp_path / "steps" / "link.py").symlink_to(tmp_path / "many" / "f0000.py")
+    marked = MANIFEST.replace("code: steps/match.py:match", "code: |")
+    _, items = complete_at(tmp_path, "workflow.yaml", marked)
+    files = {i.label.split(":")[0] for i in items}
+    assert len(files) <= cm.MAX_LISTED_FILES
+    assert "steps/link.py" not in files  # a symlink is never offered
+    # what is typed before the word narrows the files read: only steps/ here
+    marked = MANIFEST.replace("code: steps/match.py:match", "code: steps/|")
+    _, items = complete_at(tmp_path, "workflow.yaml", marked)
+    assert {i.label.split(":")[0] for i in items} == {"steps/bills.py", "steps/match.py",
+                                                      "steps/normalise.py"}
