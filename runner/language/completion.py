@@ -84,6 +84,9 @@ def complete(snapshot, path: str, line: int, column: int) -> list[Item]:
     """Completion items at (1-based line, code-point column) of `path` (manifest or step file)."""
     from stepsmith.runner.workspace.diagnostics import is_manifest_path
 
+    text = snapshot.read_text(path)
+    if text is None or len(text) > snapshot.max_file_size:
+        return []  # unreadable, refused (a symlink out of the folder) or too large to serve
     if is_manifest_path(path):
         from .completion_manifest import manifest_items
 
