@@ -70,8 +70,8 @@ def items_for(candidates: Iterable[Candidate], line: int, token_start: int,
     span = Span(line, start, line, token_start + len(token))
     out, seen = [], set()
     for n, c in enumerate(candidates):
-        if not c.full.startswith(typed) or c.full in seen:
-            continue
+        if not c.full.startswith(typed) or c.full == typed or c.full in seen:
+            continue  # (all of it typed already: nothing to insert)
         seen.add(c.full)
         text = c.full[len(typed):]
         shown = _SNIPPET_FIELD.sub(r"\1", text) if c.snippet else text

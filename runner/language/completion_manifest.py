@@ -161,6 +161,10 @@ def _values(snapshot, path, doc, p: tuple, token: str) -> list[Candidate]:
         steps = _steps(doc)
         me = steps[p[1]][0] if isinstance(p[1], int) and 0 <= p[1] < len(steps) else None
         out += _code_targets(snapshot, path, me, token[:word_start(token)])
+    if len(p) == 3 and p[0] == "steps" and p[2] in ("connections", "effects"):
+        # `connections: |` is a list: one name in flow style keeps the YAML a list
+        out += [Candidate(f"[{c.full}]", c.kind, label=c.full, detail=c.detail)
+                for c in _items(doc, p)]
     if len(p) == 4 and p[0] == "steps" and p[2] == "inputs" and isinstance(p[1], int):
         out += _references(doc, p[1])
     return out
@@ -248,8 +252,8 @@ def _upstream(sid: str, reads: dict[str, set[str]]) -> set[str]:
 def _code_targets(snapshot: WorkspaceSnapshot, manifest: str, step_id: str | None,
                   typed: str) -> list[Candidate]:
     """`path.py:function` for every top-level function of the Python files of the workflow
-    folder (open buffers included) that can complete `typed`; a file without functions (or
-    beyond the read budget) as `path.py:`. First the function named like the step, then those
+    folder (open buffers included) that can complete `typed`, and each file as `path.py:`
+    (all that is left of one beyond the read budget). First the function named like the step, then those
     named like their file (`match.py:match`), then the rest (helpers usually come first in a
     file, and are rarely what a step runs)."""
     folder = os.path.dirname(manifest)
@@ -262,8 +266,8 @@ def _code_targets(snapshot: WorkspaceSnapshot, manifest: str, step_id: str | Non
             full = norm(os.path.join(folder, rel))
             budget -= len(snapshot.read_text(full) or "")
             names = [f.name for f in snapshot.functions(full)]
-        if not names:
-            ranked.append((3, len(ranked), Candidate(head, "file", detail="step file")))
+        # the file itself: `rel:`, after which the client asks again (`:` triggers)
+        ranked.append((3, len(ranked), Candidate(head, "file", label=rel, detail="step file")))
         stem = os.path.splitext(os.path.basename(rel))[0]
         for fn in names:
             rank = 0 if fn == step_id else 1 if fn == stem else 2

@@ -62,7 +62,11 @@ def test_code_after_the_folder_gives_whole_code_values(tmp_path):
         ("steps/match.py:match", (line, 16, line, 16), "match.py:match"),
         ("steps/normalise.py:normalise", (line, 16, line, 16), "normalise.py:normalise"),
         ("steps/bills.py:draft_bills", (line, 16, line, 16), "bills.py:draft_bills"),
-        ("steps/match.py:in_base_currency", (line, 16, line, 16), "match.py:in_base_currency")]
+        ("steps/match.py:in_base_currency", (line, 16, line, 16), "match.py:in_base_currency"),
+        # and each file, for picking the function next (`:` triggers completion again)
+        ("steps/bills.py", (line, 16, line, 16), "bills.py:"),
+        ("steps/match.py", (line, 16, line, 16), "match.py:"),
+        ("steps/normalise.py", (line, 16, line, 16), "normalise.py:")]
     after = apply(text, one(items, "steps/match.py:match"))
     assert after == MANIFEST
 
@@ -272,7 +276,7 @@ def test_code_targets_of_a_huge_folder_are_bounded(tmp_path):
     (tmp_path / "steps" / "link.py").symlink_to(tmp_path / "many" / "f0000.py")
     marked = MANIFEST.replace("code: steps/match.py:match", "code: |")
     _, items = complete_at(tmp_path, "workflow.yaml", marked)
-    files = {i.label.split(":")[0] for i in items}
+    files = {i.label.split(":")[0] for i in items if i.kind == "file"}
     assert len(files) <= cm.MAX_LISTED_FILES
     assert "steps/link.py" not in files  # a symlink is never offered
     # what is typed before the word narrows the files read: only steps/ here
@@ -280,3 +284,14 @@ def test_code_targets_of_a_huge_folder_are_bounded(tmp_path):
     _, items = complete_at(tmp_path, "workflow.yaml", marked)
     assert {i.label.split(":")[0] for i in items} == {"steps/bills.py", "steps/match.py",
                                                       "steps/normalise.py"}
+
+
+def test_a_list_value_in_block_style_gets_a_flow_list(tmp_path):
+    marked = MANIFEST.replace("    connections: [xero]\n", "    connections: |\n")
+    text, items = complete_at(tmp_path, "workflow.yaml", marked)
+    line = marked[:marked.index("|")].count("\n") + 1
+    assert edits(items) == [("xero", (line, 17, line, 17), "[xero]"),
+                            ("ecb", (line, 17, line, 17), "[ecb]")]
+    after = apply(text, items[1])
+    assert "    connections: [ecb]\n" in after
+    assert parse_manifest(after).problems == []
