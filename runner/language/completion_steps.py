@@ -7,7 +7,7 @@
   (no underscores, nothing `check` refuses); a sampling method inserts its `seed=` (SS501);
 - a name in a step function: its parameters and the names the file imports;
 - `connections["|"]`: the aliases granted to the steps running the function;
-- `effects.emit("|"`: the effects they declare.
+- `effects.|` (the recorder parameter): `emit`; `effects.emit("|"`: the effects they declare.
 Text-based on the cursor's line (mid-edit code rarely parses); the imports and the function's
 `def` are read from their own lines.
 """
@@ -76,6 +76,10 @@ def _candidates(snapshot, path, lines, line, prefix) -> tuple[list[Candidate], s
     m = _ATTRIBUTE.search(prefix)
     if m:
         parts = [p for p in re.split(r"\s*\.\s*", m.group(1).strip()) if p]
+        if parts == ["effects"] and "effects" in (_parameters(lines, line) or ()):
+            return [Candidate("emit", "function", detail='effects.emit("name", payload)',
+                              documentation="Record an intent for one of the step's declared "
+                              "effects (nothing is performed locally).")], m.group(2)
         head = aliases.get(parts[0], parts[0] if parts[0] in modules_api.modules() else None)
         if head is None:
             return None

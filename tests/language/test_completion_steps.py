@@ -127,3 +127,14 @@ def test_columns_are_code_points_after_an_emoji(tmp_path):
     col = len("    s = '🧾'; return decimal.")
     assert (item.range.column, item.range.end_column, item.new_text) == (col, col + 3, "Decimal")
     assert apply(text, item).endswith("return decimal.Decimal\n")
+
+
+def test_the_effect_recorder_offers_emit(tmp_path):
+    marked = BILLS.replace("    return len(matches)\n", "    effects.e|\n")
+    text, items = complete_at(tmp_path, "steps/bills.py", marked)
+    assert edits(items) == [("emit", (2, 12, 2, 13), "emit")]
+    assert apply(text, items[0]).endswith("    effects.emit\n")
+    # a name `effects` that is not the step's parameter gets nothing
+    _, items = complete_at(tmp_path, "steps/match.py", FILES["steps/match.py"].replace(
+        "    return []\n", "    effects.|\n"))
+    assert items == []
