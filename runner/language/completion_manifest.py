@@ -17,7 +17,7 @@ from stepsmith.runner.workspace.snapshot import WorkspaceSnapshot
 
 from .completion import Candidate, Item, items_for, word_start
 from .completion_context import _KEY_RE, YamlContext, _layout, yaml_context
-from .lines import strip_eol
+from .lines import function_spans, strip_eol
 from .manifest import declared, field_at, literal_values, model_at, step_items
 
 __all__ = ["manifest_items"]
@@ -263,9 +263,9 @@ def _code_targets(snapshot: WorkspaceSnapshot, manifest: str, step_id: str | Non
         head = rel + ":"
         names: list[str] = []
         if budget > 0:
-            full = norm(os.path.join(folder, rel))
-            budget -= len(snapshot.read_text(full) or "")
-            names = [f.name for f in snapshot.functions(full)]
+            source = snapshot.read_text(norm(os.path.join(folder, rel))) or ""
+            budget -= len(source)
+            names = [f.name for f in function_spans(source)]
         # the file itself: `rel:`, after which the client asks again (`:` triggers)
         ranked.append((3, len(ranked), Candidate(head, "file", label=rel, detail="step file")))
         stem = os.path.splitext(os.path.basename(rel))[0]

@@ -295,3 +295,31 @@ def test_a_list_value_in_block_style_gets_a_flow_list(tmp_path):
     after = apply(text, items[1])
     assert "    connections: [ecb]\n" in after
     assert parse_manifest(after).problems == []
+
+
+def test_flow_style_steps_and_inputs(tmp_path):
+    flow = MANIFEST.replace(
+        "  - id: match\n    explanation: Pair invoices with purchase orders.\n"
+        "    code: steps/match.py:match\n    inputs:\n      invoices: steps.normalise.output\n",
+        "  - {id: match, explanation: Pair them., code: steps/match.py:match, inputs: {|}}\n")
+    text, items = complete_at(tmp_path, "workflow.yaml", flow)
+    assert [(i.label, i.new_text) for i in items] == [
+        ("invoices", "invoices: "), ("purchase_orders", "purchase_orders: "),
+        ("tolerance", "tolerance: ")]
+    after = apply(text, items[0]).replace("invoices: }", "invoices: sources.invoices}")
+    assert parse_manifest(after).workflow.steps[1].inputs == {"invoices": "sources.invoices"}
+    text, items = complete_at(tmp_path, "workflow.yaml", flow.replace("inputs: {|}",
+                                                                      "inputs: {invoices: s|}"))
+    assert [(i.label, i.new_text) for i in items][:3] == [
+        ("sources.invoices", "sources.invoices"),
+        ("sources.purchase_orders", "sources.purchase_orders"),
+        ("steps.normalise.output", "steps.normalise.output")]
+    assert "steps.match.output" not in [i.label for i in items]
+
+
+def test_trigger_event_connection(tmp_path):
+    marked = MANIFEST.replace('  schedule: {cron: "0 7 * * 1-5", timezone: Europe/London}',
+                              "  event: {name: ledger.closed, connection: |}")
+    text, items = complete_at(tmp_path, "workflow.yaml", marked)
+    assert [(i.label, i.new_text) for i in items] == [("xero", "xero"), ("ecb", "ecb")]
+    assert "  event: {name: ledger.closed, connection: xero}\n" in apply(text, items[0])
