@@ -21,7 +21,7 @@ from .lines import strip_eol
 Position = Literal["key", "value", "item", "entry"]
 
 #: a block mapping key at the start of a line's content: `key:` followed by a space or the end
-_KEY_RE = re.compile(r"""(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<plain>[^\s#'"{}\[\],:&*!|>%@`-][^#{}\[\],]*?|-[^\s#{}\[\],][^#{}\[\],]*?))[ \t]*:(?=[ \t]|$)""")
+KEY_RE = re.compile(r"""(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<plain>[^\s#'"{}\[\],:&*!|>%@`-][^#{}\[\],]*?|-[^\s#{}\[\],][^#{}\[\],]*?))[ \t]*:(?=[ \t]|$)""")
 _FLOW_END = ",{}[]"
 
 
@@ -43,7 +43,7 @@ class YamlContext:
 
 
 @dataclass(frozen=True)
-class _Layout:
+class Layout:
     indent: int
     markers: tuple[int, ...]  # columns of the `- ` item markers at the start of the line
     content_col: int
@@ -51,7 +51,7 @@ class _Layout:
     opens: bool  # the key has no value on this line: a block follows
 
 
-def _layout(raw: str) -> _Layout | None:
+def layout(raw: str) -> Layout | None:
     """The structure of one line, None for a blank or comment-only line."""
     indent = len(raw) - len(raw.lstrip(" "))
     i, markers = indent, []
@@ -63,13 +63,13 @@ def _layout(raw: str) -> _Layout | None:
     content = raw[i:]
     if not markers and (not content.strip() or content.lstrip().startswith("#")):
         return None
-    m = _KEY_RE.match(content)
+    m = KEY_RE.match(content)
     key, opens = None, False
     if m:
         key = next(g for g in (m.group("dq"), m.group("sq"), m.group("plain")) if g is not None)
         rest = content[m.end():].strip()
         opens = not rest or rest.startswith("#")
-    return _Layout(indent, tuple(markers), i, key, opens)
+    return Layout(indent, tuple(markers), i, key, opens)
 
 
 def _ancestry(lines: Sequence[str], idx: int, col: int, is_item: bool) -> list | None:
@@ -80,7 +80,7 @@ def _ancestry(lines: Sequence[str], idx: int, col: int, is_item: bool) -> list |
     while True:
         siblings, parent = 0, None
         for i in range(idx - 1, -1, -1):
-            lay = _layout(strip_eol(lines[i]))
+            lay = layout(strip_eol(lines[i]))
             if lay is None or lay.indent > col:
                 continue
             if lay.indent == col:
@@ -224,7 +224,7 @@ def yaml_context(lines: Sequence[str], line: int, column: int) -> YamlContext | 
     prefix = strip_eol(lines[line - 1])[:column]
     if "#" in prefix and re.search(r"(^|\s)#", _unquoted(prefix)):
         return None
-    lay = _layout(prefix) or _Layout(len(prefix), (), len(prefix), None, False)
+    lay = layout(prefix) or Layout(len(prefix), (), len(prefix), None, False)
     idx = line - 1
     if lay.markers:
         path = _ancestry(lines, idx, lay.markers[0], True)
@@ -242,7 +242,7 @@ def yaml_context(lines: Sequence[str], line: int, column: int) -> YamlContext | 
         if path is None:
             return None
     s, base = prefix[lay.content_col:], lay.content_col
-    m = _KEY_RE.match(s)
+    m = KEY_RE.match(s)
     if m:
         key = next(g for g in (m.group("dq"), m.group("sq"), m.group("plain")) if g is not None)
         path.append(key)

@@ -16,7 +16,7 @@ from stepsmith.runner.workspace.index import code_target, norm
 from stepsmith.runner.workspace.snapshot import WorkspaceSnapshot
 
 from .completion import Candidate, Item, items_for, word_start
-from .completion_context import _KEY_RE, YamlContext, _layout, yaml_context
+from .completion_context import KEY_RE, YamlContext, layout, yaml_context
 from .lines import function_spans, strip_eol
 from .manifest import declared, field_at, literal_values, model_at, step_items
 
@@ -50,11 +50,11 @@ def _tree(snapshot: WorkspaceSnapshot, path: str, lines, line: int):
     if doc is not None and doc.root is not None:
         return doc
     raw = strip_eol(lines[line - 1])
-    lay = _layout(raw)
+    lay = layout(raw)
     cut = ""
     if lay is not None:
         cut = raw[:lay.content_col]
-        m = _KEY_RE.match(raw[lay.content_col:])
+        m = KEY_RE.match(raw[lay.content_col:])
         if m:
             cut += raw[lay.content_col:lay.content_col + m.end()]
     repaired = "".join(lines[:line - 1]) + cut + "\n" + "".join(lines[line:])
