@@ -23,4 +23,5 @@ def register(ls) -> None:
         items = await ls.off_loop(complete, ws, at.path, at.line, at.column)
         lines = ws.buffer(at.path).lines  # the text the service read: its ranges are on it
         return {"isIncomplete": False,
-                "items": [to_completion_item(i, lines, ls.session.encoding) for i in items]}
+                "items": [to_completion_item(i, lines, ls.session.encoding,
+                                             ls.session.client.snippets) for i in items]}
