@@ -123,3 +123,28 @@ def structured_diagnostics(diags: list[dict]):
     from lsprotocol.converters import get_converter
 
     return get_converter().structure(diags, list[T.Diagnostic])
+
+
+# LSP CompletionItemKind numbers for the services' item kinds
+_COMPLETION_KINDS = {"property": 10, "value": 20, "reference": 18, "file": 17, "function": 3,
+                     "module": 9, "class": 7, "constant": 21, "variable": 6, "snippet": 15}
+
+
+def to_completion_item(item, lines, encoding: str, snippets: bool = False) -> dict:
+    """A `language.completion.Item` -> an LSP CompletionItem: its textEdit over the exact range
+    it replaces (on `lines`, the text the service read) and its filterText. A snippet keeps
+    its own indentation (insertTextMode asIs): clients would otherwise indent it again; to a
+    client without snippet support it goes as its plain text (the placeholders' defaults)."""
+    snippet = item.snippet and snippets
+    out = {"label": item.label, "kind": _COMPLETION_KINDS.get(item.kind),
+           "textEdit": {"range": lsp_range(item.range, lines, encoding),
+                        "newText": item.new_text if snippet or not item.snippet
+                        else item.filter_text},
+           "filterText": item.filter_text, "sortText": item.sort_text or None,
+           "detail": item.detail or None,
+           "insertTextFormat": 2 if snippet else 1}
+    if snippet:
+        out["insertTextMode"] = 1
+    if item.documentation:
+        out["documentation"] = {"kind": "markdown", "value": item.documentation}
+    return {k: v for k, v in out.items() if v is not None}

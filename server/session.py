@@ -31,6 +31,7 @@ class ClientCapabilities:
     code_lens_refresh: bool = False
     watch_files: bool = False  # dynamic registration of didChangeWatchedFiles
     progress: bool = False  # window/workDoneProgress
+    snippets: bool = False  # completionItem.snippetSupport
 
     @classmethod
     def from_lsp(cls, caps: T.ClientCapabilities) -> ClientCapabilities:
@@ -45,6 +46,8 @@ class ClientCapabilities:
             watch_files=bool(ws and ws.did_change_watched_files
                              and ws.did_change_watched_files.dynamic_registration),
             progress=bool(caps.window and caps.window.work_done_progress),
+            snippets=bool(td and td.completion and td.completion.completion_item
+                          and td.completion.completion_item.snippet_support),
         )
 
 

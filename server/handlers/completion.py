@@ -1,31 +1,27 @@
-"""textDocument/completion -> runner.language.manifest.complete (off the loop)."""
+"""textDocument/completion -> runner.language.completion.complete (off the loop) -> convert."""
 
 from __future__ import annotations
 
 from lsprotocol import types as T
+from stepsmith.server.convert import to_completion_item
 from stepsmith.server.handlers.common import safe
 
-KINDS = {"property": T.CompletionItemKind.Property, "value": T.CompletionItemKind.EnumMember,
-         "reference": T.CompletionItemKind.Reference, "file": T.CompletionItemKind.File,
-         "function": T.CompletionItemKind.Function, "module": T.CompletionItemKind.Module}
-
-
-def item(c) -> T.CompletionItem:
-    return T.CompletionItem(
-        label=c.label, kind=KINDS.get(c.kind), detail=c.detail or None, insert_text=c.insert_text,
-        documentation=T.MarkupContent(kind=T.MarkupKind.Markdown, value=c.documentation)
-        if c.documentation else None)
+# `"`/`'`: `connections["`, `effects.emit("`; `[`/`{`/`,`: flow collections; `-`: list items
+TRIGGERS = [":", " ", ".", "/", '"', "'", "[", "{", ",", "-"]
 
 
 def register(ls) -> None:
-    @ls.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=[":", " ", ".", "/"]))
+    @ls.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=TRIGGERS))
     @safe
     async def completion(ls, params: T.CompletionParams):
-        from stepsmith.runner.language.manifest import complete
+        from stepsmith.runner.language.completion import complete
 
         at = ls.session.cursor(params.text_document.uri, params.position)
         if at is None or not at.path:
             return None
         ws = ls.session.snapshot()
-        items = await ls.off_loop(complete, ws, at.path, at.line, at.column, at.doc.language_id)
-        return T.CompletionList(is_incomplete=False, items=[item(c) for c in items])
+        items = await ls.off_loop(complete, ws, at.path, at.line, at.column)
+        lines = ws.buffer(at.path).lines  # the text the service read: its ranges are on it
+        return {"isIncomplete": False,
+                "items": [to_completion_item(i, lines, ls.session.encoding,
+                                             ls.session.client.snippets) for i in items]}
