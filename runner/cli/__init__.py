@@ -108,7 +108,34 @@ def wants_json(argv: list[str]) -> bool:
                for i, a in enumerate(argv))
 
 
+class _Interrupt:
+    """Whether Ctrl-C arrived during this command: a library may turn the KeyboardInterrupt
+    into an error of its own (pydantic-core's SchemaError during its start-up), which must
+    still end as an interrupt (130), never as "internal error" (2)."""
+
+    seen = False
+
+    @classmethod
+    def handler(cls, signum, frame):
+        cls.seen = True
+        raise KeyboardInterrupt
+
+
 def _dispatch(parser: argparse.ArgumentParser, argv: list[str]) -> int:
+    import signal
+
+    _Interrupt.seen = False
+    try:
+        previous = signal.signal(signal.SIGINT, _Interrupt.handler)
+    except ValueError:  # not the main thread (an embedding caller): nothing to watch
+        return _dispatch_args(parser, argv)
+    try:
+        return _dispatch_args(parser, argv)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _dispatch_args(parser: argparse.ArgumentParser, argv: list[str]) -> int:
     args = parser.parse_args(argv)
     from stepsmith.runner.settings import SettingsError, activate, load_settings
 
@@ -139,6 +166,9 @@ def _dispatch(parser: argparse.ArgumentParser, argv: list[str]) -> int:
     except BrokenPipeError:
         return 0
     except Exception as exc:  # a bug of ours: one clear line and exit 2, never a clean-looking run
+        if _Interrupt.seen:
+            print("stepsmith: interrupted", file=sys.stderr)
+            return 130
         if os.environ.get("STEPSMITH_DEBUG"):
             raise
         print(f"stepsmith {args.command}: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)

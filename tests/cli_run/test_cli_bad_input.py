@@ -383,3 +383,22 @@ def test_ctrl_c_is_one_line_exit_130_and_writes_nothing(command, tmp_path, kit):
     assert "Traceback" not in err
     assert err.strip().splitlines()[-1] == "stepsmith: interrupted"
     assert snapshot(wf) == before  # no fixture, no temporary file, no store
+
+
+def test_ctrl_c_turned_into_another_error_by_a_library_is_still_an_interrupt(monkeypatch, capsys):
+    # seen under load: SIGINT during pydantic's start-up came out as a SchemaError, exit 2
+    from stepsmith.runner.cli import test as test_cmd
+
+    def interrupted_inside_a_library(args):
+        try:
+            signal.raise_signal(signal.SIGINT)
+        except KeyboardInterrupt as exc:
+            raise RuntimeError("schema build failed") from exc  # what the library does
+        return 0
+
+    monkeypatch.setattr(test_cmd, "run", interrupted_inside_a_library)
+    code = main(["test", "."])
+    _, err = capsys.readouterr()
+    assert code == 130
+    assert err.strip().splitlines()[-1] == "stepsmith: interrupted"
+    assert "internal error" not in err
