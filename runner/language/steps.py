@@ -10,10 +10,9 @@ import re
 from stepsmith.runner.problems import Problem, Span
 
 from .lines import function_spans, split_lines
-from .manifest import Completion, Symbol
+from .manifest import Symbol
 
 _CLOCK_RE = re.compile(r"\b(?:(?:datetime|date)\s*\.\s*)?(now|utcnow|today)\s*\(")
-_IMPORT_RE = re.compile(r"^\s*(?:import\s+([\w.]*)|from\s+([\w.]*))$")
 
 
 def _strip(line: str) -> str:
@@ -60,29 +59,6 @@ def def_name_at(text: str, line: int, column: int):
 
 
 # ------------------------------------------------------------------ completion
-
-
-def step_completions(text: str, line: int, column: int) -> list[Completion]:
-    lines = split_lines(text)
-    if not 1 <= line <= len(lines):
-        return []
-    prefix = _strip(lines[line - 1])[:column]
-    m = _IMPORT_RE.match(prefix)
-    if not m:
-        return []
-    typed = m.group(1) if m.group(1) is not None else m.group(2)
-    out = []
-    from stepsmith.runner.model import grammar
-
-    for mod in sorted(grammar.ALLOWED_MODULES) + sorted(grammar.NETWORK_MODULES):
-        if mod.startswith(typed or ""):
-            detail = ("only for steps declared network: public_egress" if mod.startswith("urllib")
-                      else "allowed module")
-            out.append(Completion(mod, "module", detail=detail))
-    return out
-
-
-# ------------------------------------------------------------------ hover helpers
 
 
 def clock_call_at(text: str, line: int, column: int) -> str | None:

@@ -10,7 +10,6 @@ from stepsmith.runner.language.actions import code_actions
 from stepsmith.runner.language.lines import split_lines
 from stepsmith.runner.language.manifest import manifest_hover
 from stepsmith.runner.language.navigation import definition, references
-from stepsmith.runner.language.steps import step_completions
 from stepsmith.runner.validator import validate
 from stepsmith.runner.workspace.diagnostics import check_manifest
 from stepsmith.runner.workspace.index import WorkspaceIndex, norm
@@ -55,9 +54,17 @@ def test_hover_on_a_manifest_key():
     assert "Python version" in md and span.line == 3
 
 
-def test_completion_of_an_import():
+def test_completion_of_an_import(tmp_path):
+    from stepsmith.runner.language.completion import complete
+
     text, line, col = cursor("import json\nfrom st|\n")
-    assert [c.label for c in step_completions(text, line, col)] == ["statistics"]
+    ws = workspace(tmp_path, {"steps/read.py": text})
+    items = {c.label: c for c in complete(ws, norm(tmp_path / "steps/read.py"), line, col)}
+    # every allowed module, filtered by the client on filterText; the edit replaces "st"
+    assert set(items) == {"datetime", "decimal", "json", "math", "re", "statistics"}
+    st = items["statistics"]
+    assert (st.range.line, st.range.column, st.range.end_column, st.new_text) == (
+        2, 5, 7, "statistics")
 
 
 def test_definition_from_code_to_the_def(tmp_path):
@@ -130,15 +137,17 @@ def test_hover_service_on_a_manifest_code_links_the_def(tmp_path):
 
 
 def test_complete_service_offers_code_files_and_modules(tmp_path):
-    from stepsmith.runner.language.manifest import complete
+    from stepsmith.runner.language.completion import complete
 
     text, line, col = cursor(MANIFEST.replace("code: steps/read.py:read", "code: |"))
     ws = workspace(tmp_path, {"workflow.yaml": text})
     labels = [c.label for c in complete(ws, norm(tmp_path / "workflow.yaml"), line, col)]
-    assert labels == ["steps/read.py"]
+    # the step's own function first (a whole `code:` value), then the bare file
+    assert labels == ["steps/read.py:read", "steps/read.py"]
     text, line, col = cursor("from st|\n")
     ws = workspace(tmp_path, {"steps/read.py": text})
-    assert [c.label for c in complete(ws, norm(tmp_path / "steps/read.py"), line, col)] == ["statistics"]
+    labels = [c.label for c in complete(ws, norm(tmp_path / "steps/read.py"), line, col)]
+    assert "statistics" in labels and "os" not in labels
 
 
 def test_symbols_service_outlines_and_caps(tmp_path):

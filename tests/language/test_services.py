@@ -5,19 +5,30 @@ from __future__ import annotations
 from stepsmith.runner.language.cards import pinned_time_card, reach_card, rule_card
 from stepsmith.runner.language.manifest import (
     describe_key,
-    manifest_completions,
     manifest_hover,
     manifest_symbols,
 )
 from stepsmith.runner.language.actions import manifest_fixes, step_fixes
 from stepsmith.runner.language.steps import (
     clock_call_at,
-    step_completions,
     step_symbols,
 )
 from stepsmith.runner.manifest import parse_manifest
 from stepsmith.runner.reach import REACH_SENTENCE, reach_rows
 from stepsmith.runner.validator import validate
+
+
+def _labels(tmp_path, text: str, line: int, column: int) -> set[str]:
+    """Labels the completion service offers at (line, column) of `text` as an open manifest."""
+    from stepsmith.runner.language.completion import complete
+    from stepsmith.runner.language.lines import split_lines
+    from stepsmith.runner.workspace.index import WorkspaceIndex, norm
+    from stepsmith.runner.workspace.snapshot import Buffer, WorkspaceSnapshot
+
+    path = norm(tmp_path / "workflow.yaml")
+    snap = WorkspaceSnapshot.of(WorkspaceIndex().with_manifests([path]),
+                                {path: Buffer(text, 1, tuple(split_lines(text)))})
+    return {c.label for c in complete(snap, path, line, column)}
 
 MANIFEST = """workflow: demo
 version: 1
@@ -51,7 +62,7 @@ def test_reach_card_lists_everything_and_says_what_it_is():
     assert "Reaches nothing" in reach_card(rows["calm"])
 
 
-def test_manifest_hover_symbols_and_completion():
+def test_manifest_hover_symbols_and_completion(tmp_path):
     doc = parse_manifest(MANIFEST, "workflow.yaml")
     text, span = manifest_hover(doc, 12, 8)  # on `read` (the id)
     assert "Step `read`" in text and REACH_SENTENCE in text
@@ -62,8 +73,9 @@ def test_manifest_hover_symbols_and_completion():
     assert describe_key(("steps", 0, "network")).startswith("**`network`**")
     lines = MANIFEST.split("\n")
     k = lines.index("      rows: steps.read.output")
-    got = {c.label for c in manifest_completions(doc, MANIFEST, k + 1, len("      rows: "))}
-    assert {"sources.invoices", "steps.read.output", "steps.calm.output"} <= got
+    got = _labels(tmp_path, MANIFEST, k + 1, len("      rows: "))
+    assert {"sources.invoices", "steps.read.output"} <= got
+    assert "steps.calm.output" not in got  # the step itself (a cycle) is never offered
 
 
 def test_step_services():
@@ -71,7 +83,6 @@ def test_step_services():
     assert [s.name for s in step_symbols(text) if s.kind == "function"] == ["f"]
     assert clock_call_at(text, 6, 25) == "date.today()"
     assert "evaluation time" in pinned_time_card("date.today()")
-    assert {c.label for c in step_completions("from st\n", 1, 7)} == {"statistics"}
     (problem,) = [p for p in validate(text) if p.code == "SS101"]
     (fix,) = step_fixes(problem)
     assert fix.edits[0].span.line == 1 and fix.edits[0].new_text == ""

@@ -10,11 +10,23 @@ import yaml
 from stepsmith.runner.cli import main
 from stepsmith.runner.language.manifest import (
     describe_key,
-    manifest_completions,
     manifest_hover,
 )
 from stepsmith.runner.manifest import parse_manifest
 from stepsmith.runner.reach import reach_rows
+
+
+def _labels(tmp_path, text: str, line: int, column: int) -> set[str]:
+    """Labels the completion service offers at (line, column) of `text` as an open manifest."""
+    from stepsmith.runner.language.completion import complete
+    from stepsmith.runner.language.lines import split_lines
+    from stepsmith.runner.workspace.index import WorkspaceIndex, norm
+    from stepsmith.runner.workspace.snapshot import Buffer, WorkspaceSnapshot
+
+    path = norm(tmp_path / "workflow.yaml")
+    snap = WorkspaceSnapshot.of(WorkspaceIndex().with_manifests([path]),
+                                {path: Buffer(text, 1, tuple(split_lines(text)))})
+    return {c.label for c in complete(snap, path, line, column)}
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "schemas" /
                      "workflow.schema.json").read_text())
@@ -89,7 +101,7 @@ def test_reach_shows_what_each_step_reads_by_kind(tmp_path, capsys, monkeypatch)
     assert step["source_origins"]["owners"] == "graph query account_owners"
 
 
-def test_hover_and_completion_know_the_kinds():
+def test_hover_and_completion_know_the_kinds(tmp_path):
     doc = parse_manifest(MANIFEST, "workflow.yaml")
     i = MANIFEST.index("sources.alerts") + 3
     line = MANIFEST.count("\n", 0, i) + 1
@@ -104,5 +116,5 @@ def test_hover_and_completion_know_the_kinds():
                             "  owners:\n    kind: \n")
     doc = parse_manifest(text, "workflow.yaml")
     k = text.split("\n").index("    kind: ")
-    got = {c.label for c in manifest_completions(doc, text, k + 1, len("    kind: "))}
+    got = _labels(tmp_path, text, k + 1, len("    kind: "))
     assert {"connection", "channel", "graph"} <= got
