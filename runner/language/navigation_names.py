@@ -246,8 +246,24 @@ class Names:
         if w.kind == "function":
             return Name("function", w.name, (w.target or path,))
         if w.function is not None:  # a use inside a step file
-            return Name(w.kind, w.name, self.manifests_running(path, w.function))
-        return Name(w.kind, w.name, (path,))
+            return self.closed(Name(w.kind, w.name, self.manifests_running(path, w.function)))
+        return self.closed(Name(w.kind, w.name, (path,)))
+
+    def closed(self, name: Name) -> Name:
+        """A connection / effect scope grown until closed: a step file shared by several
+        workflows writes the name for all of them, so renaming it renames it in each."""
+        if name.kind not in ("connection", "effect"):
+            return name
+        scope, todo = set(name.scope), list(name.scope)
+        while todo:
+            for target, fn in self.functions_run(todo.pop()):
+                if any(w.kind == name.kind and w.name == name.name and w.function == fn
+                       and not w.declaration for w in self.written(target)):
+                    for m in self.manifests_running(target, fn):
+                        if m not in scope:
+                            scope.add(m)
+                            todo.append(m)
+        return Name(name.kind, name.name, tuple(sorted(scope)))
 
     # -------------------------------------------------------------- every occurrence
     def occurrences(self, name: Name) -> list[Occurrence]:

@@ -179,3 +179,17 @@ def test_a_function_name_taken_in_its_file_is_refused(tmp_path):
 def test_nothing_renamable_gives_no_prepare(tmp_path):
     at = workspace(tmp_path, "workflow.yaml", BASE.replace("version: 3", "vers|ion: 3"))
     assert prepare_rename(at.snapshot, at.path, at.line, at.column) is None
+
+
+def test_a_step_file_shared_by_two_workflows_renames_the_alias_in_both(tmp_path):
+    files = {**FILES, "second.workflow.yaml": BASE.replace("workflow: invoice-matching",
+                                                           "workflow: second")}
+    at = workspace(tmp_path, "workflow.yaml", BASE.replace("  xero: {", "  xe|ro: {"), files)
+    plan = rename(at.snapshot, at.path, at.line, at.column, "ledger")
+    assert plan.name.scope == (at.p("second.workflow.yaml"), at.path)
+    assert sorted(plan.edits) == [at.p("second.workflow.yaml"), at.p("steps/bills.py"), at.path]
+    apply(at, plan)
+    assert (tmp_path / "second.workflow.yaml").read_text() == BASE.replace(
+        "workflow: invoice-matching", "workflow: second").replace("xero", "ledger")
+    check = check_workflow(tmp_path / "second.workflow.yaml")
+    assert [q.code for probs in check.problems.values() for q in probs] == []
