@@ -13,7 +13,9 @@ from __future__ import annotations
 import keyword
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Literal
 
 from stepsmith.runner.fixes import TextEdit
 from stepsmith.runner.model import grammar
@@ -45,6 +47,10 @@ class RenamePlan:
     edits: dict[str, tuple[TextEdit, ...]] = field(default_factory=dict)  # path -> edits
     renames: tuple[FileRename, ...] = ()  # applied after the edits
     notes: tuple[str, ...] = ()  # what the plan could not do (the editor shows them)
+    # fixtures="files" only: the folder to create before the client applies `renames` (one per
+    # fixture file), and the emptied old folder it deletes after them
+    make_folder: str | None = None
+    deletes: tuple[str, ...] = ()
 
 
 def prepare_rename(snapshot: WorkspaceSnapshot, path: str, line: int,
@@ -56,10 +62,16 @@ def prepare_rename(snapshot: WorkspaceSnapshot, path: str, line: int,
     return found[1], found[0].name
 
 
+Fixtures = Literal["folder", "files", "none"]
+
+
 def rename(snapshot: WorkspaceSnapshot, path: str, line: int, column: int, new_name: str, *,
-           file_renames: bool = True) -> RenamePlan:
-    """Every edit (and the fixture-folder rename) that renames the name at the cursor.
-    `file_renames`: the client can apply a RenameFile operation; if not, the plan says so."""
+           fixtures: Fixtures = "folder") -> RenamePlan:
+    """Every edit (and the fixture-folder move) that renames the name at the cursor.
+    `fixtures`: how the client can move `fixtures/<id>/` - "folder" (one RenameFile of the
+    folder), "files" (a client that renames files but not folders, e.g. Neovim < 0.9: one
+    RenameFile per fixture file into `make_folder`, created by the caller with
+    `make_target_folder`, then a DeleteFile of the emptied folder), "none" (the plan says so)."""
     names = Names(snapshot)
     found = names.at(path, line, column)
     if found is None or not found[0].scope:
@@ -72,9 +84,18 @@ def rename(snapshot: WorkspaceSnapshot, path: str, line: int, column: int, new_n
     edits: dict[str, list[TextEdit]] = {}
     for occ in names.occurrences(name):
         edits.setdefault(occ.location.path, []).append(TextEdit(occ.location.span, new_name))
-    renames, notes = _fixture_folder(name, new_name, file_renames)
-    return RenamePlan(name, new_name, {p: tuple(e) for p, e in sorted(edits.items())},
-                      renames, notes)
+    base = RenamePlan(name, new_name, {p: tuple(e) for p, e in sorted(edits.items())})
+    return _fixture_folder(base, fixtures)
+
+
+def make_target_folder(plan: RenamePlan) -> None:
+    """Create `plan.make_folder` (and nothing through a symlink: runner safewrite)."""
+    if plan.make_folder is None:
+        return
+    from stepsmith.runner.fixtures.safewrite import check_inside
+
+    folder = os.path.dirname(os.path.dirname(plan.make_folder))  # the workflow folder
+    check_inside(Path(folder), Path(plan.make_folder) / "_", create_dirs=True)
 
 
 # ------------------------------------------------------------------ refusals
@@ -110,18 +131,28 @@ def _check_new(names: Names, name: Name, new: str) -> None:
                                   f"{os.path.basename(m)}.")
 
 
-def _fixture_folder(name: Name, new: str, file_renames: bool) -> tuple[tuple, tuple]:
+def _fixture_folder(plan: RenamePlan, how: Fixtures) -> RenamePlan:
+    name, new = plan.name, plan.new_name
     if name.kind != "step":
-        return (), ()
+        return plan
     fixtures = os.path.join(name.scope[0], grammar.FIXTURES_DIR)
     old_dir, new_dir = os.path.join(fixtures, name.name), os.path.join(fixtures, new)
     rel_old, rel_new = f"{grammar.FIXTURES_DIR}/{name.name}/", f"{grammar.FIXTURES_DIR}/{new}/"
     if os.path.islink(old_dir) or os.path.islink(fixtures):
         # the runner never writes through a symlinked folder (runner/safewrite); nor do we
-        return (), (f"{rel_old} is a symbolic link: it was not renamed.",)
+        return replace(plan, notes=(f"{rel_old} is a symbolic link: it was not renamed.",))
     if not os.path.isdir(old_dir):
-        return (), ()
-    if not file_renames:
-        return (), (f"This editor cannot rename folders: rename {rel_old} to {rel_new} "
-                    "yourself, or its fixtures no longer belong to the step.",)
-    return (FileRename(old_dir, new_dir),), ()
+        return plan
+    manual = (f"This editor cannot rename folders: rename {rel_old} to {rel_new} yourself, "
+              "or its fixtures no longer belong to the step.",)
+    if how == "folder":
+        return replace(plan, renames=(FileRename(old_dir, new_dir),))
+    if how == "files":
+        try:
+            entries = sorted(os.scandir(old_dir), key=lambda e: e.name)
+        except OSError:
+            return replace(plan, notes=manual)
+        if all(e.is_file(follow_symlinks=False) for e in entries):
+            return replace(plan, make_folder=new_dir, deletes=(old_dir,), renames=tuple(
+                FileRename(e.path, os.path.join(new_dir, e.name)) for e in entries))
+    return replace(plan, notes=manual)

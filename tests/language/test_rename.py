@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 from nav_kit import BASE, BILLS_CONN_PY, FILES, MATCH_PY, workspace
 from stepsmith.runner.fixes import apply_edits
-from stepsmith.runner.language.rename import FileRename, RenameError, prepare_rename, rename
+from stepsmith.runner.language.rename import (
+    FileRename,
+    RenameError,
+    make_target_folder,
+    prepare_rename,
+    rename,
+)
 from stepsmith.runner.manifest import check_workflow
 
 
@@ -66,7 +72,7 @@ def test_rename_a_step_id_covers_every_manifest_of_the_folder(tmp_path):
 def test_a_client_without_file_renames_is_told_to_rename_the_folder(tmp_path):
     (tmp_path / "fixtures/match").mkdir(parents=True)
     at = workspace(tmp_path, "workflow.yaml", BASE.replace("- id: ma", "- id: m|a"))
-    plan = rename(at.snapshot, at.path, at.line, at.column, "pair", file_renames=False)
+    plan = rename(at.snapshot, at.path, at.line, at.column, "pair", fixtures="none")
     assert plan.renames == ()
     assert plan.notes == ("This editor cannot rename folders: rename fixtures/match/ to "
                           "fixtures/pair/ yourself, or its fixtures no longer belong to the step.",)
@@ -193,3 +199,31 @@ def test_a_step_file_shared_by_two_workflows_renames_the_alias_in_both(tmp_path)
         "workflow: invoice-matching", "workflow: second").replace("xero", "ledger")
     check = check_workflow(tmp_path / "second.workflow.yaml")
     assert [q.code for probs in check.problems.values() for q in probs] == []
+
+
+def test_a_client_that_renames_only_files_moves_each_fixture(tmp_path):
+    fx = tmp_path / "fixtures/match"
+    fx.mkdir(parents=True)
+    (fx / "a.json").write_text("{}")
+    (fx / "b.json").write_text("[]")
+    at = workspace(tmp_path, "workflow.yaml", BASE.replace("- id: ma", "- id: m|a"))
+    plan = rename(at.snapshot, at.path, at.line, at.column, "pair", fixtures="files")
+    new = tmp_path / "fixtures/pair"
+    assert plan.renames == (FileRename(str(fx / "a.json"), str(new / "a.json")),
+                            FileRename(str(fx / "b.json"), str(new / "b.json")))
+    assert (plan.make_folder, plan.deletes, plan.notes) == (str(new), (str(fx),), ())
+    assert not new.exists()
+    make_target_folder(plan)
+    assert new.is_dir() and sorted(p.name for p in new.iterdir()) == []
+
+
+def test_the_target_folder_is_never_made_through_a_symlink(tmp_path):
+    (tmp_path / "fixtures/match").mkdir(parents=True)
+    at = workspace(tmp_path, "workflow.yaml", BASE.replace("- id: ma", "- id: m|a"))
+    plan = rename(at.snapshot, at.path, at.line, at.column, "pair", fixtures="files")
+    (tmp_path / "fixtures/match").rename(tmp_path / "moved")
+    (tmp_path / "fixtures").rename(tmp_path / "real")
+    (tmp_path / "fixtures").symlink_to(tmp_path / "real")  # swapped after the plan was made
+    with pytest.raises(OSError, match="symlink"):
+        make_target_folder(plan)
+    assert not (tmp_path / "real/pair").exists()
