@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lsp_workspace import workspace  # noqa: E402
+from lsp_workspace import workspace
 
 TARGET_MS = 100.0
 

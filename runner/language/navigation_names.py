@@ -19,7 +19,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from stepsmith.runner.model.refs import CodeRef, SourceRef, StepOutputRef, parse_input_ref
+from stepsmith.runner.model.refs import (
+    CodeRef,
+    SourceRef,
+    StepOutputRef,
+    parse_input_ref,
+)
 from stepsmith.runner.problems import Span
 from stepsmith.runner.workspace.index import code_target
 from stepsmith.runner.workspace.snapshot import Location, WorkspaceSnapshot

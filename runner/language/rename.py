@@ -143,8 +143,8 @@ def _fixture_folder(plan: RenamePlan, how: Fixtures) -> RenamePlan:
         return replace(plan, notes=(f"{rel_old} is a symbolic link: it was not renamed.",))
     if not os.path.isdir(old_dir):
         return plan
-    manual = (f"This editor cannot rename folders: rename {rel_old} to {rel_new} yourself, "
-              "or its fixtures no longer belong to the step.",)
+    manual = ((f"This editor cannot rename folders: rename {rel_old} to {rel_new} yourself, "
+              "or its fixtures no longer belong to the step."),)
     if how == "folder":
         return replace(plan, renames=(FileRename(old_dir, new_dir),))
     if how == "files":

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "manifest"))
-from manifest_kit import BASE, BILLS_PY, MATCH_PY  # noqa: E402
-from stepsmith.runner.language.lines import split_lines  # noqa: E402
-from stepsmith.runner.workspace.diagnostics import check_manifest  # noqa: E402
-from stepsmith.runner.workspace.index import WorkspaceIndex, norm  # noqa: E402
-from stepsmith.runner.workspace.snapshot import Buffer, WorkspaceSnapshot  # noqa: E402
+from manifest_kit import BASE, BILLS_PY, MATCH_PY
+from stepsmith.runner.language.lines import split_lines
+from stepsmith.runner.workspace.diagnostics import check_manifest
+from stepsmith.runner.workspace.index import WorkspaceIndex, norm
+from stepsmith.runner.workspace.snapshot import Buffer, WorkspaceSnapshot
 
 BILLS_CONN_PY = BILLS_PY.replace(
     "    for m in matches:\n",

@@ -7,8 +7,16 @@ import os
 
 import pytest
 from nav_kit import BASE, BILLS_CONN_PY, MATCH_PY, workspace
-from stepsmith.runner.language.navigation import definition, document_highlight, references
-from stepsmith.runner.language.navigation_links import Link, document_links, workspace_symbols
+from stepsmith.runner.language.navigation import (
+    definition,
+    document_highlight,
+    references,
+)
+from stepsmith.runner.language.navigation_links import (
+    Link,
+    document_links,
+    workspace_symbols,
+)
 
 
 def spans(locs, at):

@@ -74,8 +74,8 @@ def test_a_client_without_file_renames_is_told_to_rename_the_folder(tmp_path):
     at = workspace(tmp_path, "workflow.yaml", BASE.replace("- id: ma", "- id: m|a"))
     plan = rename(at.snapshot, at.path, at.line, at.column, "pair", fixtures="none")
     assert plan.renames == ()
-    assert plan.notes == ("This editor cannot rename folders: rename fixtures/match/ to "
-                          "fixtures/pair/ yourself, or its fixtures no longer belong to the step.",)
+    assert plan.notes == (("This editor cannot rename folders: rename fixtures/match/ to "
+                          "fixtures/pair/ yourself, or its fixtures no longer belong to the step."),)
 
 
 def test_a_symlinked_fixtures_folder_is_not_renamed(tmp_path):
@@ -150,16 +150,16 @@ def test_rename_a_source_from_its_use(tmp_path):
      "'Pair' is not a valid step id: lowercase letters, digits, '-' or '_', starting with a letter."),
     (BASE.replace("- id: ma", "- id: m|a"), "draft", "'draft' is already a step of workflow.yaml."),
     (BASE.replace("  xero: {", "  xe|ro: {"), "my-ledger",
-     "'my-ledger' is not a valid connection alias: lowercase letters, digits or '_', starting "
-     "with a letter."),
+     ("'my-ledger' is not a valid connection alias: lowercase letters, digits or '_', starting "
+     "with a letter.")),
     (BASE.replace("sources.invoices", "sources.inv|oices"), "purchase_orders",
      "'purchase_orders' is already declared under `sources` in workflow.yaml."),
     (BASE.replace("bills.py:dr", "bills.py:d|r"), "class",
-     "'class' is not a valid step function: an ASCII Python identifier, not a keyword, not "
-     "starting with '__'."),
+     ("'class' is not a valid step function: an ASCII Python identifier, not a keyword, not "
+     "starting with '__'.")),
     (BASE.replace("explanation: Pair", "explanation: Pa|ir"), "x",
-     "Nothing to rename here: put the cursor on a step id, a step function, a source, a "
-     "connection alias or an effect name."),
+     ("Nothing to rename here: put the cursor on a step id, a step function, a source, a "
+     "connection alias or an effect name.")),
 ])
 def test_refusals_say_why(tmp_path, marked, new, message):
     at = workspace(tmp_path, "workflow.yaml", marked)
