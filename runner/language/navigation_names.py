@@ -2,7 +2,8 @@
 rename, definition/references/highlight on names, and workspace symbols.
 
 A `Name` is (kind, name, scope). Scope is what a rename must cover:
-  * step      - the workflow FOLDER: every manifest there shares `fixtures/<id>/`;
+  * step      - the workflow FOLDER: every manifest there shares `fixtures/<id>/`, and the
+    fixtures recorded downstream name it in `recorded_from.upstream` (navigation_fixtures);
   * source, connection, effect - the manifests declaring it (their step files included:
     `connections["alias"]`, `connections.get("alias")`, `effects.emit("name", ...)` inside the
     functions their steps run);
@@ -28,6 +29,8 @@ from stepsmith.runner.model.refs import (
 from stepsmith.runner.problems import Span
 from stepsmith.runner.workspace.index import code_target
 from stepsmith.runner.workspace.snapshot import Location, WorkspaceSnapshot
+
+from .navigation_fixtures import fixture_files, upstream_keys
 
 Kind = Literal["step", "source", "connection", "effect", "function"]
 
@@ -221,6 +224,9 @@ class Names:
             if is_manifest_path(path):
                 doc = s.manifest_doc(path)
                 hit = manifest_names(doc, s.manifest_lines(path, doc), path) if doc else []
+            elif path.endswith(".json"):  # a fixture: the step ids of its recorded_from
+                text = s.read_text(path)
+                hit = [Written("step", k, sp, False) for k, sp in upstream_keys(text or "")]
             else:
                 text = s.read_text(path)
                 hit = step_file_names(text, s.lines(path)) if text is not None else []
@@ -247,7 +253,10 @@ class Names:
 
     def name_of(self, path: str, w: Written) -> Name:
         if w.kind == "step":
-            return Name("step", w.name, (os.path.dirname(path),))
+            folder = os.path.dirname(path)
+            if path.endswith(".json"):  # <folder>/fixtures/<step>/<case>.json
+                folder = os.path.dirname(os.path.dirname(folder))
+            return Name("step", w.name, (folder,))
         if w.kind == "function":
             return Name("function", w.name, (w.target or path,))
         if w.function is not None:  # a use inside a step file
@@ -281,6 +290,8 @@ class Names:
         if name.kind == "step":
             for m in self.manifests_in(name.scope[0]):
                 take(m, self.written(m))
+            for f in fixture_files(name.scope[0]):
+                take(f, self.written(f))
         elif name.kind == "function":
             (step_path,) = name.scope
             take(step_path, (w for w in self.written(step_path) if w.declaration))

@@ -227,3 +227,30 @@ def test_the_target_folder_is_never_made_through_a_symlink(tmp_path):
     with pytest.raises(OSError, match="symlink"):
         make_target_folder(plan)
     assert not (tmp_path / "real/pair").exists()
+
+
+RECORDED = """{
+  "inputs": {"matches": []},
+  "expected": {"output": 0},
+  "recorded_from": {
+    "case": "monday",
+    "upstream": {"match": {"fixture": "monday", "request_sha256": "ab"}}
+  }
+}
+"""
+
+
+def test_a_step_rename_keeps_the_provenance_of_downstream_fixtures(tmp_path):
+    (tmp_path / "fixtures/draft").mkdir(parents=True)
+    (tmp_path / "fixtures/draft/monday.json").write_text(RECORDED)
+    (tmp_path / "fixtures/match").mkdir()
+    (tmp_path / "fixtures/match/monday.json").write_text('{"inputs": {}, "expected": {"output": []}}')
+    at = workspace(tmp_path, "workflow.yaml", BASE.replace("- id: ma", "- id: m|a"))
+    plan = rename(at.snapshot, at.path, at.line, at.column, "pair")
+    downstream = at.p("fixtures/draft/monday.json")
+    assert [(e.span.line, e.span.column, e.span.end_column) for e in plan.edits[downstream]] == [
+        (6, 18, 23)]
+    apply(at, plan)
+    assert (tmp_path / "fixtures/draft/monday.json").read_text() == RECORDED.replace(
+        '{"match":', '{"pair":')
+    assert (tmp_path / "fixtures/pair/monday.json").is_file()
