@@ -199,10 +199,30 @@ def step_file_names(text: str, lines) -> list[Written]:
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return out
     plain = [strip_eol(ln) for ln in lines]
+    defs = {f.name for f in out}
     for stmt in tree.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             out += [Written(k, n, s, False, function=stmt.name) for k, n, s in _uses_in(plain, stmt)]
+            out += [Written("function", n, s, False, function=stmt.name)
+                    for n, s in _calls_of(plain, stmt, defs)]
     return out
+
+
+def _calls_of(lines, fn: ast.FunctionDef, defs: set[str]) -> Iterator[tuple[str, Span]]:
+    """Loads of the file's own top-level functions inside `fn` (a helper called by name),
+    unless `fn` binds that name itself (a parameter or a local)."""
+    bound = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
+    bound |= {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)
+              and isinstance(n.ctx, (ast.Store, ast.Del))}
+    bound |= {n.name for n in ast.walk(fn) if n is not fn and isinstance(
+        n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and hasattr(n, "name")}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in defs \
+                and node.id not in bound and node.lineno <= len(lines):
+            text = lines[node.lineno - 1]
+            a = _column(text, node.col_offset)
+            if text[a:a + len(node.id)] == node.id:
+                yield node.id, Span(node.lineno, a, node.lineno, a + len(node.id))
 
 
 # ------------------------------------------------------------------ over the snapshot
@@ -294,7 +314,7 @@ class Names:
                 take(f, self.written(f))
         elif name.kind == "function":
             (step_path,) = name.scope
-            take(step_path, (w for w in self.written(step_path) if w.declaration))
+            take(step_path, self.written(step_path))  # its def and calls by name
             for m in self.snapshot.manifests_using(step_path):
                 take(m.path, (w for w in self.written(m.path) if w.target == step_path))
         else:

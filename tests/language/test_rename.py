@@ -254,3 +254,24 @@ def test_a_step_rename_keeps_the_provenance_of_downstream_fixtures(tmp_path):
     assert (tmp_path / "fixtures/draft/monday.json").read_text() == RECORDED.replace(
         '{"match":', '{"pair":')
     assert (tmp_path / "fixtures/pair/monday.json").is_file()
+
+
+HELPERS_PY = MATCH_PY + '''
+
+def within(a, b, limit):
+    return abs(a - b) <= limit
+
+
+def closest(invoices, within):
+    return [within for i in invoices]
+'''
+
+
+def test_a_function_rename_renames_its_calls_in_the_file_but_not_a_shadowing_name(tmp_path):
+    text = HELPERS_PY.replace("> limit]", "> limit and within(1, 2, limit)]")
+    assert text != HELPERS_PY
+    at = workspace(tmp_path, "steps/match.py", text.replace("def within", "def wit|hin"))
+    plan = rename(at.snapshot, at.path, at.line, at.column, "close_enough")
+    assert list(plan.edits) == [at.path]  # no step runs it: the file only
+    assert apply_edits(text, plan.edits[at.path]) == text.replace(
+        "def within", "def close_enough").replace("and within(", "and close_enough(")
