@@ -40,12 +40,23 @@ def wf(tmp_path) -> Path:
 async def client(lsp_client: LanguageClient, request, wf):
     caps, info = CLIENTS[request.param]
     lsp_client.kind = request.param
-    await lsp_client.initialize_session(T.InitializeParams(
+    lsp_client.init_result = await lsp_client.initialize_session(T.InitializeParams(
         capabilities=caps(), client_info=info, root_uri=uri(wf.parent),
         workspace_folders=[T.WorkspaceFolder(uri=uri(wf.parent), name="ws")],
         initialization_options={"stepsmith": {"runOnSave": False}}))
     yield
     await lsp_client.shutdown_session()
+
+
+async def test_capabilities_are_advertised(client):
+    sc = client.init_result.capabilities
+    if client.kind == "bare":  # no prepareSupport: RenameOptions may not be sent (LSP spec)
+        assert sc.rename_provider is True
+    else:
+        assert sc.rename_provider == T.RenameOptions(prepare_provider=True)
+    assert sc.document_highlight_provider and sc.workspace_symbol_provider
+    assert sc.folding_range_provider and sc.selection_range_provider
+    assert sc.document_link_provider == T.DocumentLinkOptions(resolve_provider=False)
 
 
 def path_of(u: str) -> Path:
@@ -115,9 +126,9 @@ async def test_rename_a_step_id_then_the_workflow_checks_clean(client, wf):
         assert client.messages == []
     else:
         assert edit.document_changes is None and list(edit.changes) == [u]
-        assert [m.message for m in client.messages] == [
+        assert [m.message for m in client.messages] == [(
             "stepsmith: This editor cannot rename folders: rename fixtures/normalise/ to "
-            "fixtures/clean_up/ yourself, or its fixtures no longer belong to the step."]
+            "fixtures/clean_up/ yourself, or its fixtures no longer belong to the step.")]
         os.rename(old, new)  # what the user is told to do
     apply(edit, {})
     expected = text.replace("id: normalise", "id: clean_up").replace(
