@@ -33,6 +33,7 @@ class ClientCapabilities:
     progress: bool = False  # window/workDoneProgress
     document_changes: bool = False  # workspaceEdit.documentChanges
     fixture_moves: str = "none"  # how a rename moves fixtures/<id>/: handlers/rename.py
+    link_tooltips: bool = False  # textDocument.documentLink.tooltipSupport
 
     @classmethod
     def from_lsp(cls, caps: T.ClientCapabilities,
@@ -45,6 +46,7 @@ class ClientCapabilities:
         return cls(
             document_changes=bool(edit and edit.document_changes),
             fixture_moves=fixture_moves(edit, info),
+            link_tooltips=bool(td and td.document_link and td.document_link.tooltip_support),
             encoding=UTF8 if T.PositionEncodingKind.Utf8 in encs else UTF16,
             pull=bool(td is not None and td.diagnostic is not None),
             refresh=bool(ws and ws.diagnostics and ws.diagnostics.refresh_support),

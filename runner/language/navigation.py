@@ -121,8 +121,8 @@ def document_highlight(snapshot: WorkspaceSnapshot, path: str, line: int,
     """The name at the cursor in this file: (span, "write") for its declaration, (span,
     "read") for each use."""
     names = Names(snapshot)
-    found = names.at(path, line, column)
+    found = names.at(path, line, column, closed=False)
     if found is None:
         return []
     return [(o.location.span, "write" if o.declaration else "read")
-            for o in names.occurrences(found[0]) if o.location.path == path]
+            for o in names.occurrences(found[0], only=path)]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -265,13 +265,17 @@ class Names:
         return tuple(sorted({s.manifest for s in self.snapshot.steps_using(step_path, function)}))
 
     # -------------------------------------------------------------- the name at a cursor
-    def at(self, path: str, line: int, column: int) -> tuple[Name, Span] | None:
+    def at(self, path: str, line: int, column: int,
+           closed: bool = True) -> tuple[Name, Span] | None:
+        """The name at the cursor. `closed=False` skips growing its scope over shared step
+        files (enough for one document's highlights, and reads no other file)."""
         for w in self.written(path):
             if contains(w.span, line, column):
-                return self.name_of(path, w), w.span
+                return self.name_of(path, w, closed), w.span
         return None
 
-    def name_of(self, path: str, w: Written) -> Name:
+    def name_of(self, path: str, w: Written, closed: bool = True) -> Name:
+        grow = self.closed if closed else (lambda n: n)
         if w.kind == "step":
             folder = os.path.dirname(path)
             if path.endswith(".json"):  # <folder>/fixtures/<step>/<case>.json
@@ -280,8 +284,8 @@ class Names:
         if w.kind == "function":
             return Name("function", w.name, (w.target or path,))
         if w.function is not None:  # a use inside a step file
-            return self.closed(Name(w.kind, w.name, self.manifests_running(path, w.function)))
-        return self.closed(Name(w.kind, w.name, (path,)))
+            return grow(Name(w.kind, w.name, self.manifests_running(path, w.function)))
+        return grow(Name(w.kind, w.name, (path,)))
 
     def closed(self, name: Name) -> Name:
         """A connection / effect scope grown until closed: a step file shared by several
@@ -300,31 +304,35 @@ class Names:
         return Name(name.kind, name.name, tuple(sorted(scope)))
 
     # -------------------------------------------------------------- every occurrence
-    def occurrences(self, name: Name) -> list[Occurrence]:
+    def occurrences(self, name: Name, only: str | None = None) -> list[Occurrence]:
+        """Every occurrence of `name`; with `only`, those in that one file (highlight runs on
+        every cursor move: it must not read the folder's fixtures)."""
         out: list[Occurrence] = []
 
-        def take(path: str, ws: Iterable[Written]) -> None:
-            out.extend(Occurrence(Location(path, w.span), w.declaration) for w in ws
+        def take(path: str, written: Callable[[], Iterable[Written]]) -> None:
+            if only is not None and path != only:
+                return  # not even parsed
+            out.extend(Occurrence(Location(path, w.span), w.declaration) for w in written()
                        if w.kind == name.kind and w.name == name.name)
 
         if name.kind == "step":
             for m in self.manifests_in(name.scope[0]):
-                take(m, self.written(m))
-            for f in fixture_files(name.scope[0]):
-                take(f, self.written(f))
+                take(m, lambda m=m: self.written(m))
+            for f in fixture_files(name.scope[0]) if only is None or only.endswith(".json") else ():
+                take(f, lambda f=f: self.written(f))
         elif name.kind == "function":
             (step_path,) = name.scope
-            take(step_path, self.written(step_path))  # its def and calls by name
+            take(step_path, lambda: self.written(step_path))  # its def and calls by name
             for m in self.snapshot.manifests_using(step_path):
-                take(m.path, (w for w in self.written(m.path) if w.target == step_path))
+                take(m.path, lambda m=m: (w for w in self.written(m.path) if w.target == step_path))
         else:
             files: dict[str, set[str]] = {}
             for m in name.scope:
-                take(m, self.written(m))
+                take(m, lambda m=m: self.written(m))
                 for target, fn in self.functions_run(m):
                     files.setdefault(target, set()).add(fn)
             for target in sorted(files):
-                take(target, (w for w in self.written(target)
-                              if not w.declaration and w.function in files[target]))
+                take(target, lambda t=target: (w for w in self.written(t)
+                                               if not w.declaration and w.function in files[t]))
         return sorted(set(out), key=lambda o: (o.location.path, o.location.span.line,
                                                o.location.span.column))

@@ -21,7 +21,8 @@ def register(ls) -> None:
             return None
         ws, enc = ls.session.snapshot(), ls.session.encoding
         links = await ls.off_loop(service, ws, at.path)
-        lines = ws.lines(at.path) or [""]
+        lines, tips = ws.lines(at.path) or [""], ls.session.client.link_tooltips
         return [T.DocumentLink(range=lsp_span(k.span, lines, enc),
                                target=path_to_uri(k.target) + (f"#L{k.line}" if k.line else ""),
-                               tooltip=k.tooltip or None) for k in links] or None
+                               tooltip=(k.tooltip or None) if tips else None)
+                for k in links] or None

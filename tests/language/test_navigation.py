@@ -124,3 +124,15 @@ def test_workspace_symbols_are_every_step_of_every_workflow(tmp_path):
                    ("post", "second", "b/workflow.yaml", 21, "steps/bills.py:draft")]
     assert [s.name for s in workspace_symbols(at.snapshot, "DRT")] == ["draft"]
     assert [s.name for s in workspace_symbols(at.snapshot, "pst")] == ["post"]
+
+
+def test_highlight_reads_no_other_file(tmp_path):
+    """documentHighlight runs on every cursor move: only the document itself is read."""
+    from stepsmith.runner.language.navigation_names import Names
+
+    at = workspace(tmp_path, "workflow.yaml", BASE.replace("  xero: {", "  |xero: {"))
+    names = Names(at.snapshot)
+    name, _ = names.at(at.path, at.line, at.column, closed=False)
+    assert len(names.occurrences(name, only=at.path)) == 5
+    assert set(names._memo) == {at.path}  # the step files were not parsed
+    assert len(names.occurrences(name)) == 7 and len(names._memo) == 3

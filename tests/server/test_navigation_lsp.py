@@ -75,6 +75,12 @@ async def test_document_links_go_to_the_function_line_and_fixture_folders(client
         (step_id("total"), f"{fixtures}/total"),
         (at("steps/total.py:total"), f"{steps}/total.py#L6"),
         (at("steps/draft.py:draft"), f"{steps}/draft.py#L4")]
+    # a tooltip only for a client that said it shows them (VS Code does, Neovim 0.7 does not)
+    tips = [k.tooltip for k in links]
+    if client.mode == "pull":
+        assert tips[:2] == ["Open normalise in steps/normalise.py", "The fixtures of rates (fixtures/rates/)"]
+    else:
+        assert tips == [None] * 6
 
 
 async def test_workspace_symbols_list_every_step_of_every_workflow(client, workspace):
