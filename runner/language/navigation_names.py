@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
+from stepsmith.runner.model import grammar
 from stepsmith.runner.model.refs import (
     CodeRef,
     SourceRef,
@@ -30,7 +31,7 @@ from stepsmith.runner.problems import Span
 from stepsmith.runner.workspace.index import code_target
 from stepsmith.runner.workspace.snapshot import Location, WorkspaceSnapshot
 
-from .navigation_fixtures import fixture_files, upstream_keys
+from .navigation_fixtures import fixture_files, fixture_names
 
 Kind = Literal["step", "source", "connection", "effect", "function"]
 
@@ -244,9 +245,9 @@ class Names:
             if is_manifest_path(path):
                 doc = s.manifest_doc(path)
                 hit = manifest_names(doc, s.manifest_lines(path, doc), path) if doc else []
-            elif path.endswith(".json"):  # a fixture: the step ids of its recorded_from
+            elif path.endswith(".json"):  # a fixture: the step ids / sources it names
                 text = s.read_text(path)
-                hit = [Written("step", k, sp, False) for k, sp in upstream_keys(text or "")]
+                hit = [Written(kind, k, sp, False) for kind, k, sp in fixture_names(path, text or "")]
             else:
                 text = s.read_text(path)
                 hit = step_file_names(text, s.lines(path)) if text is not None else []
@@ -276,11 +277,13 @@ class Names:
 
     def name_of(self, path: str, w: Written, closed: bool = True) -> Name:
         grow = self.closed if closed else (lambda n: n)
+        if path.endswith(".json"):  # <folder>/fixtures/<step or _workflow>/<case>.json
+            folder = os.path.dirname(os.path.dirname(os.path.dirname(path)))
+            if w.kind == "step":
+                return Name("step", w.name, (folder,))
+            return grow(Name(w.kind, w.name, tuple(self.manifests_in(folder))))
         if w.kind == "step":
-            folder = os.path.dirname(path)
-            if path.endswith(".json"):  # <folder>/fixtures/<step>/<case>.json
-                folder = os.path.dirname(os.path.dirname(folder))
-            return Name("step", w.name, (folder,))
+            return Name("step", w.name, (os.path.dirname(path),))
         if w.kind == "function":
             return Name("function", w.name, (w.target or path,))
         if w.function is not None:  # a use inside a step file
@@ -334,5 +337,11 @@ class Names:
             for target in sorted(files):
                 take(target, lambda t=target: (w for w in self.written(t)
                                                if not w.declaration and w.function in files[t]))
+            if name.kind == "source":  # the folders' workflow cases give sources by name
+                for folder in sorted({os.path.dirname(m) for m in name.scope}):
+                    cases = os.path.join(folder, grammar.FIXTURES_DIR, grammar.WORKFLOW_CASES_DIR)
+                    for f in fixture_files(folder):
+                        if os.path.dirname(f) == cases:
+                            take(f, lambda f=f: self.written(f))
         return sorted(set(out), key=lambda o: (o.location.path, o.location.span.line,
                                                o.location.span.column))

@@ -275,3 +275,30 @@ def test_a_function_rename_renames_its_calls_in_the_file_but_not_a_shadowing_nam
     assert list(plan.edits) == [at.path]  # no step runs it: the file only
     assert apply_edits(text, plan.edits[at.path]) == text.replace(
         "def within", "def close_enough").replace("and within(", "and close_enough(")
+
+
+WORKFLOW_CASE = """{
+  "sources": {"invoices": [{"id": 1}], "purchase_orders": []},
+  "evaluation_time": "2026-12-01T07:00:00+00:00",
+  "recorded": {"match": [{"id": 1, "note": "the invoices"}]}
+}
+"""
+
+
+def test_workflow_cases_follow_a_step_and_a_source_rename(tmp_path):
+    (tmp_path / "fixtures/_workflow").mkdir(parents=True)
+    case = tmp_path / "fixtures/_workflow/monday.json"
+    case.write_text(WORKFLOW_CASE)
+    at = workspace(tmp_path, "workflow.yaml", BASE.replace("- id: ma", "- id: m|a"))
+    plan = rename(at.snapshot, at.path, at.line, at.column, "pair")
+    assert [(e.span.line, e.span.column) for e in plan.edits[str(case)]] == [(4, 16)]
+    apply(at, plan)
+    assert case.read_text() == WORKFLOW_CASE.replace('{"match":', '{"pair":')
+
+    at = workspace(tmp_path, "workflow.yaml", (tmp_path / "workflow.yaml").read_text().replace(
+        "sources.invoices", "sources.inv|oices"))
+    plan = rename(at.snapshot, at.path, at.line, at.column, "bills_in")
+    apply(at, plan)
+    assert case.read_text() == WORKFLOW_CASE.replace('{"match":', '{"pair":').replace(
+        '{"invoices":', '{"bills_in":')  # "the invoices" (a value) stays
+    assert clean(tmp_path) == []
