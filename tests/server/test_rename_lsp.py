@@ -175,3 +175,18 @@ async def test_prepare_rename_off_a_name_is_null(client, wf):
     u, text = open_manifest(client, wf)
     assert await client.text_document_prepare_rename_async(T.PrepareRenameParams(
         text_document=T.TextDocumentIdentifier(uri=u), position=position(text, "version: 3", 2))) is None
+
+
+async def test_a_symlinked_fixtures_folder_is_not_moved_and_the_user_is_told(client, wf):
+    real = wf.parent / "elsewhere"
+    (wf / "fixtures/normalise").rename(real)
+    (wf / "fixtures/normalise").symlink_to(real)
+    u, text = open_manifest(client, wf)
+    edit = await client.text_document_rename_async(T.RenameParams(
+        text_document=T.TextDocumentIdentifier(uri=u), position=position(text, "- id: normalise", 9),
+        new_name="clean_up"))
+    changes = edit.document_changes or []
+    assert not [c for c in changes if isinstance(c, (T.RenameFile, T.DeleteFile))]
+    assert not (wf / "fixtures/clean_up").exists()  # nothing made, not even for Neovim 0.7
+    assert [m.message for m in client.messages] == [
+        "stepsmith: fixtures/normalise/ is a symbolic link: it was not renamed."]
