@@ -38,6 +38,8 @@ def register(ls) -> None:
         if not _ours(at):
             return None
         points = [ls.session.cursor(uri, p) for p in params.positions]
+        if any(c is None for c in points):  # closed meanwhile
+            return None
         ws, enc = ls.session.snapshot(), ls.session.encoding
         chains = await ls.off_loop(selection_ranges, ws, at.path,
                                    [(c.line, c.column) for c in points])
