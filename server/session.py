@@ -32,12 +32,22 @@ class ClientCapabilities:
     watch_files: bool = False  # dynamic registration of didChangeWatchedFiles
     progress: bool = False  # window/workDoneProgress
     snippets: bool = False  # completionItem.snippetSupport
+    document_changes: bool = False  # workspaceEdit.documentChanges
+    fixture_moves: str = "none"  # how a rename moves fixtures/<id>/: handlers/rename.py
+    link_tooltips: bool = False  # textDocument.documentLink.tooltipSupport
 
     @classmethod
-    def from_lsp(cls, caps: T.ClientCapabilities) -> ClientCapabilities:
+    def from_lsp(cls, caps: T.ClientCapabilities,
+                 info: T.ClientInfo | None = None) -> ClientCapabilities:
+        from stepsmith.server.handlers.rename import fixture_moves
+
         encs = (caps.general.position_encodings if caps.general else None) or []
         td, ws = caps.text_document, caps.workspace
+        edit = ws.workspace_edit if ws else None
         return cls(
+            document_changes=bool(edit and edit.document_changes),
+            fixture_moves=fixture_moves(edit, info),
+            link_tooltips=bool(td and td.document_link and td.document_link.tooltip_support),
             encoding=UTF8 if T.PositionEncodingKind.Utf8 in encs else UTF16,
             pull=bool(td is not None and td.diagnostic is not None),
             refresh=bool(ws and ws.diagnostics and ws.diagnostics.refresh_support),

@@ -19,7 +19,7 @@ def register(ls) -> None:
     def initialize(ls, params: T.InitializeParams):
         ls.loop = asyncio.get_running_loop()
         s = ls.session
-        s.client = ClientCapabilities.from_lsp(params.capabilities)
+        s.client = ClientCapabilities.from_lsp(params.capabilities, params.client_info)
         s.settings = s.settings.merged(params.initialization_options)
         s.model.set_folders(initial_folders(params))
 
