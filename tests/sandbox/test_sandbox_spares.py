@@ -8,7 +8,7 @@ import os
 import threading
 
 import pytest
-from stepsmith.runner.sandbox import Limits, process, run_step, run_unvalidated, spares
+from stepsmith.runner.sandbox import Limits, process, run_step, spares
 
 CLOCK = '''from datetime import UTC, date, datetime
 
