@@ -115,7 +115,7 @@ class Pool:
                 if self._closed:
                     return
             try:
-                spare = self._start_one()
+                item = self._start_one()
             except (OSError, ValueError, process.Unavailable, seccomp.SeccompUnavailable):
                 time.sleep(1.0)  # cannot start one now; runs start fresh sandboxes meanwhile
                 continue
@@ -123,11 +123,11 @@ class Pool:
                 if self._closed:
                     keep = False
                 else:
-                    self._idle.append(spare)  # (Started, sha256)
+                    self._idle.append(item)  # (Started, sha256 of its harness)
                     keep = True
                 self._cond.notify_all()
             if not keep:
-                process.discard(spare)
+                process.discard(item[0])
 
 
 _lock = threading.Lock()
