@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -50,6 +51,19 @@ def timed(fn, runs: int) -> list[float]:
         fn()
         out.append((time.perf_counter() - t) * 1000)
     return out
+
+
+def cpu_ms() -> float:
+    """CPU time (user + system) of this process and its waited-for children, in ms: on a
+    shared machine wall time includes waiting for a core, CPU time does not."""
+    s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime) * 1000
+
+
+def timed_cpu(fn) -> float:
+    t = cpu_ms()
+    fn()
+    return cpu_ms() - t
 
 
 def summary(ms: list[float]) -> dict:
@@ -156,10 +170,13 @@ def main() -> int:
     # Interleaved (a, b, c, c' in turn), so a change in the machine's load hits all alike.
     fns = [lambda: bare(exe), bwrap_nothing, step, step_no_revalidation]
     samples: list[list[float]] = [[] for _ in fns]
+    cpu: list[list[float]] = [[] for _ in fns]
     for _ in range(args.runs):
         for i, fn in enumerate(fns):
             samples[i] += timed(fn, 1)
+            cpu[i].append(timed_cpu(fn))
     a, b, c, c2 = (summary(s) for s in samples)
+    ca, cb, cc, _cc2 = (summary(s) for s in cpu)
     pool = spares.enable(1)
     spare_ms: list[float] = []
     for _ in range(args.runs):
@@ -196,6 +213,9 @@ def main() -> int:
         "ratio_c_over_a_p25": round(c["p25_ms"] / a["p25_ms"], 2),
         "ratio_c_prime_over_a": round(c2["median_ms"] / a["median_ms"], 2),
         "ratio_c_over_b": round(c["median_ms"] / b["median_ms"], 2),
+        "cpu_a_b_c": [ca, cb, cc],
+        "cpu_ratio_c_over_a": round(cc["median_ms"] / ca["median_ms"], 2),
+        "cpu_ratio_c_over_b": round(cc["median_ms"] / cb["median_ms"], 2),
         "ratio_d_over_b": round(d["median_ms"] / b["median_ms"], 2),
         "fixtures_per_s_serial": round(serial, 1),
         "fixtures_per_s_parallel": round(parallel, 1),

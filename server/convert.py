@@ -87,3 +87,39 @@ def to_diagnostic(p: Problem, lines, encoding: str, source: str = "stepsmith") -
         "message": p.message,
         "data": data,
     }
+
+
+def lsp_span(span: Span, lines, encoding: str):
+    """A Span as an lsprotocol Range (for typed results)."""
+    from lsprotocol import types as T
+
+    r = lsp_range(span, lines, encoding)
+    return T.Range(T.Position(**r["start"]), T.Position(**r["end"]))
+
+
+def _uri(session, path: str) -> str:
+    from stepsmith.server.workspace import path_to_uri
+
+    return session.open_uri(path) or path_to_uri(path)
+
+
+def location_json(session, ws, loc) -> dict:
+    """A runner Location (path, Span on that file's text in snapshot `ws`) as LSP JSON; the
+    URI is the one the client opened the file under, if it is open."""
+    lines = ws.lines(loc.path) or [""]
+    return {"uri": _uri(session, loc.path), "range": lsp_range(loc.span, lines, session.encoding)}
+
+
+def location(session, ws, loc):
+    from lsprotocol import types as T
+
+    lines = ws.lines(loc.path) or [""]
+    return T.Location(uri=_uri(session, loc.path), range=lsp_span(loc.span, lines, session.encoding))
+
+
+def structured_diagnostics(diags: list[dict]):
+    """Diagnostics built as JSON (the push path) as lsprotocol objects (the pull answer)."""
+    from lsprotocol import types as T
+    from lsprotocol.converters import get_converter
+
+    return get_converter().structure(diags, list[T.Diagnostic])

@@ -48,5 +48,5 @@ def main(argv: list[str] | None = None) -> int:
         out = _guard_stdout()
         server.start_io(sys.stdin.buffer, out)
     # the client closed the stream: normal after `shutdown`, else abnormal (LSP)
-    server.end(0 if server.protocol._shutdown else 1)
+    server.end(0 if server.protocol.shutdown_requested else 1)
     return 1  # not reached

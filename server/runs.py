@@ -14,29 +14,18 @@ import os
 import threading
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as T
-from stepsmith.runner.problems import Problem, Span
 from stepsmith.runner.workspace.index import code_target
+from stepsmith.server.run_results import RunResults
 from stepsmith.server.workspace import norm, path_to_uri, uri_to_path
 
 if TYPE_CHECKING:
     from stepsmith.server.server import StepsmithServer
 
 _FIXTURE_SOURCE = "stepsmith-fixtures"
-
-
-@dataclass
-class StepRun:
-    results: list[dict] = field(default_factory=list)
-
-    @property
-    def counts(self) -> tuple[int, int]:
-        bad = sum(1 for r in self.results if r["status"] in ("failed", "error"))
-        return len(self.results) - bad, bad
 
 
 class Runner:
@@ -46,11 +35,10 @@ class Runner:
                                        thread_name_prefix="stepsmith-run")
         self.lock = threading.Lock()
         self.generation: dict[str, int] = {}  # step file path -> generation
-        self.step_runs: dict[tuple[str, str], StepRun] = {}  # (manifest path, step id)
-        self.fixture_status: dict[str, str] = {}  # fixture path -> last status
-        self.problems: dict[str, list[Problem]] = {}  # path -> fixture-result problems
+        self.results = RunResults()  # last results per step, fixture, file
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._sandbox: tuple[bool, str] | None = None
+        self._shown_unavailable = False  # window/showMessage once per session
         self.groups: set = set()  # sandbox groups of the runs in progress (killed on cancel)
 
     # ------------------------------------------------------------------ lifecycle
@@ -63,7 +51,7 @@ class Runner:
             g.kill()
 
     def settings_changed(self, old) -> None:
-        if not self.ls.settings.runOnType:
+        if not self.ls.session.settings.runOnType:
             for t in self._timers.values():
                 t.cancel()
             self._timers.clear()
@@ -90,49 +78,6 @@ class Runner:
         except OSError:
             return []
 
-    def fixtures_listing(self, uri: str | None) -> list[dict]:
-        from stepsmith.runner.workspace.tables import fixture_listing
-
-        ls = self.ls
-        ws = ls.workspace_snapshot()
-        out = []
-        for wf in fixture_listing(ws, uri_to_path(uri) if uri else None):
-            steps = []
-            for st in wf.steps:
-                loc = ls.location_json(ws, st.location)
-                steps.append({"id": st.id, "uri": loc["uri"], "range": loc["range"],
-                              "fixtures": [{"name": p.stem, "uri": path_to_uri(str(p)),
-                                            "lastResult": self.fixture_status.get(norm(p))}
-                                           for p in st.fixtures]})
-            out.append({"manifestUri": ls.open_uri(wf.manifest) or path_to_uri(wf.manifest),
-                        "workflow": wf.workflow, "steps": steps})
-        return out
-
-    # ------------------------------------------------------------------ code lens
-    def code_lenses(self, uri: str, path: str, doc) -> list[T.CodeLens]:
-        from stepsmith.runner.language.lines import function_spans
-        ls = self.ls
-        lenses = []
-        spans = {f.name: f for f in function_spans(doc.text, doc.lines)}
-        for st in ls.workspace_snapshot().steps_using(path):
-            mp, sid, fn = st.manifest, st.id, st.code.function
-            f = spans.get(fn)
-            if f is None or not sid:
-                continue
-            n = len(self._fixtures_of(mp, sid))
-            rng = ls.lsp_span(doc.lines, Span(f.line, 0, f.line, 0))
-            args = [ls.open_uri(mp) or path_to_uri(mp), sid]
-            title = f"▶ Run {n} fixture{'s' if n != 1 else ''}" + (f" ({sid})" if sid != fn else "")
-            lenses.append(T.CodeLens(range=rng, command=T.Command(
-                title=title, command="stepsmith.runStepFixtures", arguments=args)))
-            run = self.step_runs.get((mp, sid))
-            if run is not None and run.results:
-                ok, bad = run.counts
-                title = f"✗ {bad} failed" if bad else f"✓ {ok} passed"
-                lenses.append(T.CodeLens(range=rng, command=T.Command(
-                    title=title, command="stepsmith.runStepFixtures", arguments=args)))
-        return lenses
-
     # ------------------------------------------------------------------ triggers
     def bump(self, path: str) -> int:
         with self.lock:
@@ -155,7 +100,7 @@ class Runner:
         old = self._timers.pop(uri, None)
         if old is not None:
             old.cancel()
-        delay = max(0, self.ls.settings.runOnTypeDelayMs) / 1000
+        delay = max(0, self.ls.session.settings.runOnTypeDelayMs) / 1000
 
         def fire():
             self._timers.pop(uri, None)
@@ -163,12 +108,9 @@ class Runner:
 
         self._timers[uri] = self.ls.loop.call_later(delay, fire)
 
-    def fixture_saved(self, uri: str) -> None:
-        pass
-
     async def _run_file(self, path: str, gen: int, from_buffer: bool) -> None:
         try:
-            for st in self.ls.workspace_snapshot().steps_using(path):
+            for st in self.ls.session.snapshot().steps_using(path):
                 mp, sid = st.manifest, st.id
                 if sid and self._fixtures_of(mp, sid):
                     if self.generation.get(path) != gen:
@@ -182,8 +124,8 @@ class Runner:
         mp = uri_to_path(manifest_uri)
         if not mp:
             return {"results": [], "error": f"not a file URI: {manifest_uri}"}
-        if self.ls.model.add_manifest(mp):  # a manifest outside the workspace folders
-            self.ls.analyzer.schedule("manifest", mp)
+        if self.ls.session.model.add_manifest(mp):  # a manifest outside the workspace folders
+            self.ls.scheduler.schedule("manifest", mp)
         dirty = await asyncio.get_running_loop().run_in_executor(self.pool, self._dirty, mp)
         results = await self.run_step(mp, step_id, from_buffer=dirty)
         return {"results": results}
@@ -194,11 +136,11 @@ class Runner:
         from stepsmith.runner.safeio import read_workspace_text
 
         folder = os.path.dirname(manifest_path) + os.sep
-        for uri in self.ls.docs.uris():
+        for uri in self.ls.session.docs.uris():
             path = uri_to_path(uri)
             if not path or not path.startswith(folder) or not path.endswith((".py", ".yaml")):
                 continue
-            text = self.ls.buffer_text(path)
+            text = self.ls.session.buffer_text(path)
             if text is not None and text != read_workspace_text(path):
                 return True
         return False
@@ -214,9 +156,10 @@ class Runner:
 
         manifests = [norm(p) for p in find_manifests([folder]) if norm(os.path.dirname(p)) == folder]
         if not manifests:
+            msg = "no workflow manifest next to this fixture's fixtures/ folder"
             return {"results": [{"fixture": Path(fp).stem, "uri": fixture_uri, "status": "error",
-                                 "message": "no workflow manifest next to this fixture's fixtures/ folder",
-                                 "diff": ""}]}
+                                 "outcome": "error", "message": msg, "messages": [msg], "diff": "",
+                                 "differences": [], "stdout": ""}]}
         dirty = await asyncio.get_running_loop().run_in_executor(self.pool, self._dirty, manifests[0])
         results = await self.run_step(manifests[0], step_id, only=norm(fp), from_buffer=dirty)
         return {"results": results}
@@ -233,11 +176,11 @@ class Runner:
     # ------------------------------------------------------------------ running
     def _load(self, manifest_path: str, from_buffer: bool):
         from stepsmith.runner.fixtures.invoke import LoadedWorkflow, display_path
-        from stepsmith.runner.manifest import check_workflow
+        from stepsmith.runner.workspace.check import workflow_check
 
-        read = (lambda p: self.ls.buffer_text(norm(p))) if from_buffer else None
+        read = (lambda p: self.ls.session.buffer_text(norm(p))) if from_buffer else None
         mpath = Path(manifest_path)
-        check = check_workflow(mpath, read)
+        check = workflow_check(mpath, read)
         return LoadedWorkflow(manifest_path=mpath, dir=mpath.parent, check=check,
                               workflow=check.manifest.workflow, shown=display_path(mpath.parent))
 
@@ -288,6 +231,7 @@ class Runner:
                 "status": cr.outcome, "message": message,
                 "diff": "\n".join(diff_lines) if cr.outcome == "failed" else "",
                 "stdout": (cr.result or {}).get("stdout") or "",
+                "outcome": cr.outcome, "messages": list(cr.messages),
                 "differences": [d.to_json() for d in cr.differences]}
 
     async def run_step(self, manifest_path: str, step_id: str, *, gen=None, from_buffer: bool = False,
@@ -299,17 +243,19 @@ class Runner:
         if only is not None:
             fixtures = [p for p in fixtures if norm(p) == only]
         if not ok:
-            if not ls._shown_unavailable:
-                ls._shown_unavailable = True
+            if not self._shown_unavailable:
+                self._shown_unavailable = True
                 ls.show_message(f"stepsmith: running fixtures is unavailable — {reason}. "
                                 "Diagnostics still work.", T.MessageType.Warning)
             results = [{"fixture": p.stem, "uri": path_to_uri(str(p)), "status": "error",
-                        "message": f"sandbox unavailable: {reason}", "diff": ""} for p in fixtures]
+                        "outcome": "error", "message": f"sandbox unavailable: {reason}",
+                        "messages": [f"sandbox unavailable: {reason}"], "diff": "",
+                        "differences": [], "stdout": ""} for p in fixtures]
             if gen is None or self.generation.get(gen[0]) == gen[1]:
                 self._finish(manifest_path, step_id, results, only)
             return results
         token = None
-        if getattr(ls, "progress_support", False) and fixtures:
+        if ls.session.client.progress and fixtures:
             token = f"stepsmith-run-{uuid.uuid4()}"
             try:
                 await ls.work_done_progress.create_async(token)
@@ -329,7 +275,7 @@ class Runner:
             if from_buffer and lw.workflow is not None:
                 step = lw.step(step_id)
                 if step is not None:
-                    source = ls.buffer_text(code_target(manifest_path, step.code_ref))
+                    source = ls.session.buffer_text(code_target(manifest_path, step.code_ref))
             results: list[dict] = []
             case_results = []
             done = 0
@@ -358,7 +304,7 @@ class Runner:
             if gen is not None and self.generation.get(gen[0]) != gen[1]:
                 return []
             if not from_buffer:  # saved code: pending changes, as `stepsmith test` writes them
-                from stepsmith.server.pending import sync_results
+                from stepsmith.server.handlers.pending import sync_results
 
                 await loop.run_in_executor(self.pool, sync_results, case_results, results)
             order = {c.case: i for i, c in enumerate(cases)}
@@ -371,163 +317,31 @@ class Runner:
 
     def _finish(self, manifest_path: str, step_id: str, results: list[dict], only: str | None) -> None:
         ls = self.ls
-        key = (manifest_path, step_id)
-        run = self.step_runs.setdefault(key, StepRun())
-        if only is None:
-            run.results = results
-        else:
-            by = {r["uri"]: r for r in run.results}
-            for r in results:
-                by[r["uri"]] = r
-            run.results = list(by.values())
-        for r in results:
-            fp = uri_to_path(r["uri"]) if r["uri"] else None
-            if not fp:
-                continue
-            self.fixture_status[fp] = r["status"]
-            probs = []
-            if r["status"] in ("failed", "error"):
-                span = self._fixture_anchor(fp)
-                msg = f"fixture {r['fixture']} {r['status']}"
-                if r["message"]:
-                    msg += f": {r['message']}"
-                if r["diff"]:
-                    msg += "\n" + r["diff"]
-                probs.append(Problem(code="fixture-" + r["status"], message=msg, span=span, step=step_id))
-            self.problems[fp] = probs
-            self._publish_path(fp)
-        # on the step function's def line
-
-        for path in self._step_files_of(manifest_path, step_id):
-            probs = [p for p in self.problems.get(path, []) if p.step != step_id]
-            ok, bad = run.counts
-            f = self._def_of(path, manifest_path, step_id)
-            if bad and f is not None:
-                names = ", ".join(r["fixture"] for r in run.results if r["status"] in ("failed", "error"))
-                probs.append(Problem(code="fixture-failed",
-                                     message=f"✗ {bad} of {len(run.results)} fixture(s) of step "
-                                     f"{step_id} failed: {names}",
-                                     span=Span(f.line, f.column, f.line, f.column + len(f.name)),
-                                     step=step_id))
-            self.problems[path] = probs
-            self._publish_path(path)
+        changed = self.results.finish(ls.session, manifest_path, step_id, results, only)
+        for path in changed:
+            ls.publisher.fixture_results(path)
         self._notify(manifest_path, step_id, results)
-        if getattr(ls, "codelens_refresh", False):
-            try:
-                ls.protocol.send_request(T.WORKSPACE_CODE_LENS_REFRESH, None)
-            except Exception:
-                pass
+        ls.publisher.lenses_changed(delay=0)
 
     def _notify(self, manifest_path: str, step_id: str, results: list[dict]) -> None:
         ls = self.ls
         ls.send_raw("stepsmith/fixtureResults", {
-            "manifestUri": ls.open_uri(manifest_path) or path_to_uri(manifest_path),
+            "manifestUri": ls.session.open_uri(manifest_path) or path_to_uri(manifest_path),
             "stepId": step_id, "results": results})
-
-    def _step_files_of(self, manifest_path: str, step_id: str) -> list[str]:
-        m = self.ls.model.manifests.get(manifest_path)
-        if m is None:
-            return []
-        return [p for p, uses in m.step_files.items() if any(u.step_id == step_id for u in uses)]
-
-    def _def_of(self, path: str, manifest_path: str, step_id: str):
-        from stepsmith.runner.language.lines import function_spans
-
-        m = self.ls.model.manifests.get(manifest_path)
-        fn = None
-        for u in (m.step_files.get(path, ()) if m else ()):
-            if u.step_id == step_id:
-                fn = u.function
-        text = self.ls.read_text(path)
-        if fn is None or text is None:
-            return None
-        for f in function_spans(text):
-            if f.name == fn:
-                return f
-        return None
-
-    def _fixture_anchor(self, fp: str) -> Span:
-        from stepsmith.runner.safeio import read_workspace_text
-
-        text = read_workspace_text(fp)
-        if text is None:
-            return Span(1, 0, 1, 1)
-        from stepsmith.runner.language.lines import split_lines
-
-        return self._anchor_in(split_lines(text))
-
-    @staticmethod
-    def _anchor_in(lines) -> Span:
-        """Where a fixture's result goes: its `"expected"` key (else the first character)."""
-        for i, line in enumerate(lines):
-            j = line.find('"expected"')
-            if j >= 0:
-                return Span(i + 1, j, i + 1, j + len('"expected"'))
-        return Span(1, 0, 1, 1)
-
-    def fixture_diagnostics(self, path: str, lines) -> list[dict]:
-        """The fixture-run result diagnostics of a fixture file, positioned on `lines` (the text
-        they are published with: the open buffer's, or the disk's)."""
-        from stepsmith.server.convert import to_diagnostic
-
-        probs = self.problems.get(path) or []
-        if not probs:
-            return []
-        span = self._anchor_in(lines)
-        enc = self.ls.encoding
-        return [to_diagnostic(Problem(code=p.code, message=p.message, span=span, step=p.step),
-                              lines, enc, source=_FIXTURE_SOURCE) for p in probs]
-
-    def _publish_path(self, path: str) -> None:
-        from stepsmith.server.server import _analysed
-
-        ls = self.ls
-        uri = ls.open_uri(path)
-        if _analysed(path, "") and uri is not None:
-            if uri in ls.analyzer.results:
-                ls.publish(uri, refresh=True)  # merged with the document's own diagnostics
-            return
-        if _analysed(path, ""):
-            return  # a step file that is not open: its lens and the notification carry the result
-        if uri is not None:  # open in the editor: its current text and version
-            ls.publish_fixture_results(uri, path)
-            return
-        from stepsmith.runner.language.lines import split_lines
-
-        lines = split_lines(ls.read_text(path) or "")
-        ls.publish_unversioned(path_to_uri(path), self.fixture_diagnostics(path, lines))
 
     # ------------------------------------------------------------------ record
     def _record(self, mp: str | None, step_id: str, name: str, inputs: Any, at: str | None) -> dict:
-        from stepsmith.runner.cli.record import (
-            CASE_NAME,
-            NOT_RECORDABLE,
-            fixture_document,
-            write_atomic,
-        )
-        from stepsmith.runner.fixtures.invoke import (
-            InvokeError,
-            build_inputs,
-            check_forbidden_inputs,
-            invoke,
-            known_credentials,
-            load_granted,
-            parse_at,
-            result_dict,
-            secrets_in,
-            step_code,
-        )
+        """The record use case (runner.app.record, as `stepsmith record`); refusals as results."""
+        from stepsmith.runner.app.errors import AppError
+        from stepsmith.runner.app.record import RecordRequest, record_fixture
+        from stepsmith.runner.app.step import StepRequest
 
         def err(msg: str, uri: str = "") -> dict:
-            return {"fixture": name, "uri": uri, "status": "error", "message": msg, "diff": ""}
+            return {"fixture": name, "uri": uri, "status": "error", "message": msg, "diff": "",
+                    "outcome": "error", "messages": [msg], "differences": [], "stdout": ""}
 
         if not mp:
             return err("manifestUri is not a file URI")
-        if not CASE_NAME.match(name or ""):
-            return err(f"fixture name {name!r} is not a slug (lowercase letters, digits, '-' and '_')")
-        ok, reason = self.sandbox_status()
-        if not ok:
-            return err(f"sandbox unavailable: {reason}")
         if isinstance(inputs, str):
             try:
                 inputs = json.loads(inputs)
@@ -535,41 +349,18 @@ class Runner:
                 return err(f"inputsJson is not JSON: {exc}")
         if not isinstance(inputs, dict):
             return err("inputsJson must be a JSON object (parameter -> value)")
-        lw = self._load(mp, from_buffer=False)
-        if not lw.ok:
-            return err("the workflow has check problems; fix them first: " + "; ".join(lw.error_lines()[:3]))
-        step = lw.step(step_id)
-        if step is None:
-            return err(f"unknown step {step_id!r}")
-        if step.network == "public_egress":
-            return err(f"{step_id} is a public_egress step: record it with `stepsmith record --live`")
-        target = lw.dir / "fixtures" / step_id / f"{name}.json"
-        uri = path_to_uri(str(target))
-        if target.exists():
-            return err(f"fixture {name} already exists", uri)
+        uri = path_to_uri(str(Path(mp).parent / "fixtures" / step_id / f"{name}.json"))
+        ok, reason = self.sandbox_status()
+        if not ok:
+            return err(f"sandbox unavailable: {reason}")
         try:
-            check_forbidden_inputs(inputs)
-            at = parse_at(at) if at else None
-            code = step_code(lw, step)
-            built = build_inputs(step, inputs)
-        except (InvokeError, ValueError) as exc:
-            return err(str(exc), uri)
-        granted = load_granted(lw, step)
-        res = result_dict(invoke(lw, code, built, evaluation_time=at, seed=None, connections=granted))
-        status = res.get("status")
-        if status in NOT_RECORDABLE:
-            return err(f"not recorded: the step was {status}", uri)
-        doc = fixture_document(inputs, at, None, res)
-        leaked = secrets_in(doc, {**granted, **known_credentials(lw, step)})
-        if leaked:
-            return err("not recorded: the fixture would contain a credential of " + ", ".join(leaked), uri)
-        try:
-            write_atomic(target, json.dumps(doc, indent=2, ensure_ascii=False) + "\n",
-                         overwrite=False, root=lw.dir)
-        except OSError as exc:  # a symlinked fixtures folder, or it appeared meanwhile
-            return err(f"not recorded: {exc.strerror or exc}", uri)
-        return {"fixture": name, "uri": uri, "status": "recorded",
-                "message": f"recorded fixtures/{step_id}/{name}.json (expected status {status})", "diff": ""}
+            rec = record_fixture(RecordRequest(StepRequest(mp, step_id, inputs, at=at or None), name))
+        except AppError as exc:
+            return err(" ".join([str(exc), *exc.lines]), uri if Path(uri_to_path(uri)).exists() else "")
+        msg = f"recorded fixtures/{step_id}/{name}.json (expected status {rec.status})"
+        return {"fixture": name, "uri": path_to_uri(str(rec.target)), "status": "recorded",
+                "message": msg, "diff": "", "outcome": "recorded", "messages": [msg],
+                "differences": [], "stdout": rec.result.get("stdout") or ""}
 
 
 class _Superseded(Exception):

@@ -92,7 +92,8 @@ def _validate_alone(path: Path):
 
 def collect(paths: list[str], first: bool = False):
     """Returns (problems_by_path: dict[Path, list[Problem]], files_checked: list[Path])."""
-    from stepsmith.runner.manifest import check_workflow, is_manifest_name
+    from stepsmith.runner.model.grammar import is_manifest_name
+    from stepsmith.runner.workspace.check import workflow_check
     from stepsmith.runner.workspace.discovery import discover
 
     manifests: list[Path] = []
@@ -118,7 +119,7 @@ def collect(paths: list[str], first: bool = False):
         if key in seen:
             continue
         seen.add(key)
-        wc = check_workflow(m)
+        wc = workflow_check(m)
         for path, probs in wc.problems.items():
             rkey = Path(path).resolve()
             if rkey == key:

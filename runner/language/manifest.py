@@ -181,21 +181,6 @@ def step_id_span(doc, step_id: str) -> Span | None:
     return None
 
 
-def steps_using_function(doc, rel_file: str, function: str) -> list[tuple[str, Span]]:
-    """(step id, span of the `code:` value) for every step whose code is rel_file:function."""
-    YMap, YScalar, YSeq = _nodes()
-    out = []
-    want = os.path.normpath(rel_file)
-    for i, item in step_items(doc):
-        ref = CodeRef.parse(step_code_of(item))
-        if ref is not None and ref.function == function and ref.normalised == want:
-            out.append((step_id_of(item) or f"#{i}", item.get("code").span))
-    return out
-
-
-# ------------------------------------------------------------------ symbols
-
-
 def manifest_symbols(doc) -> list[Symbol]:
     YMap, YScalar, YSeq = _nodes()
     root = doc.root
@@ -543,3 +528,40 @@ def _code_completions(value_part: str, list_dir, functions_in) -> list[Completio
         for rel in list_dir(value):
             out.append(Completion(rel, "file", detail="step file"))
     return out
+
+
+# ------------------------------------------------------------------ the completion service
+
+
+def complete(snapshot, path: str, line: int, column: int, language_id: str = "") -> list[Completion]:
+    """Completion at (1-based line, code-point column) of `path` in the snapshot: manifest
+    keys / values / references / `code:` files and functions, or allowed modules in step files."""
+
+    from stepsmith.runner.language.lines import function_spans
+    from stepsmith.runner.language.steps import step_completions
+    from stepsmith.runner.workspace.diagnostics import is_manifest_path
+    from stepsmith.runner.workspace.index import norm
+
+    text = snapshot.read_text(path)
+    if text is None or len(text) > snapshot.max_file_size:
+        return []
+    if not is_manifest_path(path):
+        return step_completions(text, line, column) if path.endswith(".py") or language_id == "python" else []
+    folder = os.path.dirname(path)
+
+    def list_dir(prefix: str) -> list[str]:
+        out = []
+        for dirpath, dirnames, filenames in os.walk(folder):
+            dirnames[:] = [d for d in dirnames if not d.startswith(".") and d not in ("fixtures", "__pycache__")]
+            out += [os.path.relpath(os.path.join(dirpath, n), folder).replace(os.sep, "/")
+                    for n in filenames if n.endswith(".py")]
+            if len(out) > 500:
+                break
+        return sorted(out)
+
+    def functions_in(rel: str) -> list[str]:
+        src = snapshot.read_text(norm(os.path.join(folder, rel)))
+        return [f.name for f in function_spans(src)] if src else []
+
+    return manifest_completions(snapshot.manifest_doc(path), text, line, column,
+                                list_dir=list_dir, functions_in=functions_in)

@@ -38,9 +38,9 @@ def check_manifest(snapshot: WorkspaceSnapshot, path: str):
     buf = snapshot.buffer(path)
     if buf is not None and len(buf.text) > snapshot.max_file_size:
         return None
-    from stepsmith.runner.manifest import check_workflow
+    from .check import workflow_check
 
-    return check_workflow(Path(path), snapshot.buffer_text, validate_steps=False)
+    return workflow_check(path, snapshot.buffer_text, validate_steps=False)
 
 
 def manifest_problems(check, path: str) -> list[Problem]:

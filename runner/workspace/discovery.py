@@ -49,7 +49,9 @@ def nearest_manifests(path: str | os.PathLike) -> list[Path]:
 def discover(paths: Iterable[str | os.PathLike]) -> list[Found]:
     """Every workflow reached from `paths`, each manifest once, in a stable order: manifests
     given or found below a folder, else the nearest ones above (narrowed to the path)."""
-    from stepsmith.runner.manifest import find_manifests  # pydantic: only when searching down
+    from stepsmith.runner.manifest import (
+        find_manifests,  # pydantic: only when searching down
+    )
 
     out: dict[Path, Found] = {}
 

@@ -4,7 +4,6 @@ and `--repeat N` (the determinism check), through the CLI on real sandboxes."""
 import json
 
 import pytest
-from stepsmith.runner.cli import main
 
 pytestmark = pytest.mark.usefixtures("sandbox")
 
@@ -20,13 +19,9 @@ def classify(amounts):
 AT = "2026-12-01T07:00:00+00:00"
 
 
-def run(capsys, *argv):
-    try:
-        code = main(["test", *map(str, argv)])
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
+@pytest.fixture
+def run(kit):
+    return lambda capsys, *argv: kit.cli(capsys, "test", *argv)
 
 
 @pytest.fixture
@@ -41,7 +36,7 @@ def wf(tmp_path, kit, monkeypatch):
                            "expected": {"output": "small", "effects": []}}})
 
 
-def test_coverage_report_names_the_missing_line_and_branch(wf, capsys):
+def test_coverage_report_names_the_missing_line_and_branch(run, wf, capsys):
     fixture = (wf / "fixtures/classify/small.json").read_text()
     code, out, _ = run(capsys, "wf", "--coverage")
     assert code == 0
@@ -55,7 +50,7 @@ def test_coverage_report_names_the_missing_line_and_branch(wf, capsys):
     assert not (wf / ".stepsmith" / "pending").exists()
 
 
-def test_coverage_json_and_lcov_files_and_json_mode(wf, capsys, tmp_path):
+def test_coverage_json_and_lcov_files_and_json_mode(run, wf, capsys, tmp_path):
     code, out, _ = run(capsys, "wf", "--coverage-json", tmp_path / "c.json",
                        "--lcov", tmp_path / "c.lcov", "--format", "json")
     assert code == 0
@@ -69,22 +64,22 @@ def test_coverage_json_and_lcov_files_and_json_mode(wf, capsys, tmp_path):
     assert len(brda5) == 2 and sum(line.endswith((",-", ",0")) for line in brda5) == 1, brda5
 
 
-def test_an_unwritable_report_file_stops_before_running(wf, capsys, tmp_path):
+def test_an_unwritable_report_file_stops_before_running(run, wf, capsys, tmp_path):
     code, _, err = run(capsys, "wf", "--lcov", tmp_path / "no" / "such" / "c.lcov")
     assert code == 2 and "cannot write" in err
 
 
-def test_repeat_agrees_for_the_dialect(wf, capsys):
+def test_repeat_agrees_for_the_dialect(run, wf, capsys):
     code, out, _ = run(capsys, "wf", "--repeat", "3")
     assert code == 0 and "1 passed" in out
 
 
-def test_repeat_zero_is_a_usage_error(wf, capsys):
+def test_repeat_zero_is_a_usage_error(run, wf, capsys):
     code, _, err = run(capsys, "wf", "--repeat", "0")
     assert code == 2 and "--repeat" in err
 
 
-def test_repeat_reports_runs_that_disagree(wf, capsys, monkeypatch):
+def test_repeat_reports_runs_that_disagree(run, wf, capsys, monkeypatch):
     # the dialect is deterministic in the sandbox (tests/sandbox/test_sandbox_repeat.py), so
     # the disagreement is made after the real runs: the second run's output differs
     from stepsmith.runner.fixtures import runs

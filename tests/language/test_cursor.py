@@ -94,3 +94,73 @@ def test_code_action_replaces_a_misspelt_function(tmp_path):
     (problem,) = [p for p in check_manifest(ws, m).problems[Path(m)] if p.code == "SM203"]
     (fix,) = code_actions(ws, m, [problem])
     assert "steps/read.py:read\n" in apply_edits(text, fix.edits)
+
+
+# ---------------------------------------------------------------- snapshot services (issue 8)
+
+
+def test_hover_service_on_a_step_def_gives_the_reach_card(tmp_path):
+    from stepsmith.runner.language.hover import hover
+
+    text, line, col = cursor(READ_PY.replace("def read", "def re|ad"))
+    ws = workspace(tmp_path, {"steps/read.py": text})
+    found = hover(ws, norm(tmp_path / "steps/read.py"), line, col)
+    assert found is not None and "read" in found.markdown and "reach" in found.markdown.lower()
+
+
+def test_hover_service_shows_the_rule_of_a_problem_under_the_cursor(tmp_path):
+    from stepsmith.runner.language.hover import hover
+
+    text, line, col = cursor("import o|s\n\n\ndef read():\n    return 1\n")
+    ws = workspace(tmp_path, {"steps/read.py": text})
+    problems = validate(text)
+    found = hover(ws, norm(tmp_path / "steps/read.py"), line, col, problems=problems)
+    assert found is not None and problems[0].code in found.markdown
+    assert found.span == problems[0].span
+
+
+def test_hover_service_on_a_manifest_code_links_the_def(tmp_path):
+    from stepsmith.runner.language.hover import hover
+
+    text, line, col = cursor(MANIFEST.replace("explanation: Read", "explanation: Re|ad"))
+    ws = workspace(tmp_path, {"workflow.yaml": text})
+    assert hover(ws, norm(tmp_path / "steps/none.txt"), line, col) is None
+    found = hover(ws, norm(tmp_path / "workflow.yaml"), line, col)
+    assert found is not None and found.span is not None and found.span.line == line
+
+
+def test_complete_service_offers_code_files_and_modules(tmp_path):
+    from stepsmith.runner.language.manifest import complete
+
+    text, line, col = cursor(MANIFEST.replace("code: steps/read.py:read", "code: |"))
+    ws = workspace(tmp_path, {"workflow.yaml": text})
+    labels = [c.label for c in complete(ws, norm(tmp_path / "workflow.yaml"), line, col)]
+    assert labels == ["steps/read.py"]
+    text, line, col = cursor("from st|\n")
+    ws = workspace(tmp_path, {"steps/read.py": text})
+    assert [c.label for c in complete(ws, norm(tmp_path / "steps/read.py"), line, col)] == ["statistics"]
+
+
+def test_symbols_service_outlines_and_caps(tmp_path):
+    from stepsmith.runner.language.symbols import symbols
+
+    ws = workspace(tmp_path, {})
+    names = [s.name for s in symbols(ws, norm(tmp_path / "steps/read.py"))]
+    assert names == ["import json", "read"]
+    big = "".join(f"def f{i}():\n    return {i}\n" for i in range(50))
+    ws = workspace(tmp_path, {"steps/big.py": big})
+    assert len(symbols(ws, norm(tmp_path / "steps/big.py"), max_items=7)) == 7
+    manifest = symbols(ws, norm(tmp_path / "workflow.yaml"))
+    assert any(c.name == "read" for s in manifest for c in s.children)
+
+
+def test_code_lens_service_counts_fixtures_on_the_buffer(tmp_path):
+    from stepsmith.runner.language.lenses import code_lenses
+
+    (tmp_path / "fixtures/read").mkdir(parents=True)
+    (tmp_path / "fixtures/read/a.json").write_text("{}")
+    text = "\n\n" + READ_PY  # the unsaved buffer moved the def down two lines
+    ws = workspace(tmp_path, {"steps/read.py": text})
+    lenses = code_lenses(ws, norm(tmp_path / "steps/read.py"))
+    assert [(x.step_id, x.line, x.fixtures, x.title) for x in lenses] == [
+        ("read", 6, 1, "▶ Run 1 fixture")]

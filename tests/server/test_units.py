@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 from stepsmith.runner.problems import Span
-from stepsmith.server.analysis import Analyzer
+from stepsmith.server.scheduler import Scheduler
 from stepsmith.server.convert import UTF8, UTF16, from_codepoints, lsp_range, to_codepoints
 from stepsmith.server.documents import Document
 
@@ -57,7 +57,7 @@ class _FakeLS:
 
 def test_analyzer_coalesces_a_burst_into_one_job():
     ls = _FakeLS()
-    an = Analyzer(ls)
+    an = Scheduler(None, ls)
     gate = threading.Event()
     started = threading.Event()
 

@@ -2,6 +2,7 @@
 // Pure (no `vscode` import) so mocha tests them; the vscode adapters live in reachView.ts/testing.ts.
 
 import {
+  FixtureDifference,
   FixtureResult,
   FixturesResponse,
   LspLocation,
@@ -201,40 +202,33 @@ export type Outcome =
   | { kind: 'skipped' };
 
 /**
- * Splits the server's diff into expected and actual texts for TestMessage.diff. Two forms:
- * the runner's per-field lines (`output.total: expected "10.00", got "11.00"`) and unified diffs.
+ * Expected and actual texts for TestMessage.diff, from the server's structured result: one
+ * line per typed difference (`path: value`), or, for a large value the server compared as a
+ * whole (no field differences), the two sides of its unified diff.
  */
-export function splitDiff(diff: string): { expected: string; actual: string } | undefined {
+export function splitDiff(diff: string, differences: FixtureDifference[] = []): { expected: string; actual: string } | undefined {
+  if (differences.length) {
+    const side = (d: FixtureDifference, which: 'expected' | 'actual') =>
+      which in d ? `${d.path}: ${JSON.stringify(d[which])}` : `${d.path}: (${which === 'expected' ? 'missing' : 'absent'})`;
+    return { expected: differences.map((d) => side(d, 'expected')).join('\n'), actual: differences.map((d) => side(d, 'actual')).join('\n') };
+  }
   if (!diff) {
     return undefined;
   }
   const exp: string[] = [];
   const act: string[] = [];
-  const lines = diff.split(/\r?\n/);
-  const unified = lines.some((l) => l.startsWith('@@') || l.startsWith('+++ ') || l.startsWith('--- '));
-  for (const line of lines) {
-    if (unified) {
-      if (line.startsWith('---') || line.startsWith('+++') || line.startsWith('@@') || line === '') {
-        continue;
-      }
-      if (line.startsWith('-')) {
-        exp.push(line.slice(1));
-      } else if (line.startsWith('+')) {
-        act.push(line.slice(1));
-      } else {
-        const t = line.startsWith(' ') ? line.slice(1) : line;
-        exp.push(t);
-        act.push(t);
-      }
+  for (const line of diff.split(/\r?\n/)) {
+    if (line.startsWith('---') || line.startsWith('+++') || line.startsWith('@@') || line === '') {
       continue;
     }
-    const m = /^(.*?): expected (.*), got (.*)$/.exec(line);
-    if (m) {
-      exp.push(`${m[1]}: ${m[2]}`);
-      act.push(`${m[1]}: ${m[3]}`);
-    } else if (line !== '') {
-      exp.push(line);
-      act.push(line);
+    if (line.startsWith('-')) {
+      exp.push(line.slice(1));
+    } else if (line.startsWith('+')) {
+      act.push(line.slice(1));
+    } else {
+      const t = line.startsWith(' ') ? line.slice(1) : line;
+      exp.push(t);
+      act.push(t);
     }
   }
   if (!exp.length && !act.length) {
@@ -247,12 +241,12 @@ export function outcomeOf(r: FixtureResult | undefined): Outcome {
   if (!r) {
     return { kind: 'errored', message: 'the server returned no result for this fixture' };
   }
-  switch (r.status) {
+  switch (r.outcome ?? r.status) {
     case 'passed':
     case 'recorded':
       return { kind: 'passed' };
     case 'failed': {
-      const parts = splitDiff(r.diff);
+      const parts = splitDiff(r.diff, r.differences ?? []);
       return { kind: 'failed', message: r.message || 'output differs from the fixture', diff: r.diff, ...parts };
     }
     default:

@@ -40,7 +40,12 @@ export interface StatusResponse { sandboxAvailable: boolean; reason: string; ver
 
 export interface RuleDoc { code: string; name: string; summary: string; rationale: string; security: boolean; markdown: string }
 
-export interface FixtureResult { fixture: string; uri: string; status: FixtureStatus; message: string; diff: string; stdout?: string; pendingUri?: string }
+/** A fixture run's result, structured (server/PROTOCOL.md): `differences` typed, `diff` their rendering. */
+export interface FixtureDifference { path: string; kind: string; message: string; expected?: unknown; actual?: unknown; note?: string }
+export interface FixtureResult {
+  fixture: string; uri: string; status: FixtureStatus; message: string; diff: string; stdout?: string; pendingUri?: string;
+  outcome?: FixtureStatus; messages?: string[]; differences?: FixtureDifference[];
+}
 
 /** stepsmith.pending.* (server/PROTOCOL.md): typed differences, rendered by the server too. */
 export interface PendingDifference { path: string; kind: string; message: string; expected?: unknown; actual?: unknown; note?: string }

@@ -114,7 +114,9 @@ describe('test tree model', () => {
     assert.strictEqual(outcomeOf(undefined).kind, 'errored');
     assert.strictEqual(splitDiff(''), undefined);
     const fields = outcomeOf({ fixture: 'a', uri: 'u', status: 'failed', message: '2 difference(s)',
-      diff: 'output.as_of: expected "2026-12-02", got "2026-12-01"\neffects[0].key: expected "INV-1", got "INV-2"' });
+      diff: 'rendered text the client never parses', differences: [
+        { path: 'output.as_of', kind: 'changed', expected: '2026-12-02', actual: '2026-12-01', message: 'm' },
+        { path: 'effects[0].key', kind: 'changed', expected: 'INV-1', actual: 'INV-2', message: 'm' }] });
     assert.ok(fields.kind === 'failed');
     assert.strictEqual(fields.kind === 'failed' && fields.expected, 'output.as_of: "2026-12-02"\neffects[0].key: "INV-1"');
     assert.strictEqual(fields.kind === 'failed' && fields.actual, 'output.as_of: "2026-12-01"\neffects[0].key: "INV-2"');

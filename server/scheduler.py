@@ -1,4 +1,4 @@
-"""Analysis off the event loop, on snapshots, coalesced, version-checked.
+"""The coalescing analysis worker and the version gate; it knows no LSP shapes.
 
 One worker thread takes jobs from an insertion-ordered set: a burst of edits to one document
 leaves one pending job, which analyses the *latest* snapshot when it runs (coalescing); a result
@@ -7,6 +7,10 @@ published (a newer job is pending by construction). What a document's problems a
 runner/workspace/diagnostics.py's answer on a WorkspaceSnapshot; manifests get the whole-workflow
 check, and step files depending on a manifest are re-validated when the manifest changes what
 they may do.
+
+Results travel as typed `DocResult`s (Problems + the lines they are positioned on) posted to the
+event loop, where `deliver` drops a stale one and hands the rest to the `Sink` (the server, which
+converts and publishes). The session is read through its public methods only.
 """
 
 from __future__ import annotations
@@ -15,16 +19,17 @@ import asyncio
 import logging
 import os
 import threading
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
 from stepsmith.runner.language.lines import function_spans
 from stepsmith.runner.problems import Problem, Span
 from stepsmith.runner.workspace.snapshot import Buffer
-from stepsmith.server.convert import to_diagnostic
 from stepsmith.server.workspace import is_manifest_path, uri_to_path
 
 if TYPE_CHECKING:
-    from stepsmith.server.server import StepsmithServer
+    from stepsmith.server.session import Session
 
 log = logging.getLogger(__name__)
 _TEST_HOOKS = os.environ.get("STEPSMITH_TEST_HOOKS") == "1"  # the test-suite's failure injection
@@ -32,14 +37,38 @@ _TEST_HOOKS = os.environ.get("STEPSMITH_TEST_HOOKS") == "1"  # the test-suite's 
 _TEST_SLOW = float(os.environ.get("STEPSMITH_TEST_SLOW_ANALYSIS") or 0) if _TEST_HOOKS else 0.0
 
 
-class Analyzer:
-    def __init__(self, ls: StepsmithServer) -> None:
-        self.ls = ls
+@dataclass(frozen=True)
+class DocResult:
+    """A document's problems at one version, positioned on `lines` (that version's text)."""
+
+    uri: str
+    version: int | None
+    problems: tuple[Problem, ...]
+    lines: tuple[str, ...]
+
+
+class Sink(Protocol):
+    """Where the worker's results and events go (all called on the event loop, except
+    `awaiting_ready` and `log_exception`, which any thread may call)."""
+
+    def accepted(self, result: DocResult, refresh: bool) -> None: ...
+    def manifest_checked(self, path: str) -> None: ...
+    def check_ready(self) -> None: ...
+    def awaiting_ready(self) -> bool: ...
+    def log_exception(self, what: str, exc: BaseException) -> None: ...
+
+
+class Scheduler:
+    def __init__(self, session: Session, sink: Sink,
+                 post: Callable[..., None] = lambda fn, *a: None) -> None:
+        self.session = session
+        self.sink = sink
+        self.post = post  # fn, *args -> run on the event loop (thread-safe)
         self.cond = threading.Condition()
         self.pending: dict[tuple, None] = {}
         self.running: tuple | None = None
         self.fingerprints: dict[str, Any] = {}
-        self.results: dict[str, tuple[int | None, list[dict]]] = {}  # uri -> (version, diags)
+        self.results: dict[str, DocResult] = {}  # uri -> its last accepted result
         self.waiters: dict[str, list[tuple[int | None, asyncio.Future]]] = {}
         self._thread: threading.Thread | None = None
         self._stopped = False
@@ -96,36 +125,88 @@ class Analyzer:
                 elif job[0] == "discover":
                     self.discover(force=True)
             except Exception as exc:  # never let the worker die
-                self.ls.log_exception(f"analysis of {job[1]} failed", exc)
+                self.sink.log_exception(f"analysis of {job[1]} failed", exc)
                 if job[0] == "doc":
                     self._deliver_failure(job[1], exc)
             finally:
                 with self.cond:
                     self.running = None
-                if self.ls.awaiting_ready():  # a reach / fixtures request waits
-                    self._post(self.ls.check_ready)
+                if self.sink.awaiting_ready():  # a reach / fixtures request waits
+                    self.post(self.sink.check_ready)
+
+    # ------------------------------------------------------------------ the version gate (loop)
+    def _send(self, uri: str | None, version: int | None, problems, lines) -> None:
+        if uri is not None:
+            self.post(self.deliver, DocResult(uri, version, tuple(problems), tuple(lines)))
+
+    def deliver(self, result: DocResult) -> None:
+        """(loop thread) Accept a result only for the document's current version."""
+        if self.session.docs.version(result.uri) != result.version or result.uri not in self.session.docs:
+            return  # stale: a newer version is queued (or the document closed)
+        prev = self.results.get(result.uri)
+        self.results[result.uri] = result
+        self._wake_waiters(result.uri, result.version)
+        # same version, different result: caused by another file (pull clients must re-pull)
+        self.sink.accepted(result, refresh=prev is not None and prev.version == result.version
+                           and prev.problems != result.problems)
+
+    def current(self, uri: str) -> DocResult | None:
+        """The result for the document's current version, if there is one."""
+        res = self.results.get(uri)
+        if res is None or uri not in self.session.docs or res.version != self.session.docs.version(uri):
+            return None
+        return res
+
+    def forget(self, uri: str) -> None:
+        """(loop thread) A document closed or re-opened: its result goes, its waiters answer."""
+        self.results.pop(uri, None)
+        for _, fut in self.waiters.pop(uri, []):
+            if not fut.done():
+                fut.set_result(False)
+
+    def _wake_waiters(self, uri: str, version) -> None:
+        waiters = self.waiters.get(uri)
+        if not waiters:
+            return
+        keep = []
+        for v, fut in waiters:
+            if fut.done():
+                continue
+            if v == version:
+                fut.set_result(True)
+            elif v is not None and version is not None and version > v:
+                fut.set_result(False)
+            else:
+                keep.append((v, fut))
+        self.waiters[uri] = keep
+
+    async def wait_analysed(self, uri: str, timeout: float = 30.0) -> bool:
+        """Wait until the current version of `uri` has been analysed. False if it changed."""
+        if uri not in self.session.docs:
+            return False
+        version = self.session.docs.version(uri)
+        if self.current(uri) is not None:
+            return True
+        fut = asyncio.get_running_loop().create_future()
+        self.waiters.setdefault(uri, []).append((version, fut))
+        if not self.is_pending(uri):
+            self.schedule("doc", uri, front=True)
+        try:
+            return await asyncio.wait_for(fut, timeout)
+        except TimeoutError:
+            return False
 
     # ------------------------------------------------------------------ jobs
-    def _post(self, fn, *args) -> None:
-        loop = self.ls.loop
-        if loop is None or loop.is_closed():
-            return
-        try:
-            loop.call_soon_threadsafe(fn, *args)
-        except RuntimeError:
-            pass
-
     def _deliver_failure(self, uri: str, exc: Exception) -> None:
-        snap = self.ls.docs.snapshot(uri)
+        snap = self.session.docs.snapshot(uri)
         if snap is None:
             return
         p = Problem(code="SS003", message=f"stepsmith could not analyse this file "
                     f"({type(exc).__name__}: {exc}); see the server log", span=Span(1, 0, 1, 1))
-        diags = [to_diagnostic(p, snap.lines, self.ls.encoding)]
-        self._post(self.ls.deliver, uri, snap.version, diags)
+        self._send(uri, snap.version, [p], snap.lines)
 
     def _process_doc(self, uri: str) -> None:
-        snap = self.ls.docs.snapshot(uri)
+        snap = self.session.docs.snapshot(uri)
         if snap is None:
             return
         path = uri_to_path(uri)
@@ -133,11 +214,11 @@ class Analyzer:
             self._check_manifest(path, snap)
         elif (path or "").endswith(".py") or snap.language_id == "python":
             if path:
-                self.ls.model.adopt_nearest(path)
+                self.session.model.adopt_nearest(path)
             self._first_checks(path)
             self._analyze_step(snap, path)
         else:
-            self._post(self.ls.deliver, uri, snap.version, [])
+            self._send(uri, snap.version, [], snap.lines)
 
     def discover(self, force: bool = False) -> None:
         """Find the manifests of the workspace folders (once, or again when forced)."""
@@ -151,9 +232,9 @@ class Analyzer:
                     import time
 
                     time.sleep(_TEST_SLOW)
-                new = self.ls.model.discover()
+                new = self.session.model.discover()
             except Exception as exc:
-                self.ls.log_exception("workflow discovery failed", exc)
+                self.sink.log_exception("workflow discovery failed", exc)
                 new = []
             self.discovered = True
         for p in new:
@@ -166,7 +247,7 @@ class Analyzer:
             if not self.discovered or ("discover", "") in self.pending \
                     or self.running == ("discover", ""):
                 return False
-        return self.ls.model.index.all_checked(self.attempted)
+        return self.session.model.index.all_checked(self.attempted)
 
     def discovery_pending(self) -> bool:
         with self.cond:
@@ -179,7 +260,7 @@ class Analyzer:
         change of context they bring re-validates the file."""
         # no discover() here: the queued discovery job finds the rest; the file's own workflow
         # (adopted upward) is all its first diagnostics need
-        index = self.ls.model.index
+        index = self.session.model.index
         unchecked = {m.path for m in index.manifests.values() if not m.checked}
         todo = []
         for key in index.nearest_first(path):
@@ -195,19 +276,17 @@ class Analyzer:
             try:
                 self._check_manifest(path, None)
             except Exception as exc:
-                self.ls.log_exception(f"check of {path} failed", exc)
-                self.ls.model.record_check(path, None, None)
+                self.sink.log_exception(f"check of {path} failed", exc)
+                self.session.model.record_check(path, None, None)
 
     def _analyze_step(self, snap, path: str | None) -> None:
         from stepsmith.runner.workspace.diagnostics import step_problems
 
-        ls = self.ls
         if _TEST_HOOKS and "# stepsmith-test: crash-analysis" in snap.text:
             raise RuntimeError("deliberate analysis failure (test hook)")
-        ws = ls.workspace_snapshot()
+        ws = self.session.snapshot()
         problems = step_problems(ws, path, Buffer(snap.text, snap.version, snap.lines, snap.language_id))
-        diags = [to_diagnostic(p, snap.lines, ls.encoding) for p in problems]
-        self._post(ls.deliver, snap.uri, snap.version, diags)
+        self._send(snap.uri, snap.version, problems, snap.lines)
         # cross-file: a changed function signature re-checks the manifests naming this file
         if path and len(snap.text) <= ws.max_file_size:
             fp = self._fingerprint(function_spans(snap.text, snap.lines), snap.lines,
@@ -215,7 +294,7 @@ class Analyzer:
             old = self.fingerprints.get(path)
             self.fingerprints[path] = fp
             if old is not None and old != fp:
-                for m in ls.model.manifests_using(path):
+                for m in self.session.model.manifests_using(path):
                     self.schedule("manifest", m.path)
 
     def _fingerprint(self, functions, lines, with_lines: bool) -> tuple:
@@ -246,20 +325,19 @@ class Analyzer:
             too_large,
         )
 
-        ls = self.ls
-        ws = ls.workspace_snapshot()
-        buf, uri = ws.buffer(path), ls.open_uri(path)
+        session = self.session
+        ws = session.snapshot()
+        buf, uri = ws.buffer(path), session.open_uri(path)
         check = check_manifest(ws, path)
         if check is None:  # its buffer is over stepsmith.maxFileSize
             p = too_large(len(buf.text), ws.max_file_size, "SM007")
-            self._post(ls.deliver, uri, buf.version, [to_diagnostic(p, buf.lines, ls.encoding)])
+            self._send(uri, buf.version, [p], buf.lines)
             return
-        changed = ls.model.record_check(path, check, buf.version if buf else None)
+        changed = session.model.record_check(path, check, buf.version if buf else None)
         if buf is not None and uri is not None:
-            diags = [to_diagnostic(p, buf.lines, ls.encoding) for p in manifest_problems(check, path)]
-            self._post(ls.deliver, uri, buf.version, diags)
+            self._send(uri, buf.version, manifest_problems(check, path), buf.lines)
         for key in changed:  # their context or their cross-file problems changed
-            u = ls.open_uri(key)
+            u = session.open_uri(key)
             if u is not None:
                 self.schedule("doc", u)
-        self._post(ls.after_manifest_check, path)
+        self.post(self.sink.manifest_checked, path)

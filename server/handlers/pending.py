@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pygls.exceptions import JsonRpcException
-from stepsmith.server.server import StepsmithServer
+from stepsmith.server.handlers.common import require_trust, safe
 from stepsmith.server.workspace import norm, path_to_uri, uri_to_path
 
 
@@ -31,7 +31,7 @@ def sync_results(case_results, results: list[dict]) -> None:
 
 
 def _workflow_dirs(ls) -> list[str]:
-    return sorted({str(Path(m.path).parent) for m in ls.model.manifests_for(None)})
+    return sorted({str(Path(m.path).parent) for m in ls.session.model.manifests_for(None)})
 
 
 def _item_json(item, manifest_uri: dict[str, str]) -> dict:
@@ -69,11 +69,11 @@ def _uris(args) -> list[str]:
     return [str(x) for x in a]
 
 
-def register(ls, safe, require_trust) -> None:
+def register(ls) -> None:
     def manifests() -> dict[str, str]:
         out = {}
-        for m in ls.model.manifests_for(None):
-            out.setdefault(norm(str(Path(m.path).parent)), ls.open_uri(m.path) or path_to_uri(m.path))
+        for m in ls.session.model.manifests_for(None):
+            out.setdefault(norm(str(Path(m.path).parent)), ls.session.open_uri(m.path) or path_to_uri(m.path))
         return out
 
     async def in_pool(fn, *a):
@@ -81,7 +81,7 @@ def register(ls, safe, require_trust) -> None:
 
     @ls.command("stepsmith.pending.list")
     @safe
-    async def pending_list(ls_: StepsmithServer, *args):
+    async def pending_list(ls, *args):
         require_trust(ls)
         await ls.wait_workspace_ready()
         items = await in_pool(list_items, ls)
@@ -108,20 +108,20 @@ def register(ls, safe, require_trust) -> None:
 
     @ls.command("stepsmith.pending.accept")
     @safe
-    async def pending_accept(ls_: StepsmithServer, *args):
+    async def pending_accept(ls, *args):
         return await decide("accept", _uris(args))
 
     @ls.command("stepsmith.pending.reject")
     @safe
-    async def pending_reject(ls_: StepsmithServer, *args):
+    async def pending_reject(ls, *args):
         return await decide("reject", _uris(args))
 
     @ls.command("stepsmith.pending.acceptAll")
     @safe
-    async def pending_accept_all(ls_: StepsmithServer, *args):
+    async def pending_accept_all(ls, *args):
         return await decide("accept", None)
 
     @ls.command("stepsmith.pending.rejectAll")
     @safe
-    async def pending_reject_all(ls_: StepsmithServer, *args):
+    async def pending_reject_all(ls, *args):
         return await decide("reject", None)

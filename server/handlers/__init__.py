@@ -1,0 +1,34 @@
+"""One module per LSP method / custom request / command group: snapshot -> service (off the
+loop for anything that analyses) -> convert.py. Each module has `register(ls)`; to add a
+handler, append its module to HANDLERS (one line)."""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+HANDLERS = [
+    "lifecycle",
+    "configuration",
+    "workspace_events",
+    "save",
+    "diagnostic",
+    "hover",
+    "completion",
+    "definition",
+    "references",
+    "symbols",
+    "code_action",
+    "code_lens",
+    "run_commands",
+    "pending",
+    "reach",
+    "fixtures",
+    "status",
+    "rule",
+    "test_hooks",
+]
+
+
+def register_all(ls) -> None:
+    for name in HANDLERS:
+        import_module(f"{__name__}.{name}").register(ls)

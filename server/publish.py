@@ -1,0 +1,153 @@
+"""Publishing (loop thread): a document's accepted problems + its fixture-run results, converted
+once (convert.py), pushed with the version they were computed for, or announced by a refresh to
+clients that pull. Nothing is published for a version that is not the document's current one.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lsprotocol import types as T
+from stepsmith.server.convert import to_diagnostic
+from stepsmith.server.workspace import is_manifest_path, path_to_uri, uri_to_path
+
+if TYPE_CHECKING:
+    from stepsmith.server.server import StepsmithServer
+
+FIXTURE_SOURCE = "stepsmith-fixtures"
+
+
+def analysed(path: str | None, language_id: str = "") -> bool:
+    """Documents the server checks (step files, manifests); others only get run results."""
+    return bool(path) and (path.endswith(".py") or is_manifest_path(path)) or language_id == "python"
+
+
+class Publisher:
+    def __init__(self, ls: StepsmithServer) -> None:
+        self.ls = ls
+        self.published: dict[str, tuple] = {}  # uri -> (version, diagnostics) last pushed
+        self._refresh_pending = False
+        self._lens_refresh_pending = False
+
+    # ------------------------------------------------------------------ documents
+    def combined(self, uri: str) -> list[dict] | None:
+        """The diagnostics of the document's current version (None: not analysed yet)."""
+        ls = self.ls
+        res = ls.scheduler.current(uri)
+        doc = ls.session.docs.get(uri)
+        if res is None or doc is None:
+            return None
+        enc = ls.session.encoding
+        diags = [to_diagnostic(p, res.lines, enc) for p in res.problems]
+        path = uri_to_path(uri)
+        if ls.runs is not None and path and analysed(path, doc.language_id):
+            diags += [to_diagnostic(p, res.lines, enc, source=FIXTURE_SOURCE)
+                      for p in ls.runs.results.problems_of(path)]
+        return diags
+
+    def publish(self, uri: str, refresh: bool = False) -> None:
+        ls = self.ls
+        doc = ls.session.docs.get(uri)
+        if doc is None or not analysed(uri_to_path(uri), doc.language_id):
+            return  # e.g. fixture JSON: only fixture-run results (publish_fixture_results)
+        diags = self.combined(uri)
+        if diags is None:
+            return
+        if ls.session.client.pull:
+            if refresh:
+                self.request_refresh()
+            return
+        key = (doc.version, diags)
+        if self.published.get(uri) == key:
+            return
+        self.published[uri] = key
+        ls.send_raw(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
+                    {"uri": uri, "version": doc.version, "diagnostics": diags})
+
+    def forget(self, uri: str) -> None:
+        self.published.pop(uri, None)
+
+    def clear(self, uri: str) -> None:
+        self.published.pop(uri, None)
+        self.ls.send_raw(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, {"uri": uri, "diagnostics": []})
+
+    # ------------------------------------------------------------------ fixture-run results
+    def fixture_results(self, path: str) -> None:
+        """A path's fixture-run results changed: publish them where they show."""
+        ls = self.ls
+        uri = ls.session.open_uri(path)
+        if analysed(path):
+            if uri is not None and ls.scheduler.current(uri) is not None:
+                self.publish(uri, refresh=True)  # merged with the document's own diagnostics
+            return  # a step file that is not open: its lens and the notification carry them
+        if uri is not None:
+            self.open_fixture_file(uri, path)
+        else:
+            self.closed_fixture_file(path)
+
+    def open_fixture_file(self, uri: str, path: str) -> None:
+        """Fixture-run results on an open document the server does not analyse (a fixture JSON
+        file): positioned on its current text and pushed with its current version. Documents
+        change only on the loop, so version and text agree; each edit republishes."""
+        ls = self.ls
+        if ls.runs is None or not ls.runs.results.problems_of(path):
+            return
+        with ls.session.docs.lock:
+            doc = ls.session.docs.get(uri)
+            if doc is None or analysed(path, doc.language_id):
+                return
+            version, lines = doc.version, tuple(doc.lines)
+        diags = ls.runs.results.fixture_diagnostics(path, lines, ls.session.encoding)
+        key = (version, diags)
+        if self.published.get(uri) == key:
+            return
+        self.published[uri] = key
+        ls.send_raw(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
+                    {"uri": uri, "version": version, "diagnostics": diags})
+
+    def closed_fixture_file(self, path: str) -> None:
+        """A fixture file that is not open: its results on the disk text, without a version."""
+        from stepsmith.runner.language.lines import split_lines
+
+        ls = self.ls
+        if ls.runs is None:
+            return
+        lines = split_lines(ls.session.read_text(path) or "")
+        ls.send_raw(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, {
+            "uri": path_to_uri(path),
+            "diagnostics": ls.runs.results.fixture_diagnostics(path, lines, ls.session.encoding)})
+
+    def has_fixture_results(self, path: str | None) -> bool:
+        runs = self.ls.runs
+        return bool(runs is not None and path and runs.results.problems_of(path))
+
+    # ------------------------------------------------------------------ refresh requests
+    def request_refresh(self) -> None:
+        ls = self.ls
+        if not ls.session.client.refresh or self._refresh_pending:
+            return
+        self._refresh_pending = True
+
+        def go():
+            self._refresh_pending = False
+            try:
+                ls.protocol.send_request(T.WORKSPACE_DIAGNOSTIC_REFRESH, None)
+            except Exception as exc:
+                ls.log_exception("diagnostic refresh failed", exc)
+
+        ls.loop.call_later(0.05, go)
+
+    def lenses_changed(self, delay: float = 0.2) -> None:
+        ls = self.ls
+        if not ls.session.client.code_lens_refresh or self._lens_refresh_pending:
+            return
+        self._lens_refresh_pending = True
+
+        def go():
+            self._lens_refresh_pending = False
+            try:
+                ls.protocol.send_request(T.WORKSPACE_CODE_LENS_REFRESH, None)
+            except Exception as exc:
+                ls.log_exception("code lens refresh failed", exc)
+
+        ls.loop.call_later(delay, go)

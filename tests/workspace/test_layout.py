@@ -1,0 +1,33 @@
+"""Issue 8's shape, held by tests: one caller of the workflow check, references parsed once
+(no `rsplit(":")` on `code:` values, no `"sources."` / `"steps."` prefix tests) outside the
+model, and no module over the size the layout promises."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PY = sorted(p for d in ("runner", "server") for p in (ROOT / d).rglob("*.py"))
+
+
+def _text(p: Path) -> str:
+    return p.read_text(encoding="utf-8")
+
+
+def test_the_workflow_check_has_one_caller():
+    callers = [p.relative_to(ROOT).as_posix() for p in PY
+               if re.search(r"\bcheck_workflow\(", _text(p))]
+    assert callers == ["runner/manifest/check.py", "runner/workspace/check.py"]
+
+
+@pytest.mark.parametrize("pattern", [
+    r"""code\S*\.r(split|partition)\(\s*["']:["']""",  # "path.py:func" split by hand
+    r"""startswith\(\s*["'](sources|steps)\.["']""",  # an input reference told by its prefix
+])
+def test_references_are_parsed_only_by_the_model(pattern):
+    found = [p.relative_to(ROOT).as_posix() for p in PY if re.search(pattern, _text(p))
+             and "runner/model/" not in p.as_posix()]
+    # the pattern catches the old spelling (a regression test of the rule itself)
+    assert re.search(pattern, 'fn = step.code.rsplit(":", 1)[1]; x.startswith("sources.")')
+    assert found == []
