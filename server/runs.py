@@ -40,6 +40,12 @@ class Runner:
         self._sandbox: tuple[bool, str] | None = None
         self._shown_unavailable = False  # window/showMessage once per session
         self.groups: set = set()  # sandbox groups of the runs in progress (killed on cancel)
+        from stepsmith.server.live import LiveState
+
+        self.live = LiveState()  # the last traced runs: coverage, values, stale marks
+        self._spares = False
+        self.started = 0  # fixture runs started (the test hooks report it)
+        self.path_groups: dict[str, set] = {}  # step file -> sandbox groups of its runs
 
     # ------------------------------------------------------------------ lifecycle
     def shutdown(self) -> None:
@@ -49,6 +55,23 @@ class Runner:
         self.pool.shutdown(wait=False, cancel_futures=True)
         for g in list(self.groups):  # and the sandboxes already running
             g.kill()
+        if self._spares:
+            from stepsmith.runner.sandbox import spares
+
+            spares.disable()
+
+    def _ensure_spares(self) -> None:
+        """Sandboxes started ahead of demand for live runs (one per run worker), once the
+        sandbox is known to work; each still runs exactly one fixture (sandbox/spares.py)."""
+        if self._spares:
+            return
+        self._spares = True
+        try:
+            from stepsmith.runner.sandbox import spares
+
+            spares.enable(self.pool._max_workers + 1)
+        except Exception as exc:  # fresh sandboxes then, as before
+            self.ls.log_exception("could not start spare sandboxes", exc)
 
     def settings_changed(self, old) -> None:
         if not self.ls.session.settings.runOnType:
@@ -80,10 +103,16 @@ class Runner:
 
     # ------------------------------------------------------------------ triggers
     def bump(self, path: str) -> int:
+        """A newer edit/save of `path`: its older runs are superseded, their sandboxes killed
+        now (not when their next fixture ends: a spinning step would hold them to the wall
+        limit)."""
         with self.lock:
             g = self.generation.get(path, 0) + 1
             self.generation[path] = g
-            return g
+            older = self.path_groups.pop(path, set())
+        for group in older:
+            group.kill()
+        return g
 
     def on_save(self, uri: str) -> None:
         path = uri_to_path(uri)
@@ -193,28 +222,12 @@ class Runner:
             return self._run_case_now(case, source)
 
     def _run_case_now(self, case, source: str | None):
-        from stepsmith.runner.fixtures import suite
-        from stepsmith.runner.fixtures.invoke import (
-            build_inputs,
-            invoke,
-            result_dict,
-            step_code,
-        )
+        """One fixture on `source` (None: the saved file), traced (runner.app.live)."""
+        from stepsmith.runner.app.live import run_live_case
 
-        if source is None or case.problems or case.fixture is None:
-            return suite.run_case(case)
-        lw, fx = case.workflow, case.fixture
-        step = lw.step(case.step_id)
-        if step is None or step.network == "public_egress":
-            return suite.run_case(case)
-        code = step_code(lw, step)
-        code.source = source
-        inputs = build_inputs(step, fx.inputs)
-        res = result_dict(invoke(lw, code, inputs, evaluation_time=fx.evaluation_time, seed=fx.seed))
-        if res.get("status") == "unavailable":
-            return suite.CaseResult(case=case, outcome="error", result=res,
-                                    messages=suite.describe_result(res) or ["sandbox unavailable"])
-        return suite.compare(case, res)
+        with self.lock:
+            self.started += 1
+        return run_live_case(case, source)
 
     @staticmethod
     def _result_json(cr) -> dict:
@@ -268,6 +281,14 @@ class Runner:
             lw = await loop.run_in_executor(self.pool, self._load, manifest_path, from_buffer)
             from stepsmith.runner.fixtures import suite
 
+            from stepsmith.runner.app.live import blocked
+
+            if from_buffer and blocked(lw, step_id):
+                # half-typed: no run starts; the last results stay, shown stale
+                self.live.mark_stale(manifest_path, step_id)
+                ls.publisher.lenses_changed(delay=0)
+                return []
+            self._ensure_spares()
             cases = [c for c in suite.workflow_cases(lw) if c.step_id == step_id]
             if only is not None:
                 cases = [c for c in cases if c.path is not None and norm(c.path) == only]
@@ -276,17 +297,29 @@ class Runner:
                 step = lw.step(step_id)
                 if step is not None:
                     source = ls.session.buffer_text(code_target(manifest_path, step.code_ref))
+            step_path = code_target(manifest_path, lw.step(step_id).code_ref) \
+                if lw.workflow is not None and lw.step(step_id) is not None else None
+            ran_text = source if source is not None else (
+                ls.session.snapshot().read_text(step_path) if step_path else None)
             results: list[dict] = []
             case_results = []
+            live_cases = []
             done = 0
             from stepsmith.runner.sandbox.process import Group
 
             group = Group()
             self.groups.add(group)
+            if gen is not None:
+                with self.lock:
+                    if self.generation.get(gen[0]) != gen[1]:
+                        group.kill()  # superseded before it started
+                    self.path_groups.setdefault(gen[0], set()).add(group)
             futures = [loop.run_in_executor(self.pool, self._run_case, c, source, group)
                        for c in cases]
             try:
-                async for cr in _each(futures, gen, self.generation, group):
+                async for lc in _each(futures, gen, self.generation, group):
+                    live_cases.append(lc)
+                    cr = lc.result
                     case_results.append(cr)
                     results.append(self._result_json(cr))
                     done += 1
@@ -301,6 +334,9 @@ class Runner:
                 raise
             finally:
                 self.groups.discard(group)
+                if gen is not None:
+                    with self.lock:
+                        self.path_groups.get(gen[0], set()).discard(group)
             if gen is not None and self.generation.get(gen[0]) != gen[1]:
                 return []
             if not from_buffer:  # saved code: pending changes, as `stepsmith test` writes them
@@ -309,6 +345,10 @@ class Runner:
                 await loop.run_in_executor(self.pool, sync_results, case_results, results)
             order = {c.case: i for i, c in enumerate(cases)}
             results.sort(key=lambda r: order.get(r["fixture"], 0))
+            live_cases.sort(key=lambda c: order.get(c.result.case.case, 0))
+            if step_path and only is None:
+                self.live.record(manifest_path, step_id, step_path,
+                                 lw.step(step_id).code_ref.function, ran_text, live_cases)
             self._finish(manifest_path, step_id, results, only)
             return results
         finally:
@@ -322,6 +362,7 @@ class Runner:
             ls.publisher.fixture_results(path)
         self._notify(manifest_path, step_id, results)
         ls.publisher.lenses_changed(delay=0)
+        ls.publisher.inlays_changed()
 
     def _notify(self, manifest_path: str, step_id: str, results: list[dict]) -> None:
         ls = self.ls

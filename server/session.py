@@ -31,6 +31,7 @@ class ClientCapabilities:
     code_lens_refresh: bool = False
     watch_files: bool = False  # dynamic registration of didChangeWatchedFiles
     progress: bool = False  # window/workDoneProgress
+    inlay_refresh: bool = False  # workspace/inlayHint/refresh
 
     @classmethod
     def from_lsp(cls, caps: T.ClientCapabilities) -> ClientCapabilities:
@@ -45,6 +46,7 @@ class ClientCapabilities:
             watch_files=bool(ws and ws.did_change_watched_files
                              and ws.did_change_watched_files.dynamic_registration),
             progress=bool(caps.window and caps.window.work_done_progress),
+            inlay_refresh=bool(ws and ws.inlay_hint and ws.inlay_hint.refresh_support),
         )
 
 

@@ -78,7 +78,9 @@ def blocked(lw: LoadedWorkflow, step_id: str) -> str | None:
     return None
 
 
-def _run_one(case: Case, source: str | None, trace: str | None) -> LiveCase:
+def run_live_case(case: Case, source: str | None, trace: str | None = TRACE) -> LiveCase:
+    """One fixture on `source` (None: the file on disk), traced; the result dict stays
+    free of trace fields."""
     t0 = time.perf_counter()
     if case.problems or case.fixture is None:
         return LiveCase(CaseResult(case=case, outcome="error", messages=list(case.problems)))
@@ -119,7 +121,7 @@ def run_live(lw: LoadedWorkflow, step_id: str, source: str | None, *, group: Gro
         if group.killed:
             return None
         with joined(group):
-            return _run_one(case, source, trace)
+            return run_live_case(case, source, trace)
 
     ran = list(pool.map(one, cases)) if pool is not None else [one(c) for c in cases]
     if group.killed:  # a killed sandbox's result is no fixture's result: report none

@@ -61,9 +61,13 @@ class UntakenBranch:
 
 
 def file_coverage(path: str, ran_text: str, traces: Mapping[str, Coverage]) -> FileCoverage | None:
-    """The fixtures' coverage of `path` on the text they ran (None when it does not parse)."""
+    """The fixtures' coverage of `path` on the text they ran (None when it does not parse).
+    Every trace given is of this file (a trace names it as the sandbox saw it: relative to its
+    workflow), so the traces' own name is the one combined on."""
+    names = {c.file for c in traces.values() if c is not None}
+    file = names.pop() if len(names) == 1 else path
     try:
-        return combine(path, ran_text, traces)
+        return combine(file, ran_text, traces)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 

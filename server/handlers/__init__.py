@@ -26,6 +26,9 @@ HANDLERS = [
     "status",
     "rule",
     "test_hooks",
+    "coverage",
+    "inlay_hint",
+    "values",
 ]
 
 
