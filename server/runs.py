@@ -288,7 +288,8 @@ class Runner:
                 self.live.mark_stale(manifest_path, step_id)
                 ls.publisher.lenses_changed(delay=0)
                 return []
-            self._ensure_spares()
+            if gen is not None:  # the live loop (typing, saving): spares cut its latency
+                self._ensure_spares()
             cases = [c for c in suite.workflow_cases(lw) if c.step_id == step_id]
             if only is not None:
                 cases = [c for c in cases if c.path is not None and norm(c.path) == only]
