@@ -44,7 +44,7 @@ class Runner:
 
         self.live = LiveState()  # the last traced runs: coverage, values, stale marks
         self._spares = False
-        self.started = 0  # fixture runs started (the test hooks report it)
+        self.started = 0  # fixture invocations started (the test hooks report it)
         self.path_groups: dict[str, set] = {}  # step file -> sandbox groups of its runs
 
     # ------------------------------------------------------------------ lifecycle
@@ -151,14 +151,14 @@ class Runner:
             self.ls.log_exception("background fixture run failed", exc)
 
     # ------------------------------------------------------------------ commands
-    async def run_step_command(self, manifest_uri: str, step_id: str) -> dict:
+    async def run_step_command(self, manifest_uri: str, step_id: str, repeat: int = 1) -> dict:
         mp = uri_to_path(manifest_uri)
         if not mp:
             return {"results": [], "error": f"not a file URI: {manifest_uri}"}
         if self.ls.session.model.add_manifest(mp):  # a manifest outside the workspace folders
             self.ls.scheduler.schedule("manifest", mp)
         dirty = await asyncio.get_running_loop().run_in_executor(self.pool, self._dirty, mp)
-        results = await self.run_step(mp, step_id, from_buffer=dirty)
+        results = await self.run_step(mp, step_id, from_buffer=dirty, repeat=repeat)
         return {"results": results}
 
     def _dirty(self, manifest_path: str) -> bool:
@@ -176,7 +176,7 @@ class Runner:
                 return True
         return False
 
-    async def run_fixture_command(self, fixture_uri: str) -> dict:
+    async def run_fixture_command(self, fixture_uri: str, repeat: int = 1) -> dict:
         fp = uri_to_path(fixture_uri)
         if not fp:
             return {"results": []}
@@ -192,7 +192,8 @@ class Runner:
                                  "outcome": "error", "message": msg, "messages": [msg], "diff": "",
                                  "differences": [], "stdout": ""}]}
         dirty = await asyncio.get_running_loop().run_in_executor(self.pool, self._dirty, manifests[0])
-        results = await self.run_step(manifests[0], step_id, only=norm(fp), from_buffer=dirty)
+        results = await self.run_step(manifests[0], step_id, only=norm(fp), from_buffer=dirty,
+                                      repeat=repeat)
         return {"results": results}
 
     async def record_command(self, manifest_uri: str, step_id: str, name: str, inputs: Any,
@@ -215,21 +216,21 @@ class Runner:
         return LoadedWorkflow(manifest_path=mpath, dir=mpath.parent, check=check,
                               workflow=check.manifest.workflow, shown=display_path(mpath.parent))
 
-    def _run_case(self, case, source: str | None, group=None):
+    def _run_case(self, case, source: str | None, group=None, repeat: int = 1):
         from stepsmith.runner.sandbox.process import joined
 
         if group is None or group.killed:
-            return None if group is not None else self._run_case_now(case, source)
+            return None if group is not None else self._run_case_now(case, source, repeat)
         with joined(group):
-            return self._run_case_now(case, source)
+            return self._run_case_now(case, source, repeat)
 
-    def _run_case_now(self, case, source: str | None):
+    def _run_case_now(self, case, source: str | None, repeat: int = 1):
         """One fixture on `source` (None: the saved file), traced (runner.app.live)."""
         from stepsmith.runner.app.live import run_live_case
 
         with self.lock:
-            self.started += 1
-        return run_live_case(case, source)
+            self.started += max(1, repeat)  # sandbox invocations asked for
+        return run_live_case(case, source, repeat=repeat)
 
     @staticmethod
     def _result_json(cr) -> dict:
@@ -250,7 +251,7 @@ class Runner:
                 "differences": [d.to_json() for d in cr.differences]}
 
     async def run_step(self, manifest_path: str, step_id: str, *, gen=None, from_buffer: bool = False,
-                       only: str | None = None) -> list[dict]:
+                       only: str | None = None, repeat: int = 1) -> list[dict]:
         ls = self.ls
         loop = asyncio.get_running_loop()
         ok, reason = await loop.run_in_executor(None, self.sandbox_status)
@@ -317,7 +318,7 @@ class Runner:
                     if self.generation.get(gen[0]) != gen[1]:
                         group.kill()  # superseded before it started
                     self.path_groups.setdefault(gen[0], set()).add(group)
-            futures = [loop.run_in_executor(self.pool, self._run_case, c, source, group)
+            futures = [loop.run_in_executor(self.pool, self._run_case, c, source, group, repeat)
                        for c in cases]
             try:
                 async for lc in _each(futures, gen, self.generation, group):

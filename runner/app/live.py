@@ -78,9 +78,11 @@ def blocked(lw: LoadedWorkflow, step_id: str) -> str | None:
     return None
 
 
-def run_live_case(case: Case, source: str | None, trace: str | None = TRACE) -> LiveCase:
+def run_live_case(case: Case, source: str | None, trace: str | None = TRACE,
+                  repeat: int = 1) -> LiveCase:
     """One fixture on `source` (None: the file on disk), traced; the result dict stays
-    free of trace fields."""
+    free of trace fields. `repeat` > 1: that many runs in fresh sandboxes (the first traced),
+    failing with the difference when two disagree (the determinism check)."""
     t0 = time.perf_counter()
     if case.problems or case.fixture is None:
         return LiveCase(CaseResult(case=case, outcome="error", messages=list(case.problems)))
@@ -92,8 +94,10 @@ def run_live_case(case: Case, source: str | None, trace: str | None = TRACE) -> 
         code = step_code(lw, step)
         if source is not None:
             code.source = source
-        raw = invoke(lw, code, build_inputs(step, fx.inputs), evaluation_time=fx.evaluation_time,
-                     seed=fx.seed, trace=trace)
+        inputs = build_inputs(step, fx.inputs)
+        raws = [invoke(lw, code, inputs, evaluation_time=fx.evaluation_time, seed=fx.seed,
+                       trace=trace if i == 0 else None) for i in range(max(1, repeat))]
+        raw = raws[0]
     except InvokeError as exc:
         return LiveCase(CaseResult(case=case, outcome="error", messages=[str(exc)]))
     res = plain_result(raw)
@@ -102,6 +106,13 @@ def run_live_case(case: Case, source: str | None, trace: str | None = TRACE) -> 
                                    messages=describe_result(res) or ["sandbox unavailable"]))
     out = compare(case, res)
     out.duration_ms = res.get("duration_ms") or (time.perf_counter() - t0) * 1000
+    if len(raws) > 1:
+        from stepsmith.runner.sandbox.repeat import compare_runs
+
+        disagreement = compare_runs(raws)
+        if disagreement is not None:
+            out.disagreement, out.outcome, out.acceptable = disagreement, "failed", False
+            out.messages.append(f"repeat {len(raws)}: " + disagreement.text())
     return LiveCase(out, getattr(raw, "coverage", None), getattr(raw, "values", None))
 
 

@@ -248,3 +248,13 @@ async def test_pick_the_fixture_for_values(client, live_ws):
     res = plain(await client.workspace_execute_command_async(T.ExecuteCommandParams(
         command="stepsmith.values.pickFixture", arguments=[u, "one"])))
     assert res["fixture"] == "one"
+
+
+async def test_run_with_repeat_runs_each_fixture_n_times(client, live_ws):
+    before = (await sandboxes(client))["started"]
+    res = plain(await client.workspace_execute_command_async(T.ExecuteCommandParams(
+        command="stepsmith.runStepFixtures",
+        arguments=[uri(live_ws / "workflow.yaml"), "total", {"repeat": 3}])))
+    assert [(r["fixture"], r["status"]) for r in res["results"]] == [("eur", "passed")]
+    after = (await sandboxes(client))["started"]
+    assert after - before == 3  # one fixture, run 3 times in fresh sandboxes

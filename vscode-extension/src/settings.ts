@@ -10,6 +10,7 @@ export interface Settings {
   runOnSave: boolean;
   runOnType: boolean;
   runOnTypeDelayMs: number;
+  coverageDiagnostics: boolean;
   maxFileSize: number;
   manifestSchemaDiagnostics: 'auto' | 'stepsmith';
   traceServer: 'off' | 'messages' | 'verbose';
@@ -20,8 +21,9 @@ export const DEFAULTS: Settings = {
   importStrategy: 'auto',
   serverEnv: {},
   runOnSave: true,
-  runOnType: false,
-  runOnTypeDelayMs: 1500,
+  runOnType: true, // on the unsaved buffer, in a trusted workspace only (serverSettings)
+  runOnTypeDelayMs: 300,
+  coverageDiagnostics: true,
   maxFileSize: 2000000,
   manifestSchemaDiagnostics: 'auto',
   traceServer: 'off',
@@ -69,6 +71,7 @@ export function readSettings(cfg: ConfigLike): Settings {
     runOnSave: bool(cfg.get('runOnSave'), DEFAULTS.runOnSave),
     runOnType: bool(cfg.get('runOnType'), DEFAULTS.runOnType),
     runOnTypeDelayMs: int(cfg.get('runOnTypeDelayMs'), DEFAULTS.runOnTypeDelayMs, 0),
+    coverageDiagnostics: bool(cfg.get('coverageDiagnostics'), DEFAULTS.coverageDiagnostics),
     maxFileSize: int(cfg.get('maxFileSize'), DEFAULTS.maxFileSize, 1),
     manifestSchemaDiagnostics: oneOf(cfg.get('manifestSchemaDiagnostics'), ['auto', 'stepsmith'] as const, DEFAULTS.manifestSchemaDiagnostics),
     traceServer: oneOf(cfg.get('trace.server'), ['off', 'messages', 'verbose'] as const, DEFAULTS.traceServer),
@@ -91,6 +94,7 @@ export interface ServerSettings {
   runOnSave: boolean;
   runOnType: boolean;
   runOnTypeDelayMs: number;
+  coverageDiagnostics: boolean;
   maxFileSize: number;
   trusted: boolean;
 }
@@ -100,6 +104,7 @@ export function serverSettings(s: Settings, trusted: boolean): ServerSettings {
     runOnSave: trusted && s.runOnSave,
     runOnType: trusted && s.runOnType,
     runOnTypeDelayMs: s.runOnTypeDelayMs,
+    coverageDiagnostics: s.coverageDiagnostics,
     maxFileSize: s.maxFileSize,
     trusted,
   };
