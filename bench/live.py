@@ -27,7 +27,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from lsp import Client, uri  # noqa: E402  (bench/lsp.py: the minimal stdio client)
+from lsp import Client, uri
 
 STEP = '''from decimal import Decimal
 

@@ -9,7 +9,11 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
-from stepsmith.runner.language.coverage import CoverageView, coverage_view, untaken_branches
+from stepsmith.runner.language.coverage import (
+    CoverageView,
+    coverage_view,
+    untaken_branches,
+)
 from stepsmith.runner.language.values import (
     TracedValues,
     ValueHint,

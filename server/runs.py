@@ -282,9 +282,8 @@ class Runner:
                 token = None
         try:
             lw = await loop.run_in_executor(self.pool, self._load, manifest_path, from_buffer)
-            from stepsmith.runner.fixtures import suite
-
             from stepsmith.runner.app.live import blocked
+            from stepsmith.runner.fixtures import suite
 
             if from_buffer and blocked(lw, step_id):
                 # half-typed: no run starts; the last results stay, shown stale

@@ -107,7 +107,7 @@ def coverage_view(path: str, text: str, ran_text: str,
                         fixtures, fc.percent, ran_text != text)
 
 
-def _dest(text_lines: list[str], arc: tuple[int, int]) -> str:
+def _dest(arc: tuple[int, int]) -> str:
     if arc[1] < 0:
         return "leaving the function"
     return f"to line {arc[1]}"
@@ -129,5 +129,5 @@ def untaken_branches(path: str, text: str, ran_text: str,
         body = strip_eol(src)
         start = len(body) - len(body.lstrip())
         out.append(UntakenBranch(Span(arc[0], start, arc[0], len(body)), arc,
-                                 f"{UNTAKEN} ({_dest(lines, arc)})"))
+                                 f"{UNTAKEN} ({_dest(arc)})"))
     return out

@@ -13,7 +13,16 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsp_harness import CONFIG, change, diagnostics, initialize, open_doc, plain, push_capabilities, uri
+from lsp_harness import (
+    CONFIG,
+    change,
+    diagnostics,
+    initialize,
+    open_doc,
+    plain,
+    push_capabilities,
+    uri,
+)
 from lsprotocol import types as T
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
