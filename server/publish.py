@@ -43,6 +43,7 @@ class Publisher:
         if ls.runs is not None and path and analysed(path, doc.language_id):
             diags += [to_diagnostic(p, res.lines, enc, source=FIXTURE_SOURCE)
                       for p in ls.runs.results.problems_of(path)]
+            diags += untaken_diagnostics(ls, path, res.lines, enc)
         return diags
 
     def publish(self, uri: str, refresh: bool = False) -> None:
@@ -137,6 +138,15 @@ class Publisher:
 
         ls.loop.call_later(0.05, go)
 
+    def inlays_changed(self) -> None:
+        """The values of the last runs changed (server/live.py): inlay hints are stale."""
+        ls = self.ls
+        if ls.session.client.inlay_refresh:
+            try:
+                ls.protocol.send_request(T.WORKSPACE_INLAY_HINT_REFRESH, None)
+            except Exception as exc:
+                ls.log_exception("inlay hint refresh failed", exc)
+
     def lenses_changed(self, delay: float = 0.2) -> None:
         ls = self.ls
         if not ls.session.client.code_lens_refresh or self._lens_refresh_pending:
@@ -151,3 +161,15 @@ class Publisher:
                 ls.log_exception("code lens refresh failed", exc)
 
         ls.loop.call_later(delay, go)
+
+
+def untaken_diagnostics(ls, path: str, lines, enc: str) -> list[dict]:
+    """"no fixture takes this branch" (Information) from the last traced runs (server/live.py)."""
+    if not path.endswith(".py") or not ls.session.settings.coverageDiagnostics:
+        return []
+    from stepsmith.server.convert import lsp_range
+
+    text = "".join(lines)  # the version `lines` belong to (endings kept)
+    return [{"range": lsp_range(n.span, lines, enc), "severity": 3, "code": "untaken-branch",
+             "source": "stepsmith-coverage", "message": n.message,
+             "data": {"arc": list(n.arc)}} for n in ls.runs.live.untaken(path, text)]

@@ -40,6 +40,12 @@ class Runner:
         self._sandbox: tuple[bool, str] | None = None
         self._shown_unavailable = False  # window/showMessage once per session
         self.groups: set = set()  # sandbox groups of the runs in progress (killed on cancel)
+        from stepsmith.server.live import LiveState
+
+        self.live = LiveState()  # the last traced runs: coverage, values, stale marks
+        self._spares = False
+        self.started = 0  # fixture invocations started (the test hooks report it)
+        self.path_groups: dict[str, set] = {}  # step file -> sandbox groups of its runs
 
     # ------------------------------------------------------------------ lifecycle
     def shutdown(self) -> None:
@@ -49,6 +55,25 @@ class Runner:
         self.pool.shutdown(wait=False, cancel_futures=True)
         for g in list(self.groups):  # and the sandboxes already running
             g.kill()
+        if self._spares:
+            from stepsmith.runner.sandbox import spares
+
+            spares.disable()
+
+    def _ensure_spares(self) -> None:
+        """Sandboxes started ahead of demand for live runs, once the sandbox is known to work:
+        enough for a step's fixtures to start at once (bench/live.py: 5 fixtures, p95 from
+        ~240 ms with 3 spares to ~95 ms with 6); each still runs exactly one fixture
+        (sandbox/spares.py). An idle spare is a blocked interpreter (~10 MiB)."""
+        if self._spares:
+            return
+        self._spares = True
+        try:
+            from stepsmith.runner.sandbox import spares
+
+            spares.enable(max(6, 2 * self.pool._max_workers + 2))
+        except Exception as exc:  # fresh sandboxes then, as before
+            self.ls.log_exception("could not start spare sandboxes", exc)
 
     def settings_changed(self, old) -> None:
         if not self.ls.session.settings.runOnType:
@@ -80,10 +105,16 @@ class Runner:
 
     # ------------------------------------------------------------------ triggers
     def bump(self, path: str) -> int:
+        """A newer edit/save of `path`: its older runs are superseded, their sandboxes killed
+        now (not when their next fixture ends: a spinning step would hold them to the wall
+        limit)."""
         with self.lock:
             g = self.generation.get(path, 0) + 1
             self.generation[path] = g
-            return g
+            older = self.path_groups.pop(path, set())
+        for group in older:
+            group.kill()
+        return g
 
     def on_save(self, uri: str) -> None:
         path = uri_to_path(uri)
@@ -120,14 +151,14 @@ class Runner:
             self.ls.log_exception("background fixture run failed", exc)
 
     # ------------------------------------------------------------------ commands
-    async def run_step_command(self, manifest_uri: str, step_id: str) -> dict:
+    async def run_step_command(self, manifest_uri: str, step_id: str, repeat: int = 1) -> dict:
         mp = uri_to_path(manifest_uri)
         if not mp:
             return {"results": [], "error": f"not a file URI: {manifest_uri}"}
         if self.ls.session.model.add_manifest(mp):  # a manifest outside the workspace folders
             self.ls.scheduler.schedule("manifest", mp)
         dirty = await asyncio.get_running_loop().run_in_executor(self.pool, self._dirty, mp)
-        results = await self.run_step(mp, step_id, from_buffer=dirty)
+        results = await self.run_step(mp, step_id, from_buffer=dirty, repeat=repeat)
         return {"results": results}
 
     def _dirty(self, manifest_path: str) -> bool:
@@ -145,7 +176,7 @@ class Runner:
                 return True
         return False
 
-    async def run_fixture_command(self, fixture_uri: str) -> dict:
+    async def run_fixture_command(self, fixture_uri: str, repeat: int = 1) -> dict:
         fp = uri_to_path(fixture_uri)
         if not fp:
             return {"results": []}
@@ -161,7 +192,8 @@ class Runner:
                                  "outcome": "error", "message": msg, "messages": [msg], "diff": "",
                                  "differences": [], "stdout": ""}]}
         dirty = await asyncio.get_running_loop().run_in_executor(self.pool, self._dirty, manifests[0])
-        results = await self.run_step(manifests[0], step_id, only=norm(fp), from_buffer=dirty)
+        results = await self.run_step(manifests[0], step_id, only=norm(fp), from_buffer=dirty,
+                                      repeat=repeat)
         return {"results": results}
 
     async def record_command(self, manifest_uri: str, step_id: str, name: str, inputs: Any,
@@ -184,37 +216,21 @@ class Runner:
         return LoadedWorkflow(manifest_path=mpath, dir=mpath.parent, check=check,
                               workflow=check.manifest.workflow, shown=display_path(mpath.parent))
 
-    def _run_case(self, case, source: str | None, group=None):
+    def _run_case(self, case, source: str | None, group=None, repeat: int = 1):
         from stepsmith.runner.sandbox.process import joined
 
         if group is None or group.killed:
-            return None if group is not None else self._run_case_now(case, source)
+            return None if group is not None else self._run_case_now(case, source, repeat)
         with joined(group):
-            return self._run_case_now(case, source)
+            return self._run_case_now(case, source, repeat)
 
-    def _run_case_now(self, case, source: str | None):
-        from stepsmith.runner.fixtures import suite
-        from stepsmith.runner.fixtures.invoke import (
-            build_inputs,
-            invoke,
-            result_dict,
-            step_code,
-        )
+    def _run_case_now(self, case, source: str | None, repeat: int = 1):
+        """One fixture on `source` (None: the saved file), traced (runner.app.live)."""
+        from stepsmith.runner.app.live import run_live_case
 
-        if source is None or case.problems or case.fixture is None:
-            return suite.run_case(case)
-        lw, fx = case.workflow, case.fixture
-        step = lw.step(case.step_id)
-        if step is None or step.network == "public_egress":
-            return suite.run_case(case)
-        code = step_code(lw, step)
-        code.source = source
-        inputs = build_inputs(step, fx.inputs)
-        res = result_dict(invoke(lw, code, inputs, evaluation_time=fx.evaluation_time, seed=fx.seed))
-        if res.get("status") == "unavailable":
-            return suite.CaseResult(case=case, outcome="error", result=res,
-                                    messages=suite.describe_result(res) or ["sandbox unavailable"])
-        return suite.compare(case, res)
+        with self.lock:
+            self.started += max(1, repeat)  # sandbox invocations asked for
+        return run_live_case(case, source, repeat=repeat)
 
     @staticmethod
     def _result_json(cr) -> dict:
@@ -235,7 +251,7 @@ class Runner:
                 "differences": [d.to_json() for d in cr.differences]}
 
     async def run_step(self, manifest_path: str, step_id: str, *, gen=None, from_buffer: bool = False,
-                       only: str | None = None) -> list[dict]:
+                       only: str | None = None, repeat: int = 1) -> list[dict]:
         ls = self.ls
         loop = asyncio.get_running_loop()
         ok, reason = await loop.run_in_executor(None, self.sandbox_status)
@@ -266,8 +282,16 @@ class Runner:
                 token = None
         try:
             lw = await loop.run_in_executor(self.pool, self._load, manifest_path, from_buffer)
+            from stepsmith.runner.app.live import blocked
             from stepsmith.runner.fixtures import suite
 
+            if from_buffer and blocked(lw, step_id):
+                # half-typed: no run starts; the last results stay, shown stale
+                self.live.mark_stale(manifest_path, step_id)
+                ls.publisher.lenses_changed(delay=0)
+                return []
+            if gen is not None:  # the live loop (typing, saving): spares cut its latency
+                self._ensure_spares()
             cases = [c for c in suite.workflow_cases(lw) if c.step_id == step_id]
             if only is not None:
                 cases = [c for c in cases if c.path is not None and norm(c.path) == only]
@@ -276,17 +300,29 @@ class Runner:
                 step = lw.step(step_id)
                 if step is not None:
                     source = ls.session.buffer_text(code_target(manifest_path, step.code_ref))
+            step_path = code_target(manifest_path, lw.step(step_id).code_ref) \
+                if lw.workflow is not None and lw.step(step_id) is not None else None
+            ran_text = source if source is not None else (
+                ls.session.snapshot().read_text(step_path) if step_path else None)
             results: list[dict] = []
             case_results = []
+            live_cases = []
             done = 0
             from stepsmith.runner.sandbox.process import Group
 
             group = Group()
             self.groups.add(group)
-            futures = [loop.run_in_executor(self.pool, self._run_case, c, source, group)
+            if gen is not None:
+                with self.lock:
+                    if self.generation.get(gen[0]) != gen[1]:
+                        group.kill()  # superseded before it started
+                    self.path_groups.setdefault(gen[0], set()).add(group)
+            futures = [loop.run_in_executor(self.pool, self._run_case, c, source, group, repeat)
                        for c in cases]
             try:
-                async for cr in _each(futures, gen, self.generation, group):
+                async for lc in _each(futures, gen, self.generation, group):
+                    live_cases.append(lc)
+                    cr = lc.result
                     case_results.append(cr)
                     results.append(self._result_json(cr))
                     done += 1
@@ -301,6 +337,9 @@ class Runner:
                 raise
             finally:
                 self.groups.discard(group)
+                if gen is not None:
+                    with self.lock:
+                        self.path_groups.get(gen[0], set()).discard(group)
             if gen is not None and self.generation.get(gen[0]) != gen[1]:
                 return []
             if not from_buffer:  # saved code: pending changes, as `stepsmith test` writes them
@@ -309,6 +348,10 @@ class Runner:
                 await loop.run_in_executor(self.pool, sync_results, case_results, results)
             order = {c.case: i for i, c in enumerate(cases)}
             results.sort(key=lambda r: order.get(r["fixture"], 0))
+            live_cases.sort(key=lambda c: order.get(c.result.case.case, 0))
+            if step_path and only is None:
+                self.live.record(manifest_path, step_id, step_path,
+                                 lw.step(step_id).code_ref.function, ran_text, live_cases)
             self._finish(manifest_path, step_id, results, only)
             return results
         finally:
@@ -322,6 +365,7 @@ class Runner:
             ls.publisher.fixture_results(path)
         self._notify(manifest_path, step_id, results)
         ls.publisher.lenses_changed(delay=0)
+        ls.publisher.inlays_changed()
 
     def _notify(self, manifest_path: str, step_id: str, results: list[dict]) -> None:
         ls = self.ls

@@ -35,6 +35,7 @@ class ClientCapabilities:
     document_changes: bool = False  # workspaceEdit.documentChanges
     fixture_moves: str = "none"  # how a rename moves fixtures/<id>/: handlers/rename.py
     link_tooltips: bool = False  # textDocument.documentLink.tooltipSupport
+    inlay_refresh: bool = False  # workspace/inlayHint/refresh
 
     @classmethod
     def from_lsp(cls, caps: T.ClientCapabilities,
@@ -58,6 +59,7 @@ class ClientCapabilities:
             progress=bool(caps.window and caps.window.work_done_progress),
             snippets=bool(td and td.completion and td.completion.completion_item
                           and td.completion.completion_item.snippet_support),
+            inlay_refresh=bool(ws and ws.inlay_hint and ws.inlay_hint.refresh_support),
         )
 
 

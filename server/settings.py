@@ -11,8 +11,11 @@ _ALIASES = {"run_on_save": "runOnSave", "run_on_type": "runOnType"}
 @dataclass(frozen=True)
 class Settings:
     runOnSave: bool = True
-    runOnType: bool = False
-    runOnTypeDelayMs: int = 1500
+    # run as the author types (the unsaved buffer), in a trusted workspace (issue 12)
+    runOnType: bool = True
+    runOnTypeDelayMs: int = 300
+    # informational "no fixture takes this branch" diagnostics from the last traced runs
+    coverageDiagnostics: bool = True
     maxFileSize: int = 2_000_000
     inlayHints: bool = True  # manifests: the cron schedule in words, the function of a step output
     interpreter: Any = None

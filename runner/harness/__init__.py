@@ -24,6 +24,41 @@ BOOTSTRAP = (
     "exec(c,{'__name__':'__stepsmith_harness__','ARGS':a})\n"
 )
 
+#: The bootstrap of every validated run: stdin carries two frames (8-byte big-endian length,
+#: then marshal data) read into buffers of their exact size (no read-ahead, and the same
+#: allocations however the bytes arrive): the harness code, then the request (read by the
+#: harness, `_take_request`). A spare (sandbox/spares.py) gets the first frame when it
+#: starts, the second when it is taken.
+SPARE_BOOTSTRAP = (
+    "import marshal,posix\n"
+    "def rd(n):\n"
+    " b=bytearray(n);v=memoryview(b);o=0\n"
+    " while o<n:\n"
+    "  k=posix.readv(0,[v[o:]])\n"
+    "  if not k:raise EOFError\n"
+    "  o+=k\n"
+    " v.release()\n"
+    " return b\n"
+    "c,*a=marshal.loads(rd(int.from_bytes(rd(8),'big')))\n"
+    "exec(c,{'__name__':'__stepsmith_harness__','ARGS':a,'READ':rd})\n"
+)
+
+
+def frame(obj) -> bytes:
+    """One length-prefixed marshal frame of a SPARE_BOOTSTRAP stdin."""
+    data = marshal.dumps(obj)
+    return len(data).to_bytes(8, "big") + data
+
+
+def harness_frame() -> bytes:
+    """The first frame: harness, facades, validator and trace code (cached with the bundle)."""
+    b = bundle()
+    with _lock:
+        if "frame" not in b:
+            b["frame"] = frame((b["main_code"], b["facades"], b["validator"], None, b["trace"]))
+        return b["frame"]
+
+
 _HERE = Path(__file__).resolve().parent
 _RUNNER = _HERE.parent
 _lock = threading.Lock()

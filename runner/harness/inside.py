@@ -24,21 +24,24 @@ import posix
 import sys
 
 FACADES_CODE, VALIDATOR_MODULES, REQ, TRACE_CODE = ARGS  # noqa: F821  (from the bootstrap)
+# A spare (sandbox/spares.py, SPARE_BOOTSTRAP) gets REQ None and the reader of its stdin: it
+# loads the validator first and reads its request after (`_take_request`).
+_READ = globals().pop("READ", None)
 del ARGS  # noqa: F821
 
 _RESULT_FD = posix.dup(1)  # non-inheritable (O_CLOEXEC): lost on execve
 _NULL = posix.open("/dev/null", posix.O_RDWR)
-posix.dup2(_NULL, 0)
+if REQ is not None:
+    posix.dup2(_NULL, 0)
 posix.dup2(_NULL, 1)
 posix.dup2(_NULL, 2)
 if b"PWD" in posix.environ:  # set by bwrap's --chdir; the environment is exactly the granted one
     posix.unsetenv("PWD")
     del posix.environ[b"PWD"]  # the snapshot os.environ is built from
 
-_STEP_FILE = REQ["filename"]
-# A UTF-8 byte-order mark is not part of the code: the validator ignores it (as Python does
-# for a file), so the harness does too (compile() of a str refuses U+FEFF).
-_SOURCE = REQ["source"].removeprefix("\ufeff")
+_STEP_FILE = None  # set from the request (_take_request), before anything uses them
+_SOURCE = None
+_VALIDATOR_READY = []  # [True] once the shipped validator modules are installed
 _VIOLATIONS = []  # runtime refusals (unseeded sampling, undeclared effect) even if caught
 _EFFECTS = []
 
@@ -295,8 +298,9 @@ def _revalidate():
         return [{"code": "SS003", "message": "validator not shipped into the sandbox",
                  "line": 1, "column": 0, "end_line": 1, "end_column": 1}]
     try:
-        mods, order = marshal.loads(VALIDATOR_MODULES)
-        _install_modules(mods, order)
+        if not _VALIDATOR_READY:
+            mods, order = marshal.loads(VALIDATOR_MODULES)
+            _install_modules(mods, order)
         # The validator's import path is kept to built-in modules (`_ast` rather than `ast`,
         # no dataclasses/enum/typing/re/functools): tests/sandbox/test_sandbox_startup.py.
         from stepsmith.runner.validator import StepUse, validate
@@ -623,7 +627,36 @@ def _enc(v, put):
         _enc_plain(v, put)
 
 
+def _take_request():
+    """The request's globals; a spare first installs the validator (its request is not
+    there yet), then reads the request. The pinned clock and the granted connections'
+    variables arrive with it: libfaketime re-reads FAKETIME on every clock call
+    (FAKETIME_NO_CACHE=1), and a spare had neither on its command line. All of this runs
+    before any step code."""
+    global REQ, _STEP_FILE, _SOURCE
+    if REQ is None:
+        if VALIDATOR_MODULES is not None:
+            try:
+                mods, order = marshal.loads(VALIDATOR_MODULES)
+                _install_modules(mods, order)
+                _VALIDATOR_READY.append(True)
+            except BaseException:  # noqa: S110 - _revalidate tries again and fails closed
+                pass
+        REQ = marshal.loads(_READ(int.from_bytes(_READ(8), "big")))
+        posix.dup2(_NULL, 0)
+    for k, v in [(b"FAKETIME", REQ.get("faketime"))] + list((REQ.get("environ") or {}).items()):
+        if v is not None:
+            k = k if type(k) is bytes else k.encode()
+            posix.putenv(k, v.encode())
+            posix.environ[k] = v.encode()
+    _STEP_FILE = REQ["filename"]
+    # A UTF-8 byte-order mark is not part of the code: the validator ignores it (as Python
+    # does for a file), so the harness does too (compile() of a str refuses U+FEFF).
+    _SOURCE = REQ["source"].removeprefix("\ufeff")
+
+
 try:
+    _take_request()
     _RESULT = _main()
 except MemoryError:
     _RESULT = {"status": "memory_limit", "message": "the step ran out of memory"}

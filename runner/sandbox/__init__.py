@@ -41,8 +41,8 @@ from decimal import Decimal
 from typing import Any
 
 from .. import __version__
-from ..harness import BOOTSTRAP, HARNESS_VERSION, bundle
-from . import egress, process, seccomp
+from ..harness import BOOTSTRAP, HARNESS_VERSION, SPARE_BOOTSTRAP, bundle, frame, harness_frame
+from . import egress, process, seccomp, spares
 from . import trace as _trace
 from .connections import env_name, load_connections
 from .redact import Redactor, redact
@@ -316,12 +316,28 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
                    "output_bytes": int(limits.output_bytes),
                    "stdout_chars": int(limits.stdout_chars)},
         "trace": tconf,
+        "faketime": None, "environ": None,  # the harness sets both before any step code
     }
-    tcode = b["trace"] if tconf is not None else None
-    payload = marshal.dumps((b["main_code"], b["facades"],
-                             b["validator"] if validate else None, request, tcode))
     pinned = at.astimezone(UTC) if at else datetime(1970, 1, 1, tzinfo=UTC)
     faketime_spec = pinned.strftime("%Y-%m-%d %H:%M:%S")
+    # Both set by the harness before any step code (inside.py `_take_request`): the pinned
+    # clock (libfaketime re-reads FAKETIME) and the connections' variables, which thus never
+    # appear on a command line and are the same for a fresh sandbox and a spare.
+    # A validated run's stdin is two frames, the harness then the request (SPARE_BOOTSTRAP),
+    # whether the sandbox starts now or was started ahead (spares.py): the same bytes in the
+    # same order, so both run alike (memory addresses included). Only the test-only
+    # unvalidated mode keeps the one-object BOOTSTRAP (no validator shipped) and its
+    # connections' variables on bwrap's `--args` memfd (the tests find its sandboxes by them).
+    framed = bool(validate)
+    request["faketime"] = faketime_spec
+    if framed:
+        request["environ"] = {env_name(a): v for a, v in connections.items()} or None
+    cap = limits.output_bytes + (_trace.MAX_TRACE_BYTES + 64 if tconf is not None else 0)
+    spare = spares.take() if framed and not live_network else None
+    if spare is not None:
+        outcome = process.drive(spare, frame(request), wall=limits.wall_seconds,
+                                output_cap=cap)
+        return _conclude(outcome, source, function, uses, limits, effects, tconf, red, t0)
     fds: list[int] = []
     proxy = None
     try:
@@ -330,12 +346,15 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
             proxy = egress.EgressProxy(ident.uid if ident else None,
                                        ident.gid if ident else None)
             request["egress"] = egress.SANDBOX_PATH
-            payload = marshal.dumps((b["main_code"], b["facades"],
-                                     b["validator"] if validate else None, request, tcode))
+        if framed:
+            payload = harness_frame() + frame(request)
+        else:
+            payload = marshal.dumps((b["main_code"], b["facades"], None, request,
+                                     b["trace"] if tconf is not None else None))
         sfd = seccomp.memfd_with(seccomp.bpf(live_network), "stepsmith-seccomp")
         fds.append(sfd)
         afd = None
-        if connections:
+        if connections and not framed:
             argv = []
             for alias, secret in connections.items():
                 argv += ["--setenv", env_name(alias), secret]
@@ -344,9 +363,8 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
             fds.append(afd)
         cmd = process.command(live_network=live_network, faketime_spec=faketime_spec,
                               seccomp_fd=sfd, args_fd=afd,
-                              bootstrap=BOOTSTRAP,
+                              bootstrap=SPARE_BOOTSTRAP if framed else BOOTSTRAP,
                               egress_dir=proxy.directory if proxy else None)
-        cap = limits.output_bytes + (_trace.MAX_TRACE_BYTES + 64 if tconf is not None else 0)
         outcome = process.supervise(cmd, payload, tuple(fds), wall=limits.wall_seconds,
                                     output_cap=cap)
     except (seccomp.SeccompUnavailable, OSError, ValueError) as exc:
@@ -360,6 +378,11 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
                 os.close(fd)
             except OSError:
                 pass
+    return _conclude(outcome, source, function, uses, limits, effects, tconf, red, t0)
+
+
+def _conclude(outcome: process.Outcome, source: str, function: str, uses, limits: Limits,
+              effects: dict, tconf, red: Redactor, t0: float) -> StepResult:
     known = _known_functions(source, function, uses)
     res, raw_trace = _interpret(outcome, limits, effects, known)
     res.exit_status = outcome.returncode

@@ -217,6 +217,9 @@ def command(*, live_network: bool, faketime_spec: str, seccomp_fd: int, args_fd:
             "--setenv", "PYTHONIOENCODING", "utf-8",
             "--setenv", "LD_PRELOAD", lay["faketime"],
             "--setenv", "FAKETIME", faketime_spec,
+            # re-read on every clock call: the harness sets the request's time (inside.py),
+            # so a sandbox started ahead of its request (spares.py) pins the right instant
+            "--setenv", "FAKETIME_NO_CACHE", "1",
             "--setenv", "FAKETIME_DONT_FAKE_MONOTONIC", "1"]
     if args_fd is not None:  # granted connections (--setenv ...), after --clearenv
         cmd += ["--args", str(args_fd)]
@@ -243,6 +246,11 @@ class Group:
     def _discard(self, pid: int) -> None:
         with self._lock:
             self._pids.discard(pid)
+
+    def pids(self) -> list[int]:
+        """The bwrap processes of this group's running sandboxes."""
+        with self._lock:
+            return sorted(self._pids)
 
     def kill(self) -> None:
         # the group kill ends bwrap; supervise() then kills the namespace's init and reaps
@@ -282,9 +290,16 @@ class Outcome:
     cpu_s: float | None
 
 
-def supervise(cmd: list[str], stdin: bytes, pass_fds: tuple[int, ...], *, wall: float,
-              output_cap: int, stderr_cap: int = 16 * 1024) -> Outcome:
-    start = time.monotonic()
+@dataclass
+class Started:
+    """A sandbox process started and not yet given its request (it blocks reading stdin)."""
+
+    proc: subprocess.Popen
+    info_r: int  # read end of bwrap's --info-fd
+
+
+def spawn(cmd: list[str], pass_fds: tuple[int, ...]) -> Started:
+    """Start bwrap on `cmd`; the interpreter then waits for its request on stdin."""
     # --info-fd: bwrap reports the host pid of the sandbox's pid 1. When that process is gone,
     # the kernel has already killed and reaped everything else in the pid namespace, so
     # waiting for it is what makes "nothing outlives the call" true, not merely "eventually".
@@ -304,6 +319,39 @@ def supervise(cmd: list[str], stdin: bytes, pass_fds: tuple[int, ...], *, wall: 
         raise
     finally:
         os.close(info_w)
+    return Started(proc, info_r)
+
+
+def send(started: Started, data: bytes) -> None:
+    """Write `data` to a started sandbox's stdin, leaving it open (a spare's harness frame)."""
+    fd = started.proc.stdin.fileno()
+    _grow_pipe(fd, len(data) + 1024)
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def discard(started: Started) -> None:
+    """Kill a started sandbox that will never get a request, and reap it (after bwrap has
+    named its pid 1, so that is killed too)."""
+    with selectors.DefaultSelector() as sel:
+        sel.register(started.info_r, selectors.EVENT_READ)
+        sel.select(5.0)
+    drive(started, b"", wall=0.0, output_cap=0)
+
+
+def supervise(cmd: list[str], stdin: bytes, pass_fds: tuple[int, ...], *, wall: float,
+              output_cap: int, stderr_cap: int = 16 * 1024) -> Outcome:
+    return drive(spawn(cmd, pass_fds), stdin, wall=wall, output_cap=output_cap,
+                 stderr_cap=stderr_cap)
+
+
+def drive(started: Started, stdin: bytes, *, wall: float, output_cap: int,
+          stderr_cap: int = 16 * 1024) -> Outcome:
+    """Hand `stdin` (the request) to a started sandbox and supervise it to the end: the wall
+    deadline runs from here; whatever happens, nothing of it outlives the call."""
+    start = time.monotonic()
+    proc, info_r = started.proc, started.info_r
     pid = proc.pid
     group = getattr(_local, "group", None)
     if group is not None and not group._add(pid):

@@ -33,6 +33,9 @@ HANDLERS = [
     "status",
     "rule",
     "test_hooks",
+    "coverage",
+    "inlay_hint",
+    "values",
 ]
 
 

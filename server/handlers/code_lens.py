@@ -32,5 +32,6 @@ def register(ls) -> None:
             if run is not None and run.results:
                 ok, bad = run.counts
                 title = f"✗ {bad} failed" if bad else f"✓ {ok} passed"
+                title += " (before your edit)" if ls.runs.live.is_stale(lens.manifest, lens.step_id) else ""
                 out.append(T.CodeLens(range=rng, command=T.Command(title=title, command=COMMAND, arguments=args)))
         return out

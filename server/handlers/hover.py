@@ -24,8 +24,27 @@ def register(ls) -> None:
         found = await ls.off_loop(lambda: service(
             ws, at.path, at.line, at.column, problems=res.problems if res else (),
             language_id=at.doc.language_id, uri_of=path_to_uri))
+        found = await values_hover(ls, ws, at, found)
         if found is None:
             return None
         lines = ws.lines(at.path) or [""]
         return T.Hover(contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value=found.markdown),
                        range=lsp_span(found.span, lines, ls.session.encoding) if found.span else None)
+
+
+async def values_hover(ls, ws, at, found):
+    """The hover plus, on a step file line a fixture ran, the value of the name under the
+    cursor (server/live.py; the fixture chosen for values)."""
+    if ls.runs is None or not at.path.endswith(".py"):
+        return found
+    buf = ws.buffer(at.path)
+    if buf is None:
+        return found
+    md = await ls.off_loop(ls.runs.live.hover, at.path, buf.text, at.line, at.column)
+    if md is None:
+        return found
+    from stepsmith.runner.language.hover import Hover
+
+    if found is None:
+        return Hover(md, None)
+    return Hover(found.markdown + "\n\n---\n\n" + md, found.span)

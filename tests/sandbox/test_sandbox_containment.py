@@ -189,7 +189,7 @@ def f():
     assert env["PYTHONHASHSEED"] == "0" and env["LC_ALL"] == "C.UTF-8"
     assert env["PYTHONIOENCODING"] == "utf-8"
     assert set(env) <= {"PYTHONHASHSEED", "LC_ALL", "PYTHONIOENCODING", "LD_PRELOAD",
-                        "FAKETIME", "FAKETIME_DONT_FAKE_MONOTONIC"}
+                        "FAKETIME", "FAKETIME_DONT_FAKE_MONOTONIC", "FAKETIME_NO_CACHE"}
 
 
 def test_seccomp_refuses_kernel_surface():

@@ -3,7 +3,7 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { reachMarkdown, stepAt, stepTestId } from './models';
-import { ReachResponse, ReachStep, Requests, RuleDoc, RunResponse, ServerCommands } from './protocol';
+import { PickFixtureResponse, ReachResponse, ReachStep, Requests, RuleDoc, RunResponse, ServerCommands } from './protocol';
 import { ReachProvider } from './reachView';
 import { ServerManager } from './server';
 import { SandboxStatus } from './status';
@@ -22,6 +22,28 @@ export function registerCommands(
   status: SandboxStatus,
 ): void {
   const reg = (id: string, fn: (...args: any[]) => unknown) => ctx.subscriptions.push(vscode.commands.registerCommand(id, fn));
+
+  // which fixture's values the inlay hints and hovers show (server: stepsmith.values.pickFixture)
+  reg('stepsmith.pickValuesFixture', async (uri?: string, fixture?: string) => {
+    const target = uri ?? vscode.window.activeTextEditor?.document.uri.toString();
+    if (!target) {
+      return undefined;
+    }
+    let name = fixture;
+    if (name === undefined) {
+      const choices = await server.executeServerCommand<PickFixtureResponse>(ServerCommands.valuesPickFixture, [target]);
+      const items = (choices?.fixtures ?? []).map((f) => ({ label: f.name, description: f.passed ? 'passed' : 'failed', picked: f.name === choices?.fixture }));
+      if (!items.length) {
+        void vscode.window.showInformationMessage('Stepsmith: no fixture of this file has run yet.');
+        return undefined;
+      }
+      name = (await vscode.window.showQuickPick(items, { title: 'Show the values of fixture' }))?.label;
+      if (!name) {
+        return undefined;
+      }
+    }
+    return server.executeServerCommand<PickFixtureResponse>(ServerCommands.valuesPickFixture, [target, name]);
+  });
 
   // read-only Markdown documents (rule docs, reach table): no "save changes?" when closed
   const docs = new Map<string, string>();

@@ -60,7 +60,17 @@ export interface PendingDecisionResponse { decisions: PendingDecision[]; summary
 export interface RunResponse { results: FixtureResult[] }
 export interface FixtureResultsNotification { manifestUri: string; stepId: string; results: FixtureResult[] }
 
+/** stepsmith/coverage (server/PROTOCOL.md): 0-based lines; an arc ends in "exit" when it leaves the function. */
+export type CoverageArc = [number, number | 'exit'];
+export interface CoverageInfo {
+  executed: number[]; missing: number[]; takenArcs: CoverageArc[]; missingArcs: CoverageArc[];
+  fixtures: Record<string, { lines: number[]; arcs: CoverageArc[] }>; percent: number; stale: boolean;
+}
+export interface CoverageResponse { uri: string; coverage: CoverageInfo | null }
+export interface PickFixtureResponse { fixture: string | null; fixtures: { name: string; passed: boolean }[] }
+
 export const Requests = {
+  coverage: 'stepsmith/coverage',
   reach: 'stepsmith/reach',
   fixtures: 'stepsmith/fixtures',
   status: 'stepsmith/status',
@@ -73,6 +83,7 @@ export const ServerCommands = {
   runStepFixtures: 'stepsmith.runStepFixtures',
   runFixture: 'stepsmith.runFixture',
   recordFixture: 'stepsmith.recordFixture',
+  valuesPickFixture: 'stepsmith.values.pickFixture',
   pendingList: 'stepsmith.pending.list',
   pendingAccept: 'stepsmith.pending.accept',
   pendingReject: 'stepsmith.pending.reject',

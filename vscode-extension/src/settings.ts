@@ -10,6 +10,7 @@ export interface Settings {
   runOnSave: boolean;
   runOnType: boolean;
   runOnTypeDelayMs: number;
+  coverageDiagnostics: boolean;
   maxFileSize: number;
   inlayHints: boolean;
   manifestSchemaDiagnostics: 'auto' | 'stepsmith';
@@ -21,8 +22,9 @@ export const DEFAULTS: Settings = {
   importStrategy: 'auto',
   serverEnv: {},
   runOnSave: true,
-  runOnType: false,
-  runOnTypeDelayMs: 1500,
+  runOnType: true, // on the unsaved buffer, in a trusted workspace only (serverSettings)
+  runOnTypeDelayMs: 300,
+  coverageDiagnostics: true,
   maxFileSize: 2000000,
   inlayHints: true,
   manifestSchemaDiagnostics: 'auto',
@@ -71,6 +73,7 @@ export function readSettings(cfg: ConfigLike): Settings {
     runOnSave: bool(cfg.get('runOnSave'), DEFAULTS.runOnSave),
     runOnType: bool(cfg.get('runOnType'), DEFAULTS.runOnType),
     runOnTypeDelayMs: int(cfg.get('runOnTypeDelayMs'), DEFAULTS.runOnTypeDelayMs, 0),
+    coverageDiagnostics: bool(cfg.get('coverageDiagnostics'), DEFAULTS.coverageDiagnostics),
     maxFileSize: int(cfg.get('maxFileSize'), DEFAULTS.maxFileSize, 1),
     inlayHints: bool(cfg.get('inlayHints'), DEFAULTS.inlayHints),
     manifestSchemaDiagnostics: oneOf(cfg.get('manifestSchemaDiagnostics'), ['auto', 'stepsmith'] as const, DEFAULTS.manifestSchemaDiagnostics),
@@ -94,6 +97,7 @@ export interface ServerSettings {
   runOnSave: boolean;
   runOnType: boolean;
   runOnTypeDelayMs: number;
+  coverageDiagnostics: boolean;
   maxFileSize: number;
   inlayHints: boolean;
   trusted: boolean;
@@ -104,6 +108,7 @@ export function serverSettings(s: Settings, trusted: boolean): ServerSettings {
     runOnSave: trusted && s.runOnSave,
     runOnType: trusted && s.runOnType,
     runOnTypeDelayMs: s.runOnTypeDelayMs,
+    coverageDiagnostics: s.coverageDiagnostics,
     maxFileSize: s.maxFileSize,
     inlayHints: s.inlayHints,
     trusted,

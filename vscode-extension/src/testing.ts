@@ -1,9 +1,32 @@
 // Fixtures in the Test Explorer: workflow -> step -> fixture, run through the server's commands
 // (each fixture runs in its own sandbox on the server side). No debug profile: steps run sandboxed.
+// Profiles: run; run with coverage (the server traces every editor run: `stepsmith/coverage`
+// fills the Test Coverage API, per fixture through loadDetailedCoverageForTest); run with
+// repeat (each fixture 3 times in fresh sandboxes, failing when two runs disagree).
+
+export const REPEAT = 3;
+
+/** A step file's coverage as the server answered it, kept for the per-fixture detail. */
+class StepFileCoverage extends vscode.FileCoverage {
+  constructor(uri: vscode.Uri, readonly info: CoverageInfo, readonly fixtureItems: Map<string, vscode.TestItem>) {
+    const s = statements(info);
+    const branches = s.flatMap((x) => x.branches);
+    super(uri, new vscode.TestCoverageCount(s.filter((x) => x.hits > 0).length, s.length),
+      branches.length ? new vscode.TestCoverageCount(branches.filter((b) => b.hits > 0).length, branches.length) : undefined);
+    // VS Code 1.93+: which tests ran this file (our @types are older)
+    (this as unknown as { includesTests: vscode.TestItem[] }).includesTests = [...fixtureItems.values()];
+  }
+
+  details(fixture?: string): vscode.FileCoverageDetail[] {
+    return statements(this.info, fixture).map((x) => new vscode.StatementCoverage(x.hits, new vscode.Position(x.line, 0),
+      x.branches.map((b) => new vscode.BranchCoverage(b.hits, undefined, b.label))));
+  }
+}
 
 import * as vscode from 'vscode';
-import { expectedKeyRange, fixtureTestId, outcomeOf, runCallsFor, testTree, TestNode } from './models';
-import { FixtureResult, FixturesResponse, FixtureResultsNotification, Requests, RunResponse } from './protocol';
+import { statements } from './coverage';
+import { expectedKeyRange, fixtureTestId, outcomeOf, runCallsFor, stepTestId, testTree, TestNode } from './models';
+import { CoverageInfo, CoverageResponse, FixtureResult, FixturesResponse, FixtureResultsNotification, Requests, RunResponse } from './protocol';
 import { ServerManager } from './server';
 import { toRange } from './util';
 
@@ -25,9 +48,16 @@ export class FixtureTests implements vscode.Disposable {
       await this.refresh();
     };
     const profile = this.controller.createRunProfile('Run in sandbox', vscode.TestRunProfileKind.Run, (req, token) => this.runHandler(req, token), true);
+    const repeat = this.controller.createRunProfile(`Run with Repeat (${REPEAT}×)`, vscode.TestRunProfileKind.Run, (req, token) => this.runHandler(req, token, { repeat: REPEAT }), false);
+    const coverage = this.controller.createRunProfile('Run with Coverage', vscode.TestRunProfileKind.Coverage, (req, token) => this.runHandler(req, token, { coverage: true }), true);
+    coverage.loadDetailedCoverage = async (_run, fc) => (fc instanceof StepFileCoverage ? fc.details() : []);
+    (coverage as unknown as { loadDetailedCoverageForTest: unknown }).loadDetailedCoverageForTest = async (_run: vscode.TestRun, fc: vscode.FileCoverage, test: vscode.TestItem) =>
+      fc instanceof StepFileCoverage ? fc.details(test.label) : [];
     this.disposables.push(
       this.controller,
       profile,
+      repeat,
+      coverage,
       this.refreshedEmitter,
       server.onDidChangeState((s) => {
         if (s === 'running') {
@@ -106,8 +136,9 @@ export class FixtureTests implements vscode.Disposable {
     return found;
   }
 
-  async runHandler(req: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
+  async runHandler(req: vscode.TestRunRequest, token: vscode.CancellationToken, opts: { coverage?: boolean; repeat?: number } = {}): Promise<void> {
     const run = this.controller.createTestRun(req);
+    const ran = new Map<string, Map<string, vscode.TestItem>>(); // step file uri -> fixture name -> item
     try {
       if (!vscode.workspace.isTrusted) {
         run.appendOutput('Stepsmith runs nothing in an untrusted workspace.\r\n');
@@ -149,7 +180,8 @@ export class FixtureTests implements vscode.Disposable {
         let results: FixtureResult[] = [];
         let failure: string | undefined;
         try {
-          const resp = await this.server.executeServerCommand<RunResponse>(call.command, call.args);
+          const args = opts.repeat ? [...call.args, { repeat: opts.repeat }] : call.args;
+          const resp = await this.server.executeServerCommand<RunResponse>(call.command, args);
           results = resp?.results ?? [];
           if (!resp) {
             failure = 'the language server is not running';
@@ -165,6 +197,10 @@ export class FixtureTests implements vscode.Disposable {
             continue;
           }
           this.inRun.delete(c.id);
+          const stepUri = this.nodes.get(stepTestId(c.manifestUri, c.stepId ?? ''))?.uri;
+          if (stepUri) {
+            (ran.get(stepUri) ?? ran.set(stepUri, new Map()).get(stepUri)!).set(item.label, item);
+          }
           if (failure) {
             this.outcomes.set(item.id, { kind: 'errored', message: failure });
             run.errored(item, new vscode.TestMessage(failure));
@@ -173,9 +209,26 @@ export class FixtureTests implements vscode.Disposable {
           await this.report(run, item, byUri.get(c.id) ?? byName.get(c.label));
         }
       }
+      if (opts.coverage) {
+        await this.addCoverage(run, ran);
+      }
     } finally {
       this.inRun.clear();
       run.end();
+    }
+  }
+
+  /** The server's coverage of each step file the run's fixtures exercised. */
+  private async addCoverage(run: vscode.TestRun, ran: Map<string, Map<string, vscode.TestItem>>): Promise<void> {
+    for (const [uri, items] of ran) {
+      try {
+        const resp = await this.server.request<CoverageResponse>(Requests.coverage, { uri });
+        if (resp?.coverage) {
+          run.addCoverage(new StepFileCoverage(vscode.Uri.parse(uri), resp.coverage, items));
+        }
+      } catch (e) {
+        run.appendOutput(`coverage of ${uri}: ${(e as Error).message}\r\n`);
+      }
     }
   }
 

@@ -226,6 +226,23 @@ async function check(name, fn) {
       await page.waitForTimeout(800);
       await shot('09-accepted-passing.png');
     });
+
+    await check('coverage-gutter', async () => {
+      // "Run with Coverage": the editor's own gutter shows what the fixtures executed (issue 12)
+      await page.keyboard.press('Escape');
+      await command('Test: Run All Tests with Coverage');
+      await page.waitForTimeout(1500);
+      await page.waitForFunction(() => !document.querySelector('.test-explorer .codicon-testing-loading-icon, .test-explorer .codicon-loading'), null, { timeout: 120000 });
+      await openFile('overdue.py', 'payment-chasing');
+      await page.waitForSelector('.monaco-editor [class*="coverage-deco"]', { timeout: 60000 });
+      await page.waitForTimeout(1000);
+      log('coverage decorations:', await page.locator('.monaco-editor [class*="coverage-deco"]').count());
+      await shot('10-coverage-gutter.png');
+      // the values of a fixture's run, as inlay hints at the line ends (`= date(2026, 12, 1)`):
+      // drawn by the editor (the integration test asserts them through executeInlayHintProvider)
+      await page.waitForTimeout(3000);
+      await shot('11-inlay-value.png');
+    });
   } catch (e) {
     results.push({ name: 'setup', ok: false, error: String(e && e.message || e) });
     log('ERROR', e);

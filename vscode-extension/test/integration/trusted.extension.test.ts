@@ -234,6 +234,25 @@ describe('stepsmith extension in VS Code', function () {
     assert.strictEqual(api.tests.outcomes.get(item.id)?.kind, 'passed');
   });
 
+  it('after a run, a fixture\'s values appear as inlay hints and coverage is served (issue 12)', async () => {
+    const uri = vscode.Uri.file(path.join(ws(), 'payment-chasing', 'steps', 'overdue.py'));
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await vscode.window.showTextDocument(doc);
+    const manifest = vscode.Uri.file(path.join(ws(), 'payment-chasing', 'workflow.yaml')).toString();
+    await api.server.executeServerCommand('stepsmith.runStepFixtures', [manifest, 'overdue']);
+    const line = doc.getText().split('\n').findIndex((l) => l.includes('today = date.today()'));
+    const hints = await waitFor('an inlay value on `today = date.today()`', async () => {
+      const all = await vscode.commands.executeCommand<vscode.InlayHint[]>('vscode.executeInlayHintProvider', uri,
+        new vscode.Range(0, 0, doc.lineCount, 0));
+      const labels = (all ?? []).filter((h) => h.position.line === line).map((h) => (typeof h.label === 'string' ? h.label : h.label.map((p) => p.value).join('')));
+      return labels.length ? labels : undefined;
+    });
+    assert.deepStrictEqual(hints, ['= date(2026, 12, 1)']);
+    const cov = await api.server.request<any>('stepsmith/coverage', { uri: uri.toString() });
+    assert.ok(cov?.coverage && cov.coverage.executed.includes(line), JSON.stringify(cov));
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
   it('Run This Step\'s Fixtures runs the step under the cursor through the Test Explorer', async () => {
     const uri = vscode.Uri.file(path.join(ws(), 'payment-chasing', 'steps', 'escalate.py'));
     const doc = await vscode.workspace.openTextDocument(uri);

@@ -17,7 +17,7 @@ describe('settings', () => {
     assert.deepStrictEqual(s.serverEnv, { A: '1' });
     assert.strictEqual(s.traceServer, 'verbose');
     const n = readSettings(cfg({ runOnTypeDelayMs: -5, maxFileSize: 'big' }));
-    assert.strictEqual(n.runOnTypeDelayMs, 1500);
+    assert.strictEqual(n.runOnTypeDelayMs, 300);
     assert.strictEqual(n.maxFileSize, 2000000);
     assert.strictEqual(readSettings(cfg({ runOnTypeDelayMs: 250.7 })).runOnTypeDelayMs, 250);
     assert.strictEqual(readSettings(cfg({ inlayHints: 'no' })).inlayHints, true);
@@ -35,8 +35,8 @@ describe('settings', () => {
 
   it('an untrusted workspace never runs on save or type, whatever the settings', () => {
     const s = readSettings(cfg({ runOnSave: true, runOnType: true }));
-    assert.deepStrictEqual(serverSettings(s, true), { runOnSave: true, runOnType: true, runOnTypeDelayMs: 1500, maxFileSize: 2000000, inlayHints: true, trusted: true });
-    assert.deepStrictEqual(serverSettings(s, false), { runOnSave: false, runOnType: false, runOnTypeDelayMs: 1500, maxFileSize: 2000000, inlayHints: true, trusted: false });
+    assert.deepStrictEqual(serverSettings(s, true), { runOnSave: true, runOnType: true, runOnTypeDelayMs: 300, coverageDiagnostics: true, maxFileSize: 2000000, inlayHints: true, trusted: true });
+    assert.deepStrictEqual(serverSettings(s, false), { runOnSave: false, runOnType: false, runOnTypeDelayMs: 300, coverageDiagnostics: true, maxFileSize: 2000000, inlayHints: true, trusted: false });
   });
 
   it('schema-level manifest errors are left to the YAML extension only when it validates', () => {

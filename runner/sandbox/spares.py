@@ -1,0 +1,164 @@
+"""Sandboxes started ahead of demand, each handed exactly one invocation.
+
+The cost of a step is mostly the sandbox's start (bwrap's namespaces and mounts, the
+interpreter's start-up); none of it depends on the request. A spare is that start done
+early: a bwrap process built exactly as `process.command` builds every offline sandbox,
+whose interpreter blocks reading its request on stdin. Taking one hands it the request and
+supervises it like any other (`process.drive`: the wall deadline runs from the hand-off, the
+caller's `Group` owns it from then); it is never given a second request, and it is torn
+down like every sandbox. What a spare cannot carry on its command line arrives with the
+request and is set by the harness before any step code: the pinned time (libfaketime
+re-reads FAKETIME on every call) and the granted connections' variables (never on a command
+line anyway).
+
+Off unless enabled (`enable(n)`: the language server, the bench). Live runs never take one
+(their network and seccomp filter differ). A refill thread keeps `n` ready, but starts one
+only once takes have paused for `QUIET_S` (a burst of runs is not slowed by refills
+competing for the CPU). `close()` (also at exit) kills every idle spare; `--die-with-parent`
+covers a runner that is killed.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import threading
+import time
+
+from . import process, seccomp
+
+QUIET_S = 0.05
+_PLACEHOLDER_TIME = "1970-01-01 00:00:00"  # replaced by the request's before any step code
+
+
+
+class Pool:
+    def __init__(self, size: int) -> None:
+        self.size = max(0, int(size))
+        self._idle: list[tuple[process.Started, str]] = []  # (spare, sha256 of its harness)
+        self._cond = threading.Condition()
+        self._closed = False
+        self._last_take = 0.0
+        self._thread = threading.Thread(target=self._refill, name="stepsmith-spares",
+                                        daemon=True)
+        self._thread.start()
+
+    def take(self) -> process.Started | None:
+        """A started sandbox nobody else will ever get, or None (none ready: start fresh)."""
+        from ..harness import bundle
+
+        with self._cond:
+            self._last_take = time.monotonic()
+            item = self._idle.pop(0) if self._idle else None
+            self._cond.notify_all()
+        if item is None:
+            return None
+        spare, sha = item
+        # died idle, or holds a harness older than the current one (reset_cache): not usable
+        if spare.proc.poll() is not None or sha != bundle()["sha256"]:
+            process.discard(spare)
+            return None
+        return spare
+
+    def pids(self) -> list[int]:
+        with self._cond:
+            return [s.proc.pid for s, _ in self._idle]
+
+    def wait_ready(self, timeout: float = 10.0) -> bool:
+        """True once `size` spares are idle (tests, benchmarks)."""
+        end = time.monotonic() + timeout
+        with self._cond:
+            while len(self._idle) < self.size and not self._closed:
+                left = end - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cond.wait(left)
+            return len(self._idle) >= self.size
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            idle, self._idle = self._idle, []
+            self._cond.notify_all()
+        for s, _ in idle:
+            process.discard(s)
+        if self._thread is not threading.current_thread():
+            self._thread.join(10)
+
+    def _start_one(self) -> tuple[process.Started, str]:
+        """A new spare, already holding the harness (its first stdin frame)."""
+        from ..harness import SPARE_BOOTSTRAP, bundle, harness_frame
+
+        b = bundle()
+        sfd = seccomp.memfd_with(seccomp.bpf(False), "stepsmith-seccomp")
+        try:
+            cmd = process.command(live_network=False, faketime_spec=_PLACEHOLDER_TIME,
+                                  seccomp_fd=sfd, args_fd=None, bootstrap=SPARE_BOOTSTRAP)
+            spare = process.spawn(cmd, (sfd,))
+        finally:
+            os.close(sfd)  # bwrap holds its own copy until it has loaded the filter
+        try:
+            process.send(spare, harness_frame())
+        except OSError:
+            process.discard(spare)
+            raise
+        return spare, b["sha256"]
+
+    def _refill(self) -> None:
+        while True:
+            with self._cond:
+                while not self._closed:
+                    quiet = time.monotonic() - self._last_take
+                    if len(self._idle) < self.size and quiet >= QUIET_S:
+                        break
+                    self._cond.wait(None if len(self._idle) >= self.size else QUIET_S - quiet)
+                if self._closed:
+                    return
+            try:
+                item = self._start_one()
+            except (OSError, ValueError, process.Unavailable, seccomp.SeccompUnavailable):
+                time.sleep(1.0)  # cannot start one now; runs start fresh sandboxes meanwhile
+                continue
+            with self._cond:
+                if self._closed:
+                    keep = False
+                else:
+                    self._idle.append(item)  # (Started, sha256 of its harness)
+                    keep = True
+                self._cond.notify_all()
+            if not keep:
+                process.discard(item[0])
+
+
+_lock = threading.Lock()
+_pool: Pool | None = None
+
+
+def enable(size: int) -> Pool:
+    """Keep `size` sandboxes started ahead of demand (replaces any earlier pool)."""
+    global _pool
+    disable()
+    process.layout()  # raises Unavailable here rather than in the refill thread
+    with _lock:
+        _pool = Pool(size)
+        return _pool
+
+
+def disable() -> None:
+    global _pool
+    with _lock:
+        pool, _pool = _pool, None
+    if pool is not None:
+        pool.close()
+
+
+def current() -> Pool | None:
+    return _pool
+
+
+def take() -> process.Started | None:
+    pool = _pool
+    return pool.take() if pool is not None else None
+
+
+atexit.register(disable)
