@@ -34,7 +34,6 @@ HANDLERS = [
     "rule",
     "test_hooks",
     "coverage",
-    "inlay_hint",
     "values",
 ]
 

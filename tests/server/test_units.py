@@ -91,3 +91,17 @@ def test_server_start_does_not_import_heavy_modules():
             "'stepsmith.runner.manifest', 'stepsmith.runner.validator') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_every_handler_module_is_registered_once():
+    # two helpers each appended "inlay_hint": pygls refused the second registration and the
+    # server exited at start-up (FeatureAlreadyRegisteredError)
+    from pathlib import Path
+
+    from stepsmith.server import handlers
+    from stepsmith.server.server import create_server
+
+    assert len(handlers.HANDLERS) == len(set(handlers.HANDLERS))
+    for name in handlers.HANDLERS:
+        assert (Path(handlers.__file__).parent / f"{name}.py").is_file(), name
+    create_server()  # registers every handler: raises on a method registered twice
