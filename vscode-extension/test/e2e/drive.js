@@ -27,80 +27,6 @@ async function check(name, fn) {
     await fn();
     results.push({ name, ok: true, ms: Date.now() - s });
     log(`PASS ${name}`);
-
-    // issue 9: a completion accepted in a flow map, and a rename of a step id (real VS Code)
-    const wsFolder = decodeURIComponent(new (require('url').URL)(URL).searchParams.get('folder') || '');
-    const editorText = async () => (await page.locator('.monaco-editor .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
-    const placeAfter = async (needle, back) => {
-      // select the text with Find, then put the cursor `back` characters before its end
-      await page.keyboard.press('Control+F');
-      await page.waitForSelector('.find-widget.visible textarea, .find-widget.visible input', { timeout: 10000 });
-      await page.keyboard.press('Control+A');
-      await page.keyboard.type(needle);
-      await page.waitForTimeout(400);
-      await page.keyboard.press('Escape');
-      await page.keyboard.press('ArrowRight');
-      for (let i = 0; i < back; i++) await page.keyboard.press('ArrowLeft');
-    };
-
-    await check('completion-flow-map', async () => {
-      await page.keyboard.press('Escape');
-      await openFile('workflow.yaml', 'invoice-matching');
-      await page.locator('.monaco-editor .view-lines').first().click({ position: { x: 5, y: 5 } });
-      // purchase_orders: {connection: xero|, ...}: replace `xero` by typing `ec` and accepting
-      await placeAfter('purchase_orders: {connection: xero', 0);
-      for (let i = 0; i < 4; i++) await page.keyboard.press('Shift+ArrowLeft');
-      await page.keyboard.type('ec');
-      await page.keyboard.press('Control+Space');
-      const row = page.locator('.suggest-widget .monaco-list-row', { hasText: 'ecb' }).first();
-      await row.waitFor({ timeout: 20000 });
-      await page.waitForTimeout(400);
-      await shot('12-completion-flow-map.png');
-      await page.keyboard.press('Enter');
-      await page.waitForTimeout(500);
-      const text = await editorText();
-      if (!text.includes('purchase_orders: {connection: ecb, description: Purchase orders still open}')) {
-        throw new Error(`the accepted completion did not give '{connection: ecb, ...}': ${text.slice(0, 600)}`);
-      }
-      await command('File: Revert File');
-      await page.waitForTimeout(800);
-    });
-
-    await check('rename-step-id', async () => {
-      await page.keyboard.press('Escape');
-      await openFile('workflow.yaml', 'invoice-matching');
-      await page.locator('.monaco-editor .view-lines').first().click({ position: { x: 5, y: 5 } });
-      await placeAfter('id: normalise', 2);
-      await page.keyboard.press('F2');
-      const box = page.locator('.rename-box input, .rename-box textarea, .rename-input').first();
-      await box.waitFor({ timeout: 20000 });
-      await page.keyboard.press('Control+A');
-      await page.keyboard.type('clean_up');
-      await page.waitForTimeout(300);
-      await shot('13-rename-step-id.png');
-      await page.keyboard.press('Enter');
-      const folder = path.join(wsFolder, 'invoice-matching', 'fixtures');
-      for (let i = 0; i < 60 && !fs.existsSync(path.join(folder, 'clean_up')); i++) await page.waitForTimeout(500);
-      await command('File: Save All');
-      await page.waitForTimeout(1500);
-      const manifest = fs.readFileSync(path.join(wsFolder, 'invoice-matching', 'workflow.yaml'), 'utf8');
-      if (!/id: clean_up\n/.test(manifest) || !manifest.includes('steps.clean_up.output') || /normalise\b(?!\.py)/.test(manifest.replace(/steps\/normalise\.py:normalise/g, ''))) {
-        throw new Error(`the manifest was not renamed throughout:\n${manifest.slice(0, 1500)}`);
-      }
-      if (!fs.existsSync(path.join(folder, 'clean_up')) || fs.existsSync(path.join(folder, 'normalise'))) {
-        throw new Error(`fixtures/normalise was not moved to fixtures/clean_up: ${fs.readdirSync(folder)}`);
-      }
-      // the renamed workflow checks clean (apart from the planted SS101 in match.py)
-      const cli = path.resolve(__dirname, '..', '..', '..', '.venv', 'bin', 'stepsmith');
-      let out;
-      try {
-        out = require('child_process').execFileSync(cli, ['check', path.join(wsFolder, 'invoice-matching'), '--format', 'json'], { encoding: 'utf8' });
-      } catch (e) { out = e.stdout; }
-      const doc = JSON.parse(out);
-      const codes = JSON.stringify(doc).match(/"code":\s*"S[SM]\d{3}"/g) || [];
-      if (!codes.length || codes.some((c) => !c.includes('SS101'))) throw new Error(`check after the rename: ${out.slice(0, 800)}`);
-      await shot('14-renamed.png');
-    });
   } catch (e) {
     results.push({ name, ok: false, ms: Date.now() - s, error: String(e && e.message || e) });
     log(`FAIL ${name}: ${e && e.message || e}`);
@@ -316,6 +242,89 @@ async function check(name, fn) {
       // drawn by the editor (the integration test asserts them through executeInlayHintProvider)
       await page.waitForTimeout(3000);
       await shot('11-inlay-value.png');
+    });
+
+    // issue 9: a completion accepted in a flow map, and a rename of a step id (real VS Code)
+    const wsFolder = decodeURIComponent(new (require('url').URL)(URL).searchParams.get('folder') || '');
+    const editorText = async () => (await page.locator('.part.editor .monaco-editor .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
+    const placeAfter = async (needle, back) => {
+      // select the text with Find, then put the cursor `back` characters before its end
+      await page.keyboard.press('Control+F');
+      await page.waitForSelector('.find-widget.visible textarea, .find-widget.visible input', { timeout: 10000 });
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type(needle);
+      await page.waitForTimeout(400);
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('ArrowRight');
+      for (let i = 0; i < back; i++) await page.keyboard.press('ArrowLeft');
+    };
+
+    await check('completion-flow-map', async () => {
+      await page.keyboard.press('Escape');
+      await openFile('invoice-matching/workflow.yaml', 'invoice-matching');
+      await page.locator('.part.editor .monaco-editor .view-lines').first().click({ position: { x: 5, y: 5 } });
+      // purchase_orders: {connection: xero|, ...}: replace `xero` by typing `ec` and accepting
+      await placeAfter('purchase_orders: {connection: xero', 0);
+      for (let i = 0; i < 4; i++) await page.keyboard.press('Shift+ArrowLeft');
+      await page.keyboard.type('ec');
+      await page.keyboard.press('Control+Space');
+      const row = page.locator('.suggest-widget .monaco-list-row', { hasText: 'ecb' }).first();
+      await row.waitFor({ timeout: 20000 });
+      await page.waitForTimeout(400);
+      await shot('12-completion-flow-map.png');
+      await page.keyboard.press('Enter');
+      await page.waitForTimeout(500);
+      const text = await editorText();
+      if (!text.includes('purchase_orders: {connection: ecb, description: Purchase orders still open}')) {
+        throw new Error(`the accepted completion did not give '{connection: ecb, ...}': ${text.slice(0, 600)}`);
+      }
+      // undo the accepted completion (and the typing before it): the file is as it was
+      const original = 'purchase_orders: {connection: xero, description: Purchase orders still open}';
+      for (let i = 0; i < 6 && !(await editorText()).includes(original); i++) {
+        await page.keyboard.press('Control+Z');
+        await page.waitForTimeout(300);
+      }
+      if (!(await editorText()).includes(original)) throw new Error('could not undo the completion');
+      await command('File: Save');
+      await page.waitForTimeout(500);
+    });
+
+    await check('rename-step-id', async () => {
+      await page.keyboard.press('Escape');
+      await openFile('invoice-matching/workflow.yaml', 'invoice-matching');
+      await page.locator('.part.editor .monaco-editor .view-lines').first().click({ position: { x: 5, y: 5 } });
+      await placeAfter('id: normalise', 2);
+      await page.keyboard.press('F2');
+      // the rename box takes the focus with the old name selected (typing replaces it); never
+      // type before it has the focus, or the keys go to the document
+      await page.waitForFunction(() => document.activeElement && document.activeElement.closest('.rename-box'), null, { timeout: 20000 });
+      const current = await page.evaluate(() => document.activeElement.value);
+      if (current !== 'normalise') throw new Error(`the rename box holds ${JSON.stringify(current)}, not the step id`);
+      await page.keyboard.type('clean_up');
+      await page.waitForTimeout(300);
+      await shot('13-rename-step-id.png');
+      await page.keyboard.press('Enter');
+      const folder = path.join(wsFolder, 'invoice-matching', 'fixtures');
+      for (let i = 0; i < 60 && !fs.existsSync(path.join(folder, 'clean_up')); i++) await page.waitForTimeout(500);
+      await command('File: Save All');
+      await page.waitForTimeout(1500);
+      const manifest = fs.readFileSync(path.join(wsFolder, 'invoice-matching', 'workflow.yaml'), 'utf8');
+      if (!/id: clean_up\n/.test(manifest) || !manifest.includes('steps.clean_up.output') || /normalise\b(?!\.py)/.test(manifest.replace(/steps\/normalise\.py:normalise/g, ''))) {
+        throw new Error(`the manifest was not renamed throughout:\n${manifest.slice(0, 1500)}`);
+      }
+      if (!fs.existsSync(path.join(folder, 'clean_up')) || fs.existsSync(path.join(folder, 'normalise'))) {
+        throw new Error(`fixtures/normalise was not moved to fixtures/clean_up: ${fs.readdirSync(folder)}`);
+      }
+      // the renamed workflow checks clean (apart from the planted SS101 in match.py)
+      const cli = path.resolve(__dirname, '..', '..', '..', '.venv', 'bin', 'stepsmith');
+      let out;
+      try {
+        out = require('child_process').execFileSync(cli, ['check', path.join(wsFolder, 'invoice-matching'), '--format', 'json'], { encoding: 'utf8' });
+      } catch (e) { out = e.stdout; }
+      const doc = JSON.parse(out);
+      const codes = JSON.stringify(doc).match(/"code":\s*"S[SM]\d{3}"/g) || [];
+      if (!codes.length || codes.some((c) => !c.includes('SS101'))) throw new Error(`check after the rename: ${out.slice(0, 800)}`);
+      await shot('14-renamed.png');
     });
   } catch (e) {
     results.push({ name: 'setup', ok: false, error: String(e && e.message || e) });
