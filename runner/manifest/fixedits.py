@@ -7,6 +7,7 @@ sharing its line with `- `, a multi-line flow map) there is no fix rather than a
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from stepsmith.runner.fixes import fix_data, with_alternatives
@@ -27,12 +28,13 @@ def replace(span: Span, name: str, node: YNode | None = None) -> dict:
     return data
 
 
-def lines_of(text: str) -> list[str]:
-    from stepsmith.runner.language.lines import (
-        split_lines,  # editor lines: \r\n, \r, \n only
-    )
+@functools.lru_cache(maxsize=8)
+def lines_of(text: str) -> tuple[str, ...]:
+    """The manifest's editor lines (\r\n, \r, \n only), split once per text: every step's
+    signature check asks (200 steps re-split a 200-step manifest 200 times per keystroke)."""
+    from stepsmith.runner.language.lines import split_lines
 
-    return split_lines(text)
+    return tuple(split_lines(text))
 
 
 def _eol(lines: Sequence[str], line: int) -> str:

@@ -100,3 +100,24 @@ def test_def_line_found_past_extra_spaces(tmp_path):
     wc = check_workflow(m)
     got = [(p.code, p.span.line, p.span.column) for p in step_file(wc, "steps/match.py")]
     assert got == [("SM204", 4, 5)]
+
+
+def test_a_manifest_is_split_into_lines_once_per_check_not_once_per_step(tmp_path, monkeypatch):
+    # 200 steps re-split the whole manifest 200 times per keystroke (bench/lsp.py: p95 190 ms)
+    from stepsmith.runner.language import lines as lines_mod
+    from stepsmith.runner.workspace.check import workflow_check
+
+    steps = "".join(f"  - id: s{i}\n    explanation: Step {i}.\n    code: steps/s.py:f{i}\n"
+                    f"    inputs:\n      x: \"1\"\n" for i in range(40))
+    (tmp_path / "steps").mkdir()
+    (tmp_path / "steps/s.py").write_text("".join(f"def f{i}(x):\n    return x\n\n\n"
+                                                 for i in range(40)))
+    text = ("workflow: many\nversion: 1\npython: \"3.11\"\ntrigger: {manual: {}}\nsteps:\n"
+            + steps)
+    (tmp_path / "workflow.yaml").write_text(text)
+    calls = []
+    real = lines_mod.split_lines
+    monkeypatch.setattr(lines_mod, "split_lines", lambda t, *a: calls.append(len(t)) or real(t, *a))
+    check = workflow_check(tmp_path / "workflow.yaml", validate_steps=False)
+    assert not [p for ps in check.problems.values() for p in ps]
+    assert sum(1 for n in calls if n == len(text)) <= 1
