@@ -456,12 +456,15 @@ def _def_reporter(sink: dict, fpath: Path, text: str, sig: FunctionSig, sid: str
                   manifest_path: Path):
     """A callback putting a signature mismatch on the function's `def` line in the step file
     (the manifest keeps its own problem at the input), pointing back at the manifest."""
-    line = text.splitlines()[sig.line - 1] if 0 < sig.line <= text.count("\n") + 1 else ""
-    col = line.find(sig.name, line.find("def") + 3) if "def" in line else -1
-    span = Span(sig.line, col, sig.line, col + len(sig.name)) if col >= 0 \
-        else Span(sig.line, 0, sig.line, len(line))
+
+    def def_span() -> Span:  # only when a problem is reported: most steps have none
+        line = text.splitlines()[sig.line - 1] if 0 < sig.line <= text.count("\n") + 1 else ""
+        col = line.find(sig.name, line.find("def") + 3) if "def" in line else -1
+        return Span(sig.line, col, sig.line, col + len(sig.name)) if col >= 0 \
+            else Span(sig.line, 0, sig.line, len(line))
 
     def report(code: str, manifest_span: Span, message: str, name: str) -> None:
+        span = def_span()
         where = f"{manifest_path.name}:{manifest_span.line}"
         step = f"step `{sid}`" if sid else "a step"
         sink.setdefault(fpath, []).append(Problem(
