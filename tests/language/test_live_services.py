@@ -17,21 +17,9 @@ from stepsmith.runner.language.values import (
 )
 from stepsmith.runner.problems import Span
 from stepsmith.runner.sandbox import run_step
+from stepsmith_wfkit import TOTAL_CODE
 
-STEP = '''from decimal import Decimal
-
-
-def total(items, currency):
-    if currency == "EUR":
-        rate = Decimal("1")
-    else:
-        rate = Decimal("1.1")
-    sum_ = Decimal("0")
-    for item in items:
-        amount = Decimal(item) * rate
-        sum_ += amount
-    return str(sum_)
-'''
+STEP = TOTAL_CODE  # tests/fixtures/wfkit.py
 EUR = {"items": ["12.50", "7.50"], "currency": "EUR"}
 
 
