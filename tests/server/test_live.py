@@ -24,23 +24,11 @@ from lsp_harness import (
     uri,
 )
 from lsprotocol import types as T
+from stepsmith_wfkit import TOTAL_CODE
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-STEP = '''from decimal import Decimal
-
-
-def total(items, currency):
-    if currency == "EUR":
-        rate = Decimal("1")
-    else:
-        rate = Decimal("1.1")
-    sum_ = Decimal("0")
-    for item in items:
-        amount = Decimal(item) * rate
-        sum_ += amount
-    return str(sum_)
-
+STEP = TOTAL_CODE + '''
 
 def call(connections):
     token = connections["api"]
