@@ -98,9 +98,9 @@ _RECORDED_NOTE = "served from recording"
 
 
 def _is_manifest(path: Path) -> bool:
-    # as stepsmith.runner.manifest.is_manifest_name (not imported: it pulls in pydantic)
-    return path.name == "workflow.yaml" or (path.name.endswith(".workflow.yaml")
-                                            and len(path.name) > len(".workflow.yaml"))
+    from stepsmith.runner.model.grammar import is_manifest_name  # cheap: no pydantic
+
+    return is_manifest_name(path.name)
 
 
 def pytest_collect_file(file_path: Path, parent):
@@ -116,7 +116,9 @@ def pytest_collect_file(file_path: Path, parent):
     rel = rel.replace(os.sep, "/")
     if rel == "." or rel.startswith(".."):  # run from inside the workflow folder
         rel = resolved.parent.name
-    if file_path.name != "workflow.yaml":
+    from stepsmith.runner.model.grammar import MANIFEST_NAME
+
+    if file_path.name != MANIFEST_NAME:
         rel = rel + "/" + file_path.name
     return StepsmithWorkflow.from_parent(parent, path=file_path, nodeid=rel)
 

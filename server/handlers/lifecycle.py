@@ -6,11 +6,12 @@ from __future__ import annotations
 import asyncio
 
 from lsprotocol import types as T
+from stepsmith.runner.model.grammar import MANIFEST_GLOBS
 from stepsmith.server.handlers.common import safe
 from stepsmith.server.handlers.configuration import pull_configuration
 from stepsmith.server.session import ClientCapabilities, initial_folders
 
-WATCHED = ("**/workflow.yaml", "**/*.workflow.yaml", "**/*.py", "**/fixtures/**/*.json")
+WATCHED = (*MANIFEST_GLOBS, "**/*.py", "**/fixtures/**/*.json")
 
 
 def register(ls) -> None:
