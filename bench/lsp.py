@@ -270,6 +270,15 @@ def ruff_cmd() -> list[str] | None:
     return [exe, "server"]
 
 
+def bytecode_env(tmp: Path) -> dict:
+    """The server's environment with its bytecode cached, as after `pip install` (this machine
+    sets PYTHONDONTWRITEBYTECODE, which would make every start of ours recompile its modules
+    while its dependencies' are precompiled). The first start writes the cache."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
+    return env
+
+
 def startup(cmd: list[str], root: Path, runs: int, env: dict | None = None) -> list[float]:
     out = []
     for _ in range(runs):
@@ -349,10 +358,7 @@ def main(argv=None) -> int:
     # startup: interleave ours and bare pygls
     bare = tmp / "bare_pygls.py"
     bare.write_text(BARE_PYGLS)
-    # Bytecode cached as after `pip install` (this machine sets PYTHONDONTWRITEBYTECODE, which
-    # would make every start of ours recompile its modules while pygls's are precompiled).
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
+    env = bytecode_env(tmp)
     startup(ours_cmd(), root, 1, env)  # warm-up: writes the bytecode cache
     startup([sys.executable, str(bare)], root, 1, env)
     ours_s, bare_s = [], []

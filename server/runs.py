@@ -183,7 +183,7 @@ class Runner:
         step_dir = os.path.dirname(fp)
         step_id = os.path.basename(step_dir)
         folder = os.path.dirname(os.path.dirname(step_dir))
-        from stepsmith.runner.manifest import find_manifests
+        from stepsmith.runner.workspace.discovery import find_manifests
 
         manifests = [norm(p) for p in find_manifests([folder]) if norm(os.path.dirname(p)) == folder]
         if not manifests:

@@ -54,7 +54,7 @@ class WorkspaceModel:
 
     def discover(self) -> list[str]:
         """Find manifests in the folders; returns newly found paths."""
-        from stepsmith.runner.manifest import find_manifests
+        from stepsmith.runner.workspace.discovery import find_manifests
 
         folders = self.index.folders
         found = [norm(p) for p in find_manifests(folders)] if folders else []

@@ -1,30 +1,37 @@
 """Workflow manifests: YAML-with-positions loader, pydantic model, cross references,
 discovery and the whole-workflow check. See docs/ARCHITECTURE.md ("Manifest")."""
 
-from stepsmith.runner.model.grammar import is_manifest_name
+from importlib import import_module
 
-from .check import (
-    WorkflowCheck,
-    check_workflow,
-    clear_caches,
-    find_manifests,
-    parse_step_file,
-    read_manifest_text,
-)
-from .crossref import find_forbidden_fields, is_forbidden_field
-from .model import (
-    Connection,
-    Effect,
-    Event,
-    Manual,
-    Schedule,
-    Source,
-    Step,
-    Trigger,
-    Workflow,
-)
-from .parse import ManifestDoc, parse_manifest
-from .yamlpos import MAX_DEPTH, MAX_MANIFEST_CHARS, YMap, YNode, YPair, YScalar, YSeq
+# name -> the submodule holding it, imported on first use (PEP 562): importing one submodule
+# (yamlpos for a raw load, discovery) must not import the pydantic model and the whole check.
+_HOME = {
+    "WorkflowCheck": "check", "check_workflow": "check", "clear_caches": "check",
+"parse_step_file": "check", "read_manifest_text": "check",
+    "find_forbidden_fields": "crossref", "is_forbidden_field": "crossref",
+    "Connection": "model", "Effect": "model", "Event": "model", "Manual": "model",
+    "Schedule": "model", "Source": "model", "Step": "model", "Trigger": "model",
+    "Workflow": "model",
+    "ManifestDoc": "parse", "parse_manifest": "parse",
+    "MAX_DEPTH": "yamlpos", "MAX_MANIFEST_CHARS": "yamlpos", "YMap": "yamlpos",
+    "YNode": "yamlpos", "YPair": "yamlpos", "YScalar": "yamlpos", "YSeq": "yamlpos",
+    "is_manifest_name": "stepsmith.runner.model.grammar",
+}
+
+
+def __getattr__(name: str):
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    mod = import_module(home if "." in home else f"{__name__}.{home}")
+    value = getattr(mod, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_HOME))
+
 
 __all__ = [
     "MAX_DEPTH",
@@ -48,7 +55,6 @@ __all__ = [
     "check_workflow",
     "clear_caches",
     "find_forbidden_fields",
-    "find_manifests",
     "is_forbidden_field",
     "is_manifest_name",
     "parse_manifest",

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from stepsmith.runner import safeio
 from stepsmith.runner.model.grammar import (
-    is_manifest_name,  # defined there; still importable here
+    is_manifest_name,  # noqa: F401  (defined there; still importable here)
 )
 from stepsmith.runner.model.refs import CodeRef
 from stepsmith.runner.problems import Problem, Span
@@ -31,41 +31,9 @@ from .crossref import RESERVED_INPUTS, closest, did_you_mean, replace_fix, sub_s
 from .parse import ManifestDoc, parse_manifest
 from .yamlpos import YMap, YScalar, YSeq
 
-SKIP_DIRS = frozenset({".stepsmith", "node_modules", "__pycache__", "venv", "site-packages"})
 MAX_STEP_FILE_BYTES = 2 * 1024 * 1024  # larger files are left to the validator's own cap
 
 
-def find_manifests(paths) -> list[Path]:
-    """Manifests under `paths` (files are taken as given when they are manifests). Skips hidden
-    folders, `.stepsmith/`, `node_modules/`, `__pycache__`; sorted, without duplicates."""
-    out: list[Path] = []
-    seen: set[Path] = set()
-
-    def take(p: Path):
-        key = p.resolve()
-        if key not in seen:
-            seen.add(key)
-            out.append(p)
-
-    for raw in paths:
-        p = Path(raw)
-        if p.is_file():
-            if is_manifest_name(p.name):
-                take(p)
-            continue
-        if not p.is_dir():
-            continue
-        found = []
-        for dirpath, dirnames, filenames in os.walk(p):
-            dirnames[:] = sorted(
-                d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS
-            )
-            for name in filenames:
-                if is_manifest_name(name):
-                    found.append(Path(dirpath) / name)
-        for f in sorted(found):
-            take(f)
-    return out
 
 
 # ---------------------------------------------------------------------- step file parsing

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from stepsmith.runner.model.grammar import is_manifest_name
 
+SKIP_DIRS = frozenset({".stepsmith", "node_modules", "__pycache__", "venv", "site-packages"})
 MAX_UPWARD = 32  # folders climbed at most; never past a repository root (.git) or "/"
 
 
@@ -22,6 +23,43 @@ class Found:
 
     manifest: Path
     narrow: Path | None = None
+
+
+def find_manifests(paths) -> list[Path]:
+    """Manifests under `paths` (files are taken as given when they are manifests). Skips hidden
+    folders, `.stepsmith/`, `node_modules/`, `__pycache__`; sorted, without duplicates."""
+    out: list[Path] = []
+    seen: set = set()
+
+    def take(p: Path):
+        try:  # the same file reached twice (nested folders, a symlink): one stat, not realpath's
+            st = os.stat(p)
+            key = (st.st_dev, st.st_ino)
+        except OSError:
+            key = os.path.abspath(p)
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+
+    for raw in paths:
+        p = Path(raw)
+        if p.is_file():
+            if is_manifest_name(p.name):
+                take(p)
+            continue
+        if not p.is_dir():
+            continue
+        found = []
+        for dirpath, dirnames, filenames in os.walk(p):
+            dirnames[:] = sorted(
+                d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS
+            )
+            for name in filenames:
+                if is_manifest_name(name):
+                    found.append(Path(dirpath) / name)
+        for f in sorted(found):
+            take(f)
+    return out
 
 
 def manifests_in(folder: Path) -> list[Path]:
@@ -49,10 +87,6 @@ def nearest_manifests(path: str | os.PathLike) -> list[Path]:
 def discover(paths: Iterable[str | os.PathLike]) -> list[Found]:
     """Every workflow reached from `paths`, each manifest once, in a stable order: manifests
     given or found below a folder, else the nearest ones above (narrowed to the path)."""
-    from stepsmith.runner.manifest import (
-        find_manifests,  # pydantic: only when searching down
-    )
-
     out: dict[Path, Found] = {}
 
     def take(m: Path, narrow: Path | None) -> None:

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 from manifest_kit import BASE, BILLS_PY, MATCH_PY, at, pos, write_workflow
-from stepsmith.runner.manifest import check_workflow, find_manifests
+from stepsmith.runner.manifest import check_workflow
+from stepsmith.runner.workspace.discovery import find_manifests
 
 import stepsmith.runner.validator as validator  # noqa: E402
 
