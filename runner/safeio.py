@@ -12,7 +12,10 @@ opened O_NONBLOCK so a FIFO cannot hang us), and at most `cap + 1` bytes are rea
 st_size says. `no_symlink=True` (credential files) also refuses a symlink anywhere between
 root and the file (O_NOFOLLOW on the last component).
 Writes: `safe_dir(root, rel)` creates / checks a directory chain under root refusing any
-symlinked component; `open_new_file` creates with O_NOFOLLOW|O_EXCL.
+symlinked component; `write_atomic` is THE writer of every file stepsmith creates (fixtures,
+pending changes, `.gitignore`, --lf state, reports): a fresh O_EXCL|O_NOFOLLOW temporary file
+in the same folder, fsynced, then renamed (or hard-linked, never clobbering) over the target,
+so a kill at any moment leaves the old file or the new one, never half.
 """
 
 from __future__ import annotations
@@ -157,3 +160,112 @@ def refuse_symlink(path: str | os.PathLike) -> None:
     """Before replacing or opening `path` for writing: it must not be a symlink."""
     if os.path.islink(path):
         raise UnsafePath(f"{path}: is a symlink; stepsmith does not write through it")
+
+
+def contained(root: str | os.PathLike, target: str | os.PathLike, *, create_dirs: bool = False) -> None:
+    """UnsafePath unless `target` lies under `root` through real folders only (the missing ones
+    created when `create_dirs`) and is a regular file or absent."""
+    target = Path(os.path.abspath(target))
+    rel = os.path.relpath(target, os.path.abspath(root))
+    if rel == os.curdir or rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        raise UnsafePath(f"{target}: not inside {root}")
+    safe_dir(root, os.path.dirname(rel) or os.curdir, create=create_dirs)
+    try:
+        st = os.lstat(target)
+    except FileNotFoundError:
+        return
+    except NotADirectoryError as exc:
+        raise UnsafePath(f"{target}: a folder on the way is not a directory") from exc
+    if stat.S_ISLNK(st.st_mode):
+        raise UnsafePath(f"{target}: is a symlink; stepsmith does not write through it")
+    if not stat.S_ISREG(st.st_mode):
+        raise UnsafePath(f"{target}: not a regular file")
+
+
+def read_if_exists(path: str | os.PathLike, *, root: str | os.PathLike, cap: int) -> bytes | None:
+    """A file stepsmith itself keeps under `root` (fixtures, pending changes, state): its bytes,
+    None when absent; no symlink anywhere between root and the file."""
+    try:
+        return read_bytes(path, root=root, cap=cap, no_symlink=True)
+    except FileNotFoundError:
+        return None
+
+
+def write_atomic(path: str | os.PathLike, data: bytes | str, *, root: str | os.PathLike | None = None,
+                 overwrite: bool = True) -> None:
+    """Write `data` to `path` all at once or not at all. `root`: the workflow folder `path` lies
+    in (every folder between must be real, `path` no symlink: UnsafePath); None for a path the
+    user named (a report). Without `overwrite` an existing `path` raises FileExistsError and is
+    left alone, even if it appears meanwhile (hard link: no check-then-replace race)."""
+    path = Path(path)
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if root is not None:
+        contained(root, path, create_dirs=True)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = _new_temp(path)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if root is not None:
+            contained(root, path)  # it must not have become a symlink meanwhile
+        if overwrite:
+            os.rename(tmp, path)
+        else:
+            _link_new(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    fsync_dir(path.parent)
+
+
+def _new_temp(path: Path) -> tuple[int, Path]:
+    for n in range(100):
+        cand = path.parent / f".{path.name}.{os.getpid()}.{n}.tmp"
+        try:
+            return os.open(cand, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                           | os.O_CLOEXEC, 0o644), cand
+        except FileExistsError:
+            continue
+    raise OSError(f"cannot create a temporary file in {path.parent}")
+
+
+def _link_new(tmp: Path, path: Path) -> None:
+    try:
+        os.link(tmp, path)  # FileExistsError when it exists
+    except FileExistsError:
+        raise
+    except OSError:  # a filesystem without hard links
+        if os.path.lexists(path):
+            raise FileExistsError(path) from None
+        os.rename(tmp, path)
+    else:
+        os.unlink(tmp)
+
+
+def unlink(root: str | os.PathLike, target: str | os.PathLike) -> bool:
+    """Remove a regular file below `root` (never through a symlinked folder); False if absent."""
+    contained(root, target)
+    try:
+        os.unlink(target)
+    except FileNotFoundError:
+        return False
+    fsync_dir(Path(target).parent)
+    return True
+
+
+def fsync_dir(folder: str | os.PathLike) -> None:
+    try:
+        dfd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)

@@ -53,7 +53,7 @@ def fixture_document(given: dict, at: str | None, seed: int | None, res: dict) -
 def record_fixture(req: RecordRequest) -> Recorded:
     import json
 
-    from stepsmith.runner.app.files import write_atomic
+    from stepsmith.runner.safeio import write_atomic
     from stepsmith.runner.fixtures.invoke import (
         InvokeError,
         check_effects,

@@ -73,7 +73,7 @@ def default_slug(folder: Path) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from stepsmith.runner.app.files import write_atomic
+    from stepsmith.runner.safeio import write_atomic
     from stepsmith.runner.fixtures.invoke import display_path, runtime_python
 
     folder = Path(args.path)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 
 # the record use case's names, for the callers that import them from here (the server)
-from stepsmith.runner.app.files import write_atomic  # noqa: F401
+from stepsmith.runner.safeio import write_atomic  # noqa: F401
 from stepsmith.runner.app.record import (  # noqa: F401
     CASE_NAME,
     NOT_RECORDABLE,

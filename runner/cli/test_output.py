@@ -37,7 +37,7 @@ def write_reports(err, args, outcome) -> bool:
     import json
     from pathlib import Path
 
-    from stepsmith.runner.app.files import write_atomic
+    from stepsmith.runner.safeio import write_atomic
 
     def junit():
         from stepsmith.runner.cli.test_report import junit_xml

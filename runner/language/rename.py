@@ -89,13 +89,13 @@ def rename(snapshot: WorkspaceSnapshot, path: str, line: int, column: int, new_n
 
 
 def make_target_folder(plan: RenamePlan) -> None:
-    """Create `plan.make_folder` (and nothing through a symlink: runner safewrite)."""
+    """Create `plan.make_folder` (and nothing through a symlink: runner/safeio)."""
     if plan.make_folder is None:
         return
-    from stepsmith.runner.fixtures.safewrite import check_inside
+    from stepsmith.runner.safeio import contained
 
     folder = os.path.dirname(os.path.dirname(plan.make_folder))  # the workflow folder
-    check_inside(Path(folder), Path(plan.make_folder) / "_", create_dirs=True)
+    contained(Path(folder), Path(plan.make_folder) / "_", create_dirs=True)
 
 
 # ------------------------------------------------------------------ refusals
@@ -139,7 +139,7 @@ def _fixture_folder(plan: RenamePlan, how: Fixtures) -> RenamePlan:
     old_dir, new_dir = os.path.join(fixtures, name.name), os.path.join(fixtures, new)
     rel_old, rel_new = f"{grammar.FIXTURES_DIR}/{name.name}/", f"{grammar.FIXTURES_DIR}/{new}/"
     if os.path.islink(old_dir) or os.path.islink(fixtures):
-        # the runner never writes through a symlinked folder (runner/safewrite); nor do we
+        # the runner never writes through a symlinked folder (runner/safeio); nor do we
         return replace(plan, notes=(f"{rel_old} is a symbolic link: it was not renamed.",))
     if not os.path.isdir(old_dir):
         return plan

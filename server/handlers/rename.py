@@ -4,7 +4,7 @@
 How a step rename moves `fixtures/<id>/` depends on the client (`fixture_moves`, resolved at
 initialize): "folder" - one RenameFile of the folder (VS Code); "files" - Neovim < 0.9
 advertises `resourceOperations: rename` but fails on a folder (E502, neovim#22147) and cannot
-create one: the server makes `fixtures/<new>/` (runner safewrite) and sends one RenameFile per
+create one: the server makes `fixtures/<new>/` (runner/safeio) and sends one RenameFile per
 fixture, then a DeleteFile of the emptied folder; "none" - text edits only, and a warning
 naming the folder to rename by hand. A refused rename is RequestFailed (-32803) with the reason.
 """
@@ -85,7 +85,7 @@ def register(ls) -> None:
     @ls.feature(T.TEXT_DOCUMENT_RENAME)
     @safe
     async def rename(ls, params: T.RenameParams):
-        from stepsmith.runner.fixtures.safewrite import UnsafePath
+        from stepsmith.runner.safeio import UnsafePath
         from stepsmith.runner.language.rename import RenameError, make_target_folder
         from stepsmith.runner.language.rename import rename as service
 

@@ -63,3 +63,52 @@ def test_workspace_reader_uses_the_workflow_folder(tmp_path):
     assert safeio.read_workspace_text(wf / "steps" / "s.py").startswith("def f")
     os.symlink("/etc/hostname", wf / "steps" / "h.py")
     assert safeio.read_workspace_text(wf / "steps" / "h.py") is None
+
+
+def test_write_atomic_refuses_symlinks_on_the_way_and_at_the_target(tmp_path):
+    root, elsewhere = tmp_path / "wf", tmp_path / "elsewhere"
+    root.mkdir()
+    elsewhere.mkdir()
+    os.symlink(elsewhere, root / "fixtures")
+    with pytest.raises(safeio.UnsafePath, match="symlink"):
+        safeio.write_atomic(root / "fixtures" / "add" / "x.json", "{}", root=root)
+    (root / "real").mkdir()
+    os.symlink(elsewhere / "target", root / "real" / "x.json")
+    with pytest.raises(safeio.UnsafePath, match="symlink"):
+        safeio.write_atomic(root / "real" / "x.json", b"{}", root=root)
+    with pytest.raises(safeio.UnsafePath, match="not inside"):
+        safeio.write_atomic(tmp_path / "outside.json", "{}", root=root)
+    assert list(elsewhere.iterdir()) == []
+    assert [p.name for p in (root / "real").iterdir()] == ["x.json"]  # no temporary file left
+
+
+def test_write_atomic_creates_real_folders_and_replaces_whole(tmp_path):
+    root = tmp_path / "wf"
+    target = root / ".stepsmith" / "pending" / "add" / "x.json"
+    safeio.write_atomic(target, "one", root=root)
+    safeio.write_atomic(target, "two", root=root)
+    assert target.read_text() == "two"
+    assert (root / ".stepsmith").stat().st_mode & 0o777 == 0o700
+    with pytest.raises(FileExistsError):
+        safeio.write_atomic(target, "three", root=root, overwrite=False)
+    assert target.read_text() == "two"
+    assert sorted(p.name for p in target.parent.iterdir()) == ["x.json"]
+
+
+def test_read_if_exists_and_unlink_stay_inside(tmp_path):
+    root = tmp_path / "wf"
+    (root / "d").mkdir(parents=True)
+    assert safeio.read_if_exists(root / "d" / "absent.json", root=root, cap=10) is None
+    (root / "d" / "f.json").write_text("12345678901")
+    with pytest.raises(safeio.TooLarge):
+        safeio.read_if_exists(root / "d" / "f.json", root=root, cap=10)
+    host = tmp_path / "host"
+    host.write_text("secret")
+    os.symlink(host, root / "d" / "link.json")
+    with pytest.raises(safeio.UnsafePath):
+        safeio.read_if_exists(root / "d" / "link.json", root=root, cap=10)
+    with pytest.raises(safeio.UnsafePath):
+        safeio.unlink(root, root / "d" / "link.json")
+    assert host.read_text() == "secret"
+    assert safeio.unlink(root, root / "d" / "f.json") is True
+    assert safeio.unlink(root, root / "d" / "f.json") is False

@@ -216,7 +216,7 @@ def test_symlinked_fixture_folder_is_refused(wf, capsys, tmp_path):
     (wf / "fixtures" / "add").symlink_to(elsewhere)
     before = (elsewhere / "simple.json").read_bytes()
     code, _, err = cli(capsys, "review", "wf", "--accept")
-    assert code == 1 and "is a symlink; refusing to follow it" in err
+    assert code == 1 and "add: is a symlink; stepsmith does not follow it" in err
     assert (elsewhere / "simple.json").read_bytes() == before
 
 

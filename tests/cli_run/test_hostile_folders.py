@@ -124,3 +124,43 @@ def test_store_refuses_a_symlinked_stepsmith_dir(tmp_path, kit):
     assert done.returncode != 0, (done.stdout, done.stderr)
     assert "symlink" in done.stdout + done.stderr, done.stdout + done.stderr
     assert list(elsewhere.iterdir()) == []
+
+
+def _failing_add(wf):
+    p = wf / "fixtures" / "add" / "simple.json"
+    doc = json.loads(p.read_text())
+    doc["expected"]["output"]["sum"] = "9.99"
+    p.write_text(json.dumps(doc))
+
+
+def test_lf_state_is_never_written_through_a_symlinked_stepsmith_dir(tmp_path, kit):
+    wf = kit.full_workflow(tmp_path / "wf")
+    _failing_add(wf)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    if (wf / ".stepsmith").exists():
+        import shutil
+
+        shutil.rmtree(wf / ".stepsmith")
+    os.symlink(elsewhere, wf / ".stepsmith")
+    done = stepsmith("test", wf, cwd=tmp_path)
+    assert done.returncode == 1, (done.stdout, done.stderr)  # the failure is still reported
+    assert "Traceback" not in done.stderr, done.stderr
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_lf_state_is_never_read_through_a_symlink_or_unbounded(tmp_path, kit, host_secret):
+    wf = kit.full_workflow(tmp_path / "wf")
+    (wf / ".stepsmith").mkdir(exist_ok=True)
+    state = wf / ".stepsmith" / "lastfailed.json"
+    host_secret.write_text(json.dumps({"failed": ["add::simple"]}))
+    for target in (host_secret, "/dev/zero"):
+        if os.path.lexists(state):
+            state.unlink()
+        os.symlink(target, state)
+        done = stepsmith("test", wf, "--lf", cwd=tmp_path)
+        assert "MemoryError" not in done.stderr and "Traceback" not in done.stderr, done.stderr
+        # the shipped state was not taken: --lf runs everything
+        assert done.returncode == 0 and "no previously failed fixtures" in done.stdout, done.stdout
+        assert os.path.islink(state)  # and the state was not written through the link
+    assert json.loads(host_secret.read_text()) == {"failed": ["add::simple"]}
