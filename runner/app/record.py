@@ -53,7 +53,6 @@ def fixture_document(given: dict, at: str | None, seed: int | None, res: dict) -
 def record_fixture(req: RecordRequest) -> Recorded:
     import json
 
-    from stepsmith.runner.safeio import write_atomic
     from stepsmith.runner.fixtures.invoke import (
         InvokeError,
         check_effects,
@@ -62,6 +61,7 @@ def record_fixture(req: RecordRequest) -> Recorded:
         load_granted,
         secrets_in,
     )
+    from stepsmith.runner.safeio import write_atomic
 
     if not CASE_NAME.match(req.name):
         raise UsageError(f"case name {req.name!r} is not a case name ({CASE_RULE})")

@@ -73,8 +73,8 @@ def default_slug(folder: Path) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from stepsmith.runner.safeio import write_atomic
     from stepsmith.runner.fixtures.invoke import display_path, runtime_python
+    from stepsmith.runner.safeio import write_atomic
 
     folder = Path(args.path)
     if folder.exists() and not folder.is_dir():

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import argparse
 
-# the record use case's names, for the callers that import them from here (the server)
-from stepsmith.runner.safeio import write_atomic  # noqa: F401
 from stepsmith.runner.app.record import (  # noqa: F401
     CASE_NAME,
     NOT_RECORDABLE,
     fixture_document,
 )
+
+# the record use case's names, for the callers that import them from here (the server)
+from stepsmith.runner.safeio import write_atomic  # noqa: F401
 
 
 def register(sub) -> None:

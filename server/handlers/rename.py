@@ -85,9 +85,9 @@ def register(ls) -> None:
     @ls.feature(T.TEXT_DOCUMENT_RENAME)
     @safe
     async def rename(ls, params: T.RenameParams):
-        from stepsmith.runner.safeio import UnsafePath
         from stepsmith.runner.language.rename import RenameError, make_target_folder
         from stepsmith.runner.language.rename import rename as service
+        from stepsmith.runner.safeio import UnsafePath
 
         at = ls.session.cursor(params.text_document.uri, params.position)
         if at is None or not at.path:
