@@ -103,15 +103,36 @@ class SuiteOutcome:
 
         from stepsmith.runner.coverage.combine import combine
 
+        if not self.traced:
+            return []
         by_file: dict[str, tuple[str, list]] = {}
         for r in self.results:
             if r.coverage is not None and r.code:
                 by_file.setdefault(r.code[0], (r.code[1], []))[1].append((r.case.id, r.coverage))
+        for shown, source in self._step_sources():  # as coverage.py reports unimported files
+            by_file.setdefault(shown, (source, []))
         out = []
         for shown in sorted(by_file):
             source, traces = by_file[shown]
-            fc = combine(traces[0][1].file, source, traces)  # traces name the manifest's path
+            # traces name the manifest's path; a file no fixture ran has none to match
+            fc = combine(traces[0][1].file if traces else shown, source, traces)
             out.append(dataclasses.replace(fc, file=shown))
+        return out
+
+    def _step_sources(self) -> list[tuple[str, str]]:
+        """(shown path, text) of every step file the selected workflows name."""
+        from stepsmith.runner.fixtures.invoke import InvokeError, display_path, step_code
+
+        out = []
+        for lw in self.selection.workflows:
+            for step in (lw.workflow.steps if lw.workflow is not None else []):
+                if getattr(step, "code_ref", None) is None:
+                    continue
+                try:
+                    code = step_code(lw, step)
+                except InvokeError:  # unreadable: the check reported it
+                    continue
+                out.append((display_path(code.path), code.source))
         return out
 
     def to_json(self) -> dict:

@@ -50,6 +50,30 @@ def test_coverage_report_names_the_missing_line_and_branch(run, wf, capsys):
     assert not (wf / ".stepsmith" / "pending").exists()
 
 
+def test_a_step_file_no_fixture_ran_is_reported_at_zero(run, tmp_path, kit, capsys, monkeypatch):
+    """As coverage.py reports a source file nothing imported: the untested step is the finding."""
+    monkeypatch.chdir(tmp_path)
+    m = kit.demo_manifest(steps=[
+        {"id": "classify", "explanation": "Big or small.", "code": "steps/classify.py:classify",
+         "inputs": {"amounts": "sources.numbers"}},
+        {"id": "untested", "explanation": "No fixture yet.", "code": "steps/untested.py:untested",
+         "inputs": {"amounts": "sources.numbers"}}])
+    kit.write_workflow(tmp_path / "wf", m, {"steps/classify.py": BRANCHY,
+                                            "steps/untested.py": BRANCHY.replace("classify", "untested")}, {
+        "classify/small": {"inputs": {"amounts": [1, 2]}, "evaluation_time": AT,
+                           "expected": {"output": "small", "effects": []}}})
+    code, out, _ = run(capsys, "wf", "--coverage")
+    assert code == 0, out
+    row = next(line for line in out.splitlines() if "untested.py" in line)
+    # nothing ran: 7 statements missing, 4 branch arcs, none partial (no branch line ran)
+    assert row.split()[1:6] == ["7", "7", "4", "0", "0%"], row
+    assert row.rstrip().endswith("1-7"), row
+    code, out, _ = run(capsys, "wf", "--coverage", "--format", "json")
+    files = json.loads(out)["coverage"]["files"]
+    assert sorted(files) == ["wf/steps/classify.py", "wf/steps/untested.py"]
+    assert files["wf/steps/untested.py"]["summary"]["covered_lines"] == 0
+
+
 def test_coverage_json_and_lcov_files_and_json_mode(run, wf, capsys, tmp_path):
     code, out, _ = run(capsys, "wf", "--coverage-json", tmp_path / "c.json",
                        "--lcov", tmp_path / "c.lcov", "--format", "json")
