@@ -57,7 +57,7 @@ def chunk_starts(lines: Sequence[str]) -> list[int]:
     """0-based indices of the lines where top-level statements start (always begins with 0)."""
     starts = [0]
     for i in range(1, len(lines)):
-        if _is_start(lines[i]):
+        if _is_start(lines[i]) and not strip_eol(lines[i - 1]).endswith("\\"):
             starts.append(i)
     return starts
 

@@ -22,15 +22,21 @@ _CONTINUATION = ("else", "elif", "except", "finally")
 
 def _statement_starts(text: str) -> list[int]:
     """Offsets of the lines whose first character is not whitespace (`str.isspace`, as the
-    regex `\\s`), `#` or a closing bracket. Lines are split on `\\n` only (like `^` with
-    re.MULTILINE). No `re`: it is not imported inside the sandbox (and this is faster)."""
+    regex `\\s`), `#` or a closing bracket, and do not follow a backslash continuation.
+    Lines are split on `\\n` only (like `^` with re.MULTILINE). No `re`: it is not imported
+    inside the sandbox (and this is faster)."""
     out = []
     pos = 0
+    continued = False
     for line in text.split("\n"):
-        if line:
+        if line and not continued:
             ch = line[0]
             if not (ch.isspace() or ch in _NOT_A_START):
                 out.append(pos)
+        # after a backslash continuation no statement starts (CPython parses "x\\\r\n"
+        # alone, so the chunk before would wrongly pass as finished); a backslash in a comment
+        # or string only merges two chunks, which is always safe
+        continued = line.endswith(("\\", "\\\r"))
         pos += len(line) + 1
     return out
 

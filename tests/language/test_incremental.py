@@ -50,7 +50,7 @@ SNIPPETS = [
 EDIT_TEXT = st.sampled_from([
     "", "\n", "x", "def ", "    ", "(", ")", '"""', "'", "#", "\\", "import os\n", ":",
     "\ndef q():\n    return 1\n", "\r\n", "\r", "class", "@", "else:\n", "𝔘", "é", "\t", "__", "eval(1)",
-    "\n    pass\n", "async ", "\x00",
+    "\n    pass\n", "async ", "\x00", "\\\r\n",
 ])
 
 
@@ -132,3 +132,19 @@ def test_size_cap_and_lone_surrogates_match_full_validation():
     assert validate(text) == validate_whole_file(text)
     text = body + "def g():\n    return '\ud800'\n"
     assert validate(text) == validate_whole_file(text)
+
+
+def test_a_backslash_before_crlf_continues_the_line():
+    # CPython parses "x\\\r\n" alone (but not "x\\\n"): the chunk before a continued line must
+    # not be taken for a finished statement (found by the property test above)
+    for text in ("x\\\r\ndef q():\n    return 1\n", "\nx = 1\nx\t\t\t\\\r\ndef q():\n    return 1\n",
+                 "import os\nx\U0001d518async \\\r\ndef q():\n    return 1\n"):
+        clear_cache()
+        assert validate(text) == validate_whole_file(text), text
+        assert [p.code for p in validate(text)][-1] == "SS001"
+
+
+def test_function_spans_follow_backslash_continuations():
+    text = "x = 1 + \\\r\ndef_value\ndef f():\n    return 1\n"
+    assert [(f.name, f.line) for f in function_spans(text)] == [("f", 3)]
+    assert chunk_starts(split_lines(text)) == [0, 2]
