@@ -3,14 +3,7 @@ discovery and the whole-workflow check. See docs/ARCHITECTURE.md ("Manifest").""
 
 from stepsmith.runner.model.grammar import is_manifest_name
 
-from .check import (
-    WorkflowCheck,
-    check_workflow,
-    clear_caches,
-    find_manifests,
-    parse_step_file,
-    read_manifest_text,
-)
+from .check import WorkflowCheck, check_workflow, find_manifests, read_manifest_text
 from .crossref import find_forbidden_fields, is_forbidden_field
 from .model import (
     Connection,
@@ -24,6 +17,7 @@ from .model import (
     Workflow,
 )
 from .parse import ManifestDoc, parse_manifest
+from .stepfiles import clear_caches, parse_step_file
 from .yamlpos import MAX_DEPTH, MAX_MANIFEST_CHARS, YMap, YNode, YPair, YScalar, YSeq
 
 __all__ = [
