@@ -54,9 +54,9 @@ def record_fixture(req: RecordRequest) -> Recorded:
     import json
 
     from stepsmith.runner.app.files import write_atomic
+    from stepsmith.runner.fixtures.effects import check_effects
     from stepsmith.runner.fixtures.invoke import (
         InvokeError,
-        check_effects,
         display_path,
         known_credentials,
         load_granted,

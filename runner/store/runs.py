@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stepsmith.runner.fixtures.compare import Difference, diff_values
+from stepsmith.runner.fixtures.effects import check_effects
 from stepsmith.runner.fixtures.invoke import (
     InvokeError,
     LoadedWorkflow,
     build_inputs,
-    check_effects,
     invoke,
     known_credentials,
     load_granted,
