@@ -39,11 +39,8 @@ from stepsmith.runner.fixtures.invoke import (
     secrets_in,
     step_code,
 )
-from stepsmith.runner.fixtures.model import (
-    WORKFLOW_DIR,
-    forbidden_fields,
-    load_workflow_case,
-)
+from stepsmith.runner.fixtures.load import forbidden_fields, load_workflow_case
+from stepsmith.runner.fixtures.model import WORKFLOW_DIR
 from stepsmith.runner.model.grammar import is_case_name
 from stepsmith.runner.model.refs import StepOutputRef
 from stepsmith.runner.store.canonical import (
