@@ -4,7 +4,7 @@ discovery and the whole-workflow check. See docs/ARCHITECTURE.md ("Manifest").""
 from stepsmith.runner.model.grammar import is_manifest_name
 
 from .check import WorkflowCheck, check_workflow, find_manifests, read_manifest_text
-from .crossref import find_forbidden_fields, is_forbidden_field
+from .forbidden import find_forbidden_fields, is_forbidden_field
 from .model import (
     Connection,
     Effect,
