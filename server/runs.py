@@ -9,7 +9,6 @@ fixture and publishes nothing.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import threading
 import uuid
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as T
 from stepsmith.runner.workspace.index import code_target
+from stepsmith.server.run_replies import record_reply, result_json
 from stepsmith.server.run_results import RunResults
 from stepsmith.server.workspace import norm, path_to_uri, uri_to_path
 
@@ -200,7 +200,8 @@ class Runner:
                              at: str | None) -> dict:
         mp = uri_to_path(manifest_uri)
         loop = asyncio.get_running_loop()
-        res = await loop.run_in_executor(self.pool, self._record, mp, step_id, name, inputs, at)
+        res = await loop.run_in_executor(self.pool, record_reply, mp, step_id, name, inputs, at,
+                                         self.sandbox_status)
         if res["status"] == "recorded":
             self._notify(mp, step_id, [res])
         return {"results": [res]}
@@ -231,24 +232,6 @@ class Runner:
         with self.lock:
             self.started += max(1, repeat)  # sandbox invocations asked for
         return run_live_case(case, source, repeat=repeat)
-
-    @staticmethod
-    def _result_json(cr) -> dict:
-        from stepsmith.runner.fixtures.compare import unified_diff
-
-        case = cr.case
-        diff_lines = [str(d) for d in cr.differences]
-        for label, expected, actual in cr.big or []:
-            diff_lines.append(unified_diff(expected, actual, label))
-        message = "; ".join(cr.messages) if cr.messages else ""
-        if cr.outcome == "failed" and not message:
-            message = f"{len(cr.differences)} difference(s)" if cr.differences else "output differs"
-        return {"fixture": case.case, "uri": path_to_uri(str(case.path)) if case.path else "",
-                "status": cr.outcome, "message": message,
-                "diff": "\n".join(diff_lines) if cr.outcome == "failed" else "",
-                "stdout": (cr.result or {}).get("stdout") or "",
-                "outcome": cr.outcome, "messages": list(cr.messages),
-                "differences": [d.to_json() for d in cr.differences]}
 
     async def run_step(self, manifest_path: str, step_id: str, *, gen=None, from_buffer: bool = False,
                        only: str | None = None, repeat: int = 1) -> list[dict]:
@@ -324,7 +307,7 @@ class Runner:
                     live_cases.append(lc)
                     cr = lc.result
                     case_results.append(cr)
-                    results.append(self._result_json(cr))
+                    results.append(result_json(cr))
                     done += 1
                     if token:
                         ls.work_done_progress.report(token, T.WorkDoneProgressReport(
@@ -372,39 +355,6 @@ class Runner:
         ls.send_raw("stepsmith/fixtureResults", {
             "manifestUri": ls.session.open_uri(manifest_path) or path_to_uri(manifest_path),
             "stepId": step_id, "results": results})
-
-    # ------------------------------------------------------------------ record
-    def _record(self, mp: str | None, step_id: str, name: str, inputs: Any, at: str | None) -> dict:
-        """The record use case (runner.app.record, as `stepsmith record`); refusals as results."""
-        from stepsmith.runner.app.errors import AppError
-        from stepsmith.runner.app.record import RecordRequest, record_fixture
-        from stepsmith.runner.app.step import StepRequest
-
-        def err(msg: str, uri: str = "") -> dict:
-            return {"fixture": name, "uri": uri, "status": "error", "message": msg, "diff": "",
-                    "outcome": "error", "messages": [msg], "differences": [], "stdout": ""}
-
-        if not mp:
-            return err("manifestUri is not a file URI")
-        if isinstance(inputs, str):
-            try:
-                inputs = json.loads(inputs)
-            except json.JSONDecodeError as exc:
-                return err(f"inputsJson is not JSON: {exc}")
-        if not isinstance(inputs, dict):
-            return err("inputsJson must be a JSON object (parameter -> value)")
-        uri = path_to_uri(str(Path(mp).parent / "fixtures" / step_id / f"{name}.json"))
-        ok, reason = self.sandbox_status()
-        if not ok:
-            return err(f"sandbox unavailable: {reason}")
-        try:
-            rec = record_fixture(RecordRequest(StepRequest(mp, step_id, inputs, at=at or None), name))
-        except AppError as exc:
-            return err(" ".join([str(exc), *exc.lines]), uri if Path(uri_to_path(uri)).exists() else "")
-        msg = f"recorded fixtures/{step_id}/{name}.json (expected status {rec.status})"
-        return {"fixture": name, "uri": path_to_uri(str(rec.target)), "status": "recorded",
-                "message": msg, "diff": "", "outcome": "recorded", "messages": [msg],
-                "differences": [], "stdout": rec.result.get("stdout") or ""}
 
 
 class _Superseded(Exception):

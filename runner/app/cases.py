@@ -121,7 +121,11 @@ class SuiteOutcome:
 
     def _step_sources(self) -> list[tuple[str, str]]:
         """(shown path, text) of every step file the selected workflows name."""
-        from stepsmith.runner.fixtures.invoke import InvokeError, display_path, step_code
+        from stepsmith.runner.fixtures.invoke import (
+            InvokeError,
+            display_path,
+            step_code,
+        )
 
         out = []
         for lw in self.selection.workflows:

@@ -53,9 +53,9 @@ def fixture_document(given: dict, at: str | None, seed: int | None, res: dict) -
 def record_fixture(req: RecordRequest) -> Recorded:
     import json
 
+    from stepsmith.runner.fixtures.effects import check_effects
     from stepsmith.runner.fixtures.invoke import (
         InvokeError,
-        check_effects,
         display_path,
         known_credentials,
         load_granted,

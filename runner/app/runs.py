@@ -130,6 +130,7 @@ def replay(path: str, run_id: str, *, stored_code: bool = False,
     from stepsmith.runner.fixtures.invoke import display_path
     from stepsmith.runner.store import runs
     from stepsmith.runner.store.db import StoreError, store_path
+    from stepsmith.runner.store.replay import replay_run
 
     lw = _load(path)
     try:
@@ -143,7 +144,7 @@ def replay(path: str, run_id: str, *, stored_code: bool = False,
                          "accepts a run)")
     ensure_sandbox()
     try:
-        return runs.replay_run(lw, run_id, on_step=on_step, stored_code=stored_code)
+        return replay_run(lw, run_id, on_step=on_step, stored_code=stored_code)
     except runs.SandboxUnavailable as exc:
         raise SandboxUnavailable(f"the sandbox is unavailable: {exc}") from exc
     except (runs.RunError, StoreError) as exc:

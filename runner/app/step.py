@@ -32,14 +32,16 @@ class PreparedStep:
 def prepare(req: StepRequest) -> PreparedStep:
     """Everything checked before anything runs: UsageError for a bad request, Refused for a
     workflow with check problems or forbidden inputs."""
+    from stepsmith.runner.fixtures.command_inputs import (
+        check_forbidden_inputs,
+        parse_at,
+        read_inputs,
+    )
     from stepsmith.runner.fixtures.invoke import (
         InvokeError,
         build_inputs,
-        check_forbidden_inputs,
         load_workflow,
-        parse_at,
         pin_problem,
-        read_inputs,
         step_code,
         unknown_step_message,
     )

@@ -1,14 +1,14 @@
-"""Workflow manifests: YAML-with-positions loader, pydantic model, cross references,
-discovery and the whole-workflow check. See docs/ARCHITECTURE.md ("Manifest")."""
+"""Workflow manifests: YAML-with-positions loader, pydantic model, cross references and the
+whole-workflow check. See docs/ARCHITECTURE.md ("Manifest")."""
 
 from importlib import import_module
 
 # name -> the submodule holding it, imported on first use (PEP 562): importing one submodule
 # (yamlpos for a raw load, discovery) must not import the pydantic model and the whole check.
 _HOME = {
-    "WorkflowCheck": "check", "check_workflow": "check", "clear_caches": "check",
-"parse_step_file": "check", "read_manifest_text": "check",
-    "find_forbidden_fields": "crossref", "is_forbidden_field": "crossref",
+    "WorkflowCheck": "check", "check_workflow": "check", "read_manifest_text": "check",
+    "clear_caches": "stepfiles", "parse_step_file": "stepfiles",
+    "find_forbidden_fields": "forbidden", "is_forbidden_field": "forbidden",
     "Connection": "model", "Effect": "model", "Event": "model", "Manual": "model",
     "Schedule": "model", "Source": "model", "Step": "model", "Trigger": "model",
     "Workflow": "model",

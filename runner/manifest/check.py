@@ -8,12 +8,8 @@ diagnostics. Parsed step files and validator results are cached by content hash.
 
 from __future__ import annotations
 
-import ast
 import dataclasses
-import hashlib
 import os
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,88 +22,11 @@ from stepsmith.runner.model.refs import CodeRef
 from stepsmith.runner.problems import Problem, Span
 from stepsmith.runner.rules.manifest_rules import rationale
 
-from . import fixedits
-from .crossref import RESERVED_INPUTS, closest, did_you_mean, replace_fix, sub_span
+from .crossref import did_you_mean, replace_fix, sub_span
 from .parse import ManifestDoc, parse_manifest
+from .signature import _check_signature, _def_reporter
+from .stepfiles import _digest, _read_step_from_disk, parse_step_file
 from .yamlpos import YMap, YScalar, YSeq
-
-MAX_STEP_FILE_BYTES = 2 * 1024 * 1024  # larger files are left to the validator's own cap
-
-
-
-
-# ---------------------------------------------------------------------- step file parsing
-
-
-@dataclass(frozen=True)
-class FunctionSig:
-    name: str
-    line: int
-    params: tuple[str, ...]  # positional-or-keyword and keyword-only names, in order
-    problems: tuple[str, ...]  # unsupported signature features, described
-
-
-@dataclass(frozen=True)
-class ParsedStepFile:
-    functions: dict  # name -> FunctionSig (top-level def / async def only)
-    ok: bool  # False when the file did not parse (the validator reports why)
-
-
-_CACHE_LOCK = threading.Lock()
-_PARSE_CACHE: OrderedDict[str, ParsedStepFile] = OrderedDict()
-_CACHE_SIZE = 512
-
-
-def _cache_get(cache: OrderedDict, key):
-    with _CACHE_LOCK:
-        v = cache.get(key)
-        if v is not None:
-            cache.move_to_end(key)
-        return v
-
-
-def _cache_put(cache: OrderedDict, key, value):
-    with _CACHE_LOCK:
-        cache[key] = value
-        cache.move_to_end(key)
-        while len(cache) > _CACHE_SIZE:
-            cache.popitem(last=False)
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def parse_step_file(text: str, digest: str | None = None) -> ParsedStepFile:
-    digest = digest or _digest(text)
-    hit = _cache_get(_PARSE_CACHE, digest)
-    if hit is not None:
-        return hit
-    result = ParsedStepFile({}, False)
-    if len(text) <= MAX_STEP_FILE_BYTES:
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
-            tree = None
-        if tree is not None:
-            funcs = {}
-            for node in tree.body:
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    a = node.args
-                    issues = []
-                    if a.posonlyargs:
-                        issues.append("positional-only parameters")
-                    if a.vararg:
-                        issues.append(f"*{a.vararg.arg}")
-                    if a.kwarg:
-                        issues.append(f"**{a.kwarg.arg}")
-                    if a.defaults or any(d is not None for d in a.kw_defaults):
-                        issues.append("default values")
-                    params = tuple(x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs))
-                    funcs[node.name] = FunctionSig(node.name, node.lineno, params, tuple(issues))
-            result = ParsedStepFile(funcs, True)
-    _cache_put(_PARSE_CACHE, digest, result)
-    return result
 
 
 def _validate(text: str | bytes, python: str, uses: tuple) -> list[Problem]:
@@ -118,12 +37,6 @@ def _validate(text: str | bytes, python: str, uses: tuple) -> list[Problem]:
         return [Problem(code="SS003", message=f"step validator unavailable ({exc}); "
                         "the file was not checked", span=Span(1, 0, 1, 1))]
     return validate(text, python=python, uses=list(uses))
-
-
-def clear_caches() -> None:
-    with _CACHE_LOCK:
-        _PARSE_CACHE.clear()
-        _DISK_CACHE.clear()
 
 
 # ------------------------------------------------------------------------------ the check
@@ -341,36 +254,6 @@ def check_workflow(
     return result
 
 
-_DISK_CACHE: OrderedDict[Path, tuple] = OrderedDict()
-
-
-def _read_step_from_disk(path: Path, root: Path) -> tuple:
-    """(text, digest, raw bytes when not UTF-8) or (None, None, None); re-read only when the
-    file's (mtime_ns, size, inode) changed, so a re-check per keystroke does not re-hash files.
-    Only a regular file whose real path is inside the workflow folder `root`, capped."""
-    try:
-        st = path.stat()
-    except OSError:
-        return (None, None, None)
-    if not os.path.isfile(path):
-        return (None, None, None)
-    stamp = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
-    hit = _cache_get(_DISK_CACHE, path)
-    if hit is not None and hit[0] == stamp:
-        return hit[1]
-    try:
-        data = safeio.read_bytes(path, root=root, cap=safeio.STEP_FILE_CAP)
-    except OSError:
-        return (None, None, None)
-    try:
-        t = data.decode("utf-8")
-        entry = (t, _digest(t), None)
-    except UnicodeDecodeError:
-        entry = (None, None, data)  # the validator reports SS004 with its position
-    _cache_put(_DISK_CACHE, path, (stamp, entry))
-    return entry
-
-
 def _near_step_files(folder: Path, norm: str, limit: int = 500) -> list[str]:
     """`.py` files beside the missing one (relative, `/`-separated), for a did-you-mean."""
     parent = (folder / norm).parent
@@ -418,82 +301,3 @@ def _step_effects(step: YMap, declared: dict[str, str | None]) -> dict | None:
         if item.data in declared:
             out[item.data] = declared[item.data]
     return out
-
-
-def _def_reporter(sink: dict, fpath: Path, text: str, sig: FunctionSig, sid: str | None,
-                  manifest_path: Path):
-    """A callback putting a signature mismatch on the function's `def` line in the step file
-    (the manifest keeps its own problem at the input), pointing back at the manifest."""
-
-    def def_span() -> Span:  # only when a problem is reported: most steps have none
-        line = text.splitlines()[sig.line - 1] if 0 < sig.line <= text.count("\n") + 1 else ""
-        col = line.find(sig.name, line.find("def") + 3) if "def" in line else -1
-        return Span(sig.line, col, sig.line, col + len(sig.name)) if col >= 0 \
-            else Span(sig.line, 0, sig.line, len(line))
-
-    def report(code: str, manifest_span: Span, message: str, name: str) -> None:
-        span = def_span()
-        where = f"{manifest_path.name}:{manifest_span.line}"
-        step = f"step `{sid}`" if sid else "a step"
-        sink.setdefault(fpath, []).append(Problem(
-            code=code, message=f"{step} ({where}): {message}", span=span, step=sig.name,
-            rationale=rationale(code),
-            data={"manifest": str(manifest_path), "manifest_line": manifest_span.line,
-                  "name": name}))
-
-    return report
-
-
-def _check_signature(step: YMap, sig: FunctionSig, file_part: str, func_span: Span, cpair,
-                     sid: str | None, add, on_def=None, fix_context=None) -> None:
-    where = f"{file_part}:{sig.line}"
-    lines = fixedits.lines_of(fix_context[0]) if fix_context else []
-    if sig.problems:
-        add("SM206", f"step function {sig.name}() ({where}) uses {', '.join(sig.problems)}; "
-            "parameters must be plain names matching `inputs` exactly", func_span, sid)
-    params = set(sig.params)
-    inputs = step.get("inputs")
-    input_pairs = inputs.pairs if isinstance(inputs, YMap) else []
-    input_names = {p.name for p in input_pairs}
-    for pair in input_pairs:
-        if pair.name in ("connections", "effects"):
-            continue  # SM108 already
-        if pair.name not in params:
-            free = [p for p in sig.params if p not in input_names and p not in RESERVED_INPUTS]
-            add("SM204", f"input '{pair.name}' has no parameter in {sig.name}() ({where})"
-                + did_you_mean(pair.name, free), pair.key.span, sid,
-                fixedits.remove_input(lines, step, pair, closest(pair.name, free))
-                if fix_context else None)
-            if on_def is not None:
-                on_def("SM204", pair.key.span, f"the manifest gives this step input "
-                       f"'{pair.name}', which {sig.name}() has no parameter for", pair.name)
-    ipair = step.pair("inputs")
-    missing_at = ipair.key.span if ipair is not None else func_span
-    missing = [n for n in sig.params if n not in RESERVED_INPUTS and n not in input_names]
-    add_fix = None
-    if missing and fix_context:  # one fix adding every missing input, on each problem
-        sources, readable = fixedits.sources_and_steps(fix_context[1], sid)
-        add_fix = fixedits.add_inputs(lines, step, missing, sources, readable)
-    for name in missing:
-        add("SM205", f"parameter '{name}' of {sig.name}() ({where}) has no input; add it under "
-            "`inputs`", missing_at, sid, add_fix)
-        if on_def is not None:
-            on_def("SM205", missing_at, f"parameter '{name}' of {sig.name}() has no input under "
-                   "the step's `inputs` in the manifest", name)
-    # `connections` is optional even when connections are declared (ARCHITECTURE: "plus
-    # optionally connections"); taking it without declaring any can never receive anything.
-    # A step with declared effects must take `effects` (that is the only way to emit them),
-    # and taking `effects` without declaring any is refused likewise.
-    for reserved, code, noun in (("connections", "SM207", "connections"), ("effects", "SM208", "effects")):
-        lst = step.get(reserved)
-        declared = isinstance(lst, YSeq) and len(lst.items) > 0
-        takes = reserved in params
-        lpair = step.pair(reserved)
-        if reserved == "effects" and declared and not takes:
-            add(code, f"the step declares effects but {sig.name}() ({where}) has no `effects` "
-                "parameter, so it could never emit them; add the parameter or remove the effects",
-                lpair.key.span if lpair else func_span, sid)
-        elif takes and not declared:
-            add(code, f"{sig.name}() ({where}) takes `{reserved}` but the step declares no "
-                f"{noun}; declare them under the step's `{reserved}` or remove the parameter",
-                func_span, sid)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable
-from typing import Any
 
 from stepsmith.runner.model.refs import (
     MalformedRef,
@@ -18,59 +17,10 @@ from stepsmith.runner.model.refs import (
 )
 from stepsmith.runner.problems import Span
 
+from .forbidden import find_forbidden_fields, is_forbidden_field
 from .yamlpos import YMap, YNode, YPair, YScalar, YSeq
 
-FORBIDDEN_FIELD_NAMES = frozenset(
-    {"secret", "secrets", "credential", "credentials", "apikey", "apikeys", "token", "tokens"}
-)
 RESERVED_INPUTS = ("connections", "effects")
-
-
-def is_forbidden_field(name: Any) -> bool:
-    """`secret`, `credentials`, `api_key`, `token` (and singular/plural forms), compared
-    case-insensitively with `-`, `_` and spaces ignored: `API_KEY`, `apiKey`, `api-key` match;
-    `token_count` or `access_token` do not (a whole field name must match)."""
-    if not isinstance(name, str):
-        return False
-    norm = name.lower().replace("_", "").replace("-", "").replace(" ", "")
-    return norm in FORBIDDEN_FIELD_NAMES
-
-
-def find_forbidden_fields(value: Any) -> list[tuple]:
-    """Paths (tuples of keys / list indices) to every mapping key in `value`, at any depth,
-    whose name is forbidden in stored inputs. Iterative: any depth, no recursion limit.
-    Usable on fixtures and recorded inputs as well as manifest literals."""
-    found: list[tuple] = []
-    # paths as linked (parent, key) cells: O(1) per step, a tuple only for each hit
-    stack: list[tuple[Any, Any]] = [(None, value)]
-    seen: set[int] = set()
-
-    def materialise(cell) -> tuple:
-        parts = []
-        while cell is not None:
-            cell, key = cell
-            parts.append(key)
-        return tuple(reversed(parts))
-
-    while stack:
-        cell, v = stack.pop()
-        if isinstance(v, dict):
-            if id(v) in seen:
-                continue
-            seen.add(id(v))
-            children = []
-            for k, child in v.items():
-                sub = (cell, k)
-                if is_forbidden_field(k):
-                    found.append(materialise(sub))
-                children.append((sub, child))
-            stack.extend(reversed(children))
-        elif isinstance(v, (list, tuple)):
-            if id(v) in seen:
-                continue
-            seen.add(id(v))
-            stack.extend(reversed([((cell, i), c) for i, c in enumerate(v)]))
-    return found
 
 
 def closest(name: str, choices) -> str | None:

@@ -1,4 +1,4 @@
-"""Audit replay: the code :func:`stepsmith.runner.store.runs.replay_run` re-executes with
+"""Audit replay: the code :func:`stepsmith.runner.store.replay.replay_run` re-executes with
 ``stored_code=True`` (``stepsmith replay RUN --stored-code``): the source the store kept for
 each accepted step, in the same harness with the same pinned time and seed, diffed against
 the accepted result. Unlike the default replay this works after any edit of the checkout: the

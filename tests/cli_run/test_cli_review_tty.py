@@ -134,7 +134,7 @@ def _pending_via_api(wf, n):
     """The pending changes `stepsmith test` would write (through the same module), without
     running n sandboxes per attempt."""
     from stepsmith.runner.fixtures import pending
-    from stepsmith.runner.fixtures.model import load_fixture
+    from stepsmith.runner.fixtures.load import load_fixture
 
     for i in range(n):
         fx, _ = load_fixture(wf / "fixtures/add" / f"c{i:02d}.json")

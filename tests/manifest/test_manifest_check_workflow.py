@@ -224,14 +224,14 @@ def test_undecodable_manifest(tmp_path):
 
 
 def test_cache_reuses_parsed_step_files(tmp_path):
-    from stepsmith.runner.manifest import check as check_mod
+    from stepsmith.runner.manifest import stepfiles
 
-    check_mod.clear_caches()
+    stepfiles.clear_caches()
     m = write_workflow(tmp_path)
     check_workflow(m)
-    n = len(check_mod._PARSE_CACHE)
+    n = len(stepfiles._PARSE_CACHE)
     check_workflow(m)
-    assert len(check_mod._PARSE_CACHE) == n == 2
+    assert len(stepfiles._PARSE_CACHE) == n == 2
 
 
 def test_find_manifests_skips_hidden_and_state_folders(tmp_path):

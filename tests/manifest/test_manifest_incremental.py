@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from manifest_kit import BASE
 from stepsmith.runner.manifest import parse_manifest, yamlpos
+from stepsmith.runner.manifest.yamlpos import compose, oneline
 
 EXTRA = (
     "a: 1\na: 2\nb:\n  c: x\n  d:\n  - e: f\n    g: h\n  - 'q'\nz: \"w\"\n"
@@ -41,7 +42,7 @@ def dump(node):
 def full(text, path="m.yaml"):
     problems: list = []
     try:
-        result = yamlpos._compose(text, path, problems)
+        result = compose._compose(text, path, problems)
     except Exception:  # noqa: BLE001 - a syntax error: the shortcut must not have applied
         return None
     return result
@@ -51,7 +52,7 @@ def incremental(old_text, new_text, path="m.yaml"):
     yamlpos.clear_cache()
     before = yamlpos.load(old_text, path)
     snapshot = dump(before.root)
-    result = yamlpos._reuse_after_one_line_edit(path, new_text)
+    result = oneline._reuse_after_one_line_edit(path, new_text)
     assert dump(before.root) == snapshot, "the previous tree was modified"
     return result
 
@@ -206,7 +207,7 @@ def test_the_memory_is_bounded():
     yamlpos.clear_cache()
     for i in range(40):
         yamlpos.load(BASE, f"m{i}.yaml")
-    assert len(yamlpos._RECENT) <= yamlpos._RECENT_MAX
-    big = "a: " + "x" * (yamlpos._RECENT_CHARS // 4 + 10) + "\n"
+    assert len(oneline._RECENT) <= oneline._RECENT_MAX
+    big = "a: " + "x" * (oneline._RECENT_CHARS // 4 + 10) + "\n"
     yamlpos.load(big, "big.yaml")
-    assert "big.yaml" not in yamlpos._RECENT
+    assert "big.yaml" not in oneline._RECENT

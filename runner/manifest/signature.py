@@ -1,0 +1,93 @@
+"""A step function's signature against its manifest entry (SM204-SM208): the problems, their
+quick fixes, and the echo on the function's `def` line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from stepsmith.runner.problems import Problem, Span
+from stepsmith.runner.rules.manifest_rules import rationale
+
+from . import fixedits
+from .crossref import RESERVED_INPUTS, closest, did_you_mean
+from .stepfiles import FunctionSig
+from .yamlpos import YMap, YSeq
+
+
+def _def_reporter(sink: dict, fpath: Path, text: str, sig: FunctionSig, sid: str | None,
+                  manifest_path: Path):
+    """A callback putting a signature mismatch on the function's `def` line in the step file
+    (the manifest keeps its own problem at the input), pointing back at the manifest."""
+
+    def def_span() -> Span:  # only when a problem is reported: most steps have none
+        line = text.splitlines()[sig.line - 1] if 0 < sig.line <= text.count("\n") + 1 else ""
+        col = line.find(sig.name, line.find("def") + 3) if "def" in line else -1
+        return Span(sig.line, col, sig.line, col + len(sig.name)) if col >= 0 \
+            else Span(sig.line, 0, sig.line, len(line))
+
+    def report(code: str, manifest_span: Span, message: str, name: str) -> None:
+        span = def_span()
+        where = f"{manifest_path.name}:{manifest_span.line}"
+        step = f"step `{sid}`" if sid else "a step"
+        sink.setdefault(fpath, []).append(Problem(
+            code=code, message=f"{step} ({where}): {message}", span=span, step=sig.name,
+            rationale=rationale(code),
+            data={"manifest": str(manifest_path), "manifest_line": manifest_span.line,
+                  "name": name}))
+
+    return report
+
+
+def _check_signature(step: YMap, sig: FunctionSig, file_part: str, func_span: Span, cpair,
+                     sid: str | None, add, on_def=None, fix_context=None) -> None:
+    where = f"{file_part}:{sig.line}"
+    lines = fixedits.lines_of(fix_context[0]) if fix_context else []
+    if sig.problems:
+        add("SM206", f"step function {sig.name}() ({where}) uses {', '.join(sig.problems)}; "
+            "parameters must be plain names matching `inputs` exactly", func_span, sid)
+    params = set(sig.params)
+    inputs = step.get("inputs")
+    input_pairs = inputs.pairs if isinstance(inputs, YMap) else []
+    input_names = {p.name for p in input_pairs}
+    for pair in input_pairs:
+        if pair.name in ("connections", "effects"):
+            continue  # SM108 already
+        if pair.name not in params:
+            free = [p for p in sig.params if p not in input_names and p not in RESERVED_INPUTS]
+            add("SM204", f"input '{pair.name}' has no parameter in {sig.name}() ({where})"
+                + did_you_mean(pair.name, free), pair.key.span, sid,
+                fixedits.remove_input(lines, step, pair, closest(pair.name, free))
+                if fix_context else None)
+            if on_def is not None:
+                on_def("SM204", pair.key.span, f"the manifest gives this step input "
+                       f"'{pair.name}', which {sig.name}() has no parameter for", pair.name)
+    ipair = step.pair("inputs")
+    missing_at = ipair.key.span if ipair is not None else func_span
+    missing = [n for n in sig.params if n not in RESERVED_INPUTS and n not in input_names]
+    add_fix = None
+    if missing and fix_context:  # one fix adding every missing input, on each problem
+        sources, readable = fixedits.sources_and_steps(fix_context[1], sid)
+        add_fix = fixedits.add_inputs(lines, step, missing, sources, readable)
+    for name in missing:
+        add("SM205", f"parameter '{name}' of {sig.name}() ({where}) has no input; add it under "
+            "`inputs`", missing_at, sid, add_fix)
+        if on_def is not None:
+            on_def("SM205", missing_at, f"parameter '{name}' of {sig.name}() has no input under "
+                   "the step's `inputs` in the manifest", name)
+    # `connections` is optional even when connections are declared (ARCHITECTURE: "plus
+    # optionally connections"); taking it without declaring any can never receive anything.
+    # A step with declared effects must take `effects` (that is the only way to emit them),
+    # and taking `effects` without declaring any is refused likewise.
+    for reserved, code, noun in (("connections", "SM207", "connections"), ("effects", "SM208", "effects")):
+        lst = step.get(reserved)
+        declared = isinstance(lst, YSeq) and len(lst.items) > 0
+        takes = reserved in params
+        lpair = step.pair(reserved)
+        if reserved == "effects" and declared and not takes:
+            add(code, f"the step declares effects but {sig.name}() ({where}) has no `effects` "
+                "parameter, so it could never emit them; add the parameter or remove the effects",
+                lpair.key.span if lpair else func_span, sid)
+        elif takes and not declared:
+            add(code, f"{sig.name}() ({where}) takes `{reserved}` but the step declares no "
+                f"{noun}; declare them under the step's `{reserved}` or remove the parameter",
+                func_span, sid)

@@ -1,0 +1,108 @@
+"""YAML with positions: a small, strict, iterative composer on top of libyaml's event stream.
+
+Why not `yaml.compose`/`yaml.load`: pyyaml silently keeps the last of duplicate keys, expands
+aliases (billion laughs), recurses per nesting level, and resolves YAML 1.1 scalars (`no` ->
+False, `3.10` -> 3.1). Here:
+
+- events come from the C parser when available (pure-Python parser otherwise) and are
+  consumed lazily, so a hostile document is refused after a bounded amount of work;
+- the tree keeps every key's and value's span (`Span`: line 1-based, column 0-based code points);
+- duplicate keys are reported at the duplicate (the *first* occurrence is kept in `data`);
+- anchors, aliases, merge keys, custom tags and multiple documents are refused (`SM009`):
+  a manifest is reviewed by people and should read literally;
+- nesting deeper than `MAX_DEPTH` (`SM007`) and documents larger than `MAX_MANIFEST_CHARS`
+  (`SM007`) are refused before any deep work;
+- plain scalars resolve by the YAML 1.2 core schema (null, true/false, int, float, else str);
+  mapping keys are always taken as their text (JSON object keys are strings).
+
+The composer never raises: it returns `(root, problems)`; `root` is None on a fatal error.
+"""
+
+from __future__ import annotations
+
+import yaml
+from stepsmith.runner.problems import Problem, Span
+
+from .compose import HAS_LIBYAML, MAX_DEPTH, _compose, _flow_overflow_span
+from .errors import _problem, describe_mark_error
+from .nodes import LoadResult, YMap, YNode, YPair, YScalar, YSeq, node_at
+from .oneline import _remember, _reuse_after_one_line_edit, clear_cache
+
+MAX_MANIFEST_CHARS = 2 * 1024 * 1024  # 2 MiB of text; a 2,000-step manifest is ~0.5 MiB
+_EXTRA_LINE_BREAKS = {0x85: " ", 0x2028: " ", 0x2029: " "}
+
+
+def load(text: str, path: str | None = None) -> LoadResult:
+    """Compose `text` into a positioned tree. Never raises."""
+    problems: list[Problem] = []
+    if len(text) > MAX_MANIFEST_CHARS:
+        size_mb = len(text.encode("utf-8", "surrogatepass")) / 1_000_000
+        problems.append(
+            _problem(
+                "SM007",
+                f"manifest is too large ({size_mb:.1f} MB); the limit is "
+                f"{MAX_MANIFEST_CHARS // (1024 * 1024)} MiB",
+                Span(1, 0, 1, 1),
+                path,
+            )
+        )
+        return LoadResult(None, problems)
+    nul = text.find("\x00")
+    if nul >= 0:
+        line = text.count("\n", 0, nul) + 1
+        col = nul - (text.rfind("\n", 0, nul) + 1)
+        problems.append(
+            _problem(
+                "SM008",
+                "manifest is not a text file (it contains a NUL byte)",
+                Span(line, col, line, col + 1),
+                path,
+            )
+        )
+        return LoadResult(None, problems)
+    if "\u2028" in text or "\u2029" in text or "\x85" in text:
+        # YAML 1.1 (libyaml) breaks lines at NEL/LS/PS; editors and LSP do not. Read them as
+        # spaces (what YAML folds a line break into) so every line number matches the editor's.
+        text = text.translate(_EXTRA_LINE_BREAKS)
+    reused = _reuse_after_one_line_edit(path, text)
+    if reused is not None:
+        return reused
+    try:
+        result = _compose(text, path, problems)
+        _remember(path, text, result)
+        return result
+    except yaml.MarkedYAMLError as exc:
+        message, span = describe_mark_error(exc, text)
+        # libyaml >= 0.2.5 (PyYAML 6.0.4 wheels) stops at its own depth limit before ours:
+        # the same refusal, so the same code.
+        code = "SM007" if "maximum nesting depth" in (exc.problem or "") else "SM001"
+        if code == "SM007":
+            message = f"manifest is nested too deeply (more than {MAX_DEPTH} levels)"
+            span = _flow_overflow_span(text) or span
+        problems.append(_problem(code, message, span, path))
+    except yaml.YAMLError as exc:
+        problems.append(_problem("SM001", f"YAML error: {exc}", Span(1, 0, 1, 1), path))
+    except (UnicodeError, ValueError) as exc:  # lone surrogates, int() digit limits, ...
+        problems.append(_problem("SM001", f"YAML error: {exc}", Span(1, 0, 1, 1), path))
+    except (MemoryError, RecursionError):
+        problems.append(
+            _problem("SM007", "manifest is too complex to load", Span(1, 0, 1, 1), path)
+        )
+    return LoadResult(None, problems)
+
+
+__all__ = [
+    "HAS_LIBYAML",
+    "MAX_DEPTH",
+    "MAX_MANIFEST_CHARS",
+    "LoadResult",
+    "YMap",
+    "YNode",
+    "YPair",
+    "YScalar",
+    "YSeq",
+    "clear_cache",
+    "describe_mark_error",
+    "load",
+    "node_at",
+]
