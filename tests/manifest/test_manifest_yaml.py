@@ -174,3 +174,22 @@ def test_unicode_line_separators_do_not_shift_lines():
             "version: 3", "version: x")
         p = only(parse_manifest(text), "SM005")
         assert at(p) == (2, 9)
+
+
+@pytest.mark.parametrize("eol", ["\n", "\r\n", "\r"])
+def test_an_error_at_the_end_of_a_text_without_final_newline_stays_on_its_last_line(eol):
+    # libyaml puts the end of such a stream on a line after the last one (found by the fuzz
+    # test with a lone \r): the editor would get a diagnostic past the document
+    text = eol.join(["workflow: w", "steps:", "  - id: a", "    effects:", "0"])
+    p = only(parse_manifest(text), "SM001")
+    assert (p.span.line, p.span.column) == (5, 1), p
+    assert (p.span.end_line, p.span.end_column) == (5, 1), p
+
+
+def test_lone_cr_line_ends_position_errors_like_an_editor():
+    text = BASE.replace("\n", "\r").replace("    explanation: Pair each", "   explanation: Pair each")
+    p = only(parse_manifest(text), "SM001")
+    assert p.span.line == 15
+    tab = BASE.replace("\n", "\r").replace("  xero: {description: Ledger}", "\txero: {description: Ledger}")
+    p = only(parse_manifest(tab), "SM001")
+    assert at(p) == (7, 0) and "tab" in p.message

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import bisect
+import re
+
 import yaml
 from stepsmith.runner.problems import Problem, Span
 
@@ -12,47 +15,71 @@ def _problem(code: str, message: str, span: Span, path: str | None) -> Problem:
     return Problem(code=code, message=message, span=span, path=path, rationale=rationale(code))
 
 
+_EOL = re.compile(r"\r\n|\r|\n")
+
+
+class _EditorLines:
+    """Character offsets -> editor positions (lines end at \\r\\n, \\r or \\n, as in LSP).
+    libyaml's own line/column are not used for errors: at the end of a text without a final
+    newline it reports a line after the last one."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0] + [m.end() for m in _EOL.finditer(text)]
+
+    def pos(self, mark) -> tuple[int, int]:
+        """0-based (line, column) of a mark, from its character index."""
+        index = min(max(mark.index, 0), len(self.text))
+        line = bisect.bisect_right(self.starts, index) - 1
+        return line, index - self.starts[line]
+
+    def char(self, mark) -> str:
+        index = mark.index
+        return self.text[index] if 0 <= index < len(self.text) else ""
+
+    def point(self, mark) -> Span:
+        line, col = self.pos(mark)
+        width = 1 if self.char(mark) not in ("", "\r", "\n") else 0
+        return Span(line + 1, col, line + 1, col + width)
+
+    def row(self, line: int) -> str:
+        end = self.starts[line + 1] if line + 1 < len(self.starts) else len(self.text)
+        return self.text[self.starts[line]:end].rstrip("\r\n")
+
+
 def describe_mark_error(exc: yaml.MarkedYAMLError, text: str) -> tuple[str, Span]:
     mark = exc.problem_mark or exc.context_mark
     problem = (exc.problem or exc.context or "invalid YAML").strip()
     if mark is None:
         return f"YAML syntax error: {problem}", Span(1, 0, 1, 1)
+    lines = _EditorLines(text)
     cm = exc.context_mark
+    line = lines.pos(mark)[0]
     if exc.context and "quoted scalar" in exc.context and cm is not None:
         # an unclosed quote: the useful position is where the string opens
-        quote = "double" if _char_at(text, cm.line, cm.column) == '"' else "single"
+        quote = "double" if lines.char(cm) == '"' else "single"
         return (
             f"YAML syntax error: unclosed {quote} quote; the string starting here never ends "
-            f"({problem} at line {mark.line + 1})",
-            Span(cm.line + 1, cm.column, cm.line + 1, cm.column + 1),
+            f"({problem} at line {line + 1})",
+            lines.point(cm),
         )
-    line, col = mark.line, mark.column
     message = f"YAML syntax error: {problem}"
-    if _char_at(text, line, col) == "\t":
+    if lines.char(mark) == "\t":
         message = "YAML syntax error: tab character; YAML indentation must use spaces"
     elif exc.context and cm is not None and exc.problem_mark is not None:
-        message += f" (while {exc.context.strip().removeprefix('while ')} at line {cm.line + 1}, column {cm.column + 1})"
-    hint = _unbalanced_quote_before(text, line)
+        cl, cc = lines.pos(cm)
+        message += f" (while {exc.context.strip().removeprefix('while ')} at line {cl + 1}, column {cc + 1})"
+    hint = _unbalanced_quote_before(lines, line)
     if hint is not None and hint[0] < line:
         message += f"; possibly caused by the quote opened at line {hint[0] + 1}, column {hint[1] + 1}"
-    return message, Span(line + 1, col, line + 1, col + 1)
+    return message, lines.point(mark)
 
 
-def _char_at(text: str, line: int, col: int) -> str:
-    start = 0
-    for _ in range(line):
-        start = text.find("\n", start) + 1
-        if start == 0:
-            return ""
-    end = text.find("\n", start)
-    row = text[start:] if end < 0 else text[start:end]
-    return row[col] if col < len(row) else ""
-
-
-def _unbalanced_quote_before(text: str, last_line: int) -> tuple[int, int] | None:
+def _unbalanced_quote_before(lines: _EditorLines, last_line: int) -> tuple[int, int] | None:
     """First line (up to `last_line`) with an odd number of unescaped double quotes: a likely
     unclosed string that swallowed what follows. A hint only; positions stay the parser's."""
-    for i, row in enumerate(text.split("\n", last_line + 1)[: last_line + 1]):
+    for i in range(min(last_line + 1, len(lines.starts))):
+        row = lines.row(i)
         if '"' not in row:
             continue
         idx = [j for j, ch in enumerate(row) if ch == '"' and (j == 0 or row[j - 1] != "\\")]
