@@ -34,6 +34,7 @@ from stepsmith.runner.harness import BOOTSTRAP  # noqa: F401  (warms the import)
 from stepsmith.runner.sandbox import (
     Limits,
     _execute,
+    launcher,
     process,
     run_step,
     sandbox_available,
@@ -84,9 +85,9 @@ def bwrap_nothing():
         cmd = process.command(live_network=False, faketime_spec="2026-12-01 07:00:00",
                               seccomp_fd=sfd, args_fd=None, bootstrap="pass")
         # started as the runner starts it: a root runner drops to the sandbox user first
-        r = subprocess.run(cmd, env={}, pass_fds=(sfd,), stdout=subprocess.DEVNULL, check=False,
-                           start_new_session=True, preexec_fn=process.layout()["preexec"])
-        assert r.returncode == 0, r.returncode
+        p = launcher.popen(cmd, process.layout(), env={}, pass_fds=(sfd,),
+                           stdout=subprocess.DEVNULL, start_new_session=True)
+        assert p.wait() == 0, p.returncode
     finally:
         os.close(sfd)
 

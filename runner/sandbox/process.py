@@ -40,7 +40,7 @@ import time
 from dataclasses import dataclass
 from shutil import which
 
-from . import identity
+from . import identity, launcher
 
 FAKETIME_CANDIDATES = (
     "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
@@ -172,14 +172,11 @@ def layout() -> dict:
             except (OSError, subprocess.SubprocessError):
                 prefix = []
         sources = kept + (["/etc/ld.so.cache"] if os.path.isfile("/etc/ld.so.cache") else [])
-        ident = identity.plan(sources)
-        # a root runner forks a child of its own anyway (to drop to the sandbox user): that
-        # child turns ASLR off itself, one exec (setarch's) cheaper
+        # a root runner starts bwrap from its launcher thread (launcher.py), which turns
+        # ASLR off for its children itself: one exec (setarch's) cheaper
         _layout = {"bwrap": bwrap, "exe": exe, "faketime": faketime, "mounts": args,
                    "prefix": prefix,  # non-empty: address randomisation is off (setarch -R)
-                   "launch": prefix if ident is None else [], "identity": ident,
-                   "preexec": (identity.preexec(ident, no_aslr=bool(prefix))
-                               if ident is not None else None),
+                   "identity": identity.plan(sources),
                    "version": f"{sys.version_info[0]}.{sys.version_info[1]}"}
         return _layout
 
@@ -306,13 +303,12 @@ def spawn(cmd: list[str], pass_fds: tuple[int, ...]) -> Started:
     info_r, info_w = os.pipe()
     lay = layout()
     try:
-        proc = subprocess.Popen(
-            [*lay["launch"], cmd[0], "--info-fd", str(info_w), *cmd[1:]],
+        # runner is root: bwrap (and so the sandbox) runs as an unprivileged host user
+        proc = launcher.popen(
+            [cmd[0], "--info-fd", str(info_w), *cmd[1:]], lay,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={},
             pass_fds=(*pass_fds, info_w), close_fds=True, start_new_session=True, bufsize=0,
-            # runner is root: bwrap (and so the sandbox) runs as an unprivileged host user
-            preexec_fn=lay["preexec"],
         )
     except BaseException:
         os.close(info_r)
