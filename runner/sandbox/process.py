@@ -6,9 +6,10 @@ Containment, layer by layer (each holds on its own):
   in its own pid namespace, with no network interface but loopback (unless a live run).
 - filesystem: a fresh tmpfs root remounted read-only holding only read-only binds of the
   system's shared libraries (/usr/lib*, /lib*, /etc/ld.so.cache), the interpreter binary and
-  its standard library (site-packages hidden under an empty tmpfs), libfaketime; fresh /dev,
-  fresh read-only /proc, a read-only /dev (device nodes still work) and a read-only empty /tmp. No workspace, no home, no /usr/bin (no shell), no
-  host socket.
+  its standard library (site-packages hidden under an empty tmpfs), libfaketime; a
+  read-only /dev holding only null, zero and urandom (the nodes still work), a fresh
+  read-only /proc and a read-only empty /tmp. No workspace, no home, no /usr/bin (no
+  shell), no host socket.
 - environment: bwrap itself starts with an EMPTY environment (its pid-1 would otherwise show
   the runner's environment in /proc/1/environ), `--clearenv`, then only PYTHONHASHSEED=0,
   LC_ALL, PYTHONIOENCODING, the libfaketime plumbing (LD_PRELOAD, FAKETIME, ...) and granted
@@ -171,10 +172,17 @@ def layout() -> dict:
                     prefix = []
             except (OSError, subprocess.SubprocessError):
                 prefix = []
+        # /dev: an empty tmpfs (read-only below) with the three device nodes a step's Python
+        # may open, rather than bwrap's `--dev` (six nodes, a devpts instance for /dev/pts,
+        # /dev/shm, ~0.4 ms a sandbox): no terminal, no shared-memory directory
+        dev = ["--tmpfs", "/dev"]
+        for node in ("/dev/null", "/dev/zero", "/dev/urandom"):
+            if os.path.exists(node):
+                dev += ["--dev-bind", node, node]
         sources = kept + (["/etc/ld.so.cache"] if os.path.isfile("/etc/ld.so.cache") else [])
         # a root runner starts bwrap from its launcher thread (launcher.py), which turns
         # ASLR off for its children itself: one exec (setarch's) cheaper
-        _layout = {"bwrap": bwrap, "exe": exe, "faketime": faketime, "mounts": args,
+        _layout = {"bwrap": bwrap, "exe": exe, "faketime": faketime, "mounts": args, "dev": dev,
                    "prefix": prefix,  # non-empty: address randomisation is off (setarch -R)
                    "identity": identity.plan(sources),
                    "version": f"{sys.version_info[0]}.{sys.version_info[1]}"}
@@ -206,7 +214,7 @@ def command(*, live_network: bool, faketime_spec: str, seccomp_fd: int, args_fd:
         for f in ("/etc/ssl", "/etc/ca-certificates", "/usr/share/ca-certificates"):
             if os.path.exists(f):  # TLS is end to end in the step: it verifies certificates
                 cmd += ["--ro-bind", os.path.realpath(f), f]
-    cmd += ["--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc",
+    cmd += [*lay["dev"], "--proc", "/proc", "--remount-ro", "/proc",
             "--tmpfs", "/tmp", "--remount-ro", "/tmp",
             "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/",
             "--setenv", "PYTHONHASHSEED", "0",
