@@ -1,8 +1,9 @@
 """The harness's main program. It runs INSIDE the sandbox, never in the runner's process.
 
-It is not imported as a module: the parent compiles this file once, marshals the code object
-and sends it on the sandbox's stdin together with the request, and the constant bootstrap
-(`BOOTSTRAP` in `stepsmith.runner.harness`) executes it with ``ARGS`` in its globals:
+It is not imported as a module: the parent compiles this file once and marshals the code
+object; a validated run's bootstrap (`SPARE_BOOTSTRAP` in `stepsmith.runner.harness`) loads
+it from the harness memfd and the request from stdin, the test-only unvalidated one
+(`BOOTSTRAP`) both from stdin; either executes it with ``ARGS`` in its globals:
 ``ARGS = [facades_code, validator_modules, request, trace_code]`` (trace_code: None unless
 the request asks for a trace, ``REQ["trace"]``; see trace.py).
 

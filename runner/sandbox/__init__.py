@@ -41,7 +41,7 @@ from decimal import Decimal
 from typing import Any
 
 from .. import __version__
-from ..harness import BOOTSTRAP, HARNESS_VERSION, SPARE_BOOTSTRAP, bundle, frame, harness_frame
+from ..harness import BOOTSTRAP, HARNESS_VERSION, SPARE_BOOTSTRAP, bundle, frame, harness_fd
 from . import egress, process, seccomp, spares
 from . import trace as _trace
 from .connections import env_name, load_connections
@@ -323,11 +323,12 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
     # Both set by the harness before any step code (inside.py `_take_request`): the pinned
     # clock (libfaketime re-reads FAKETIME) and the connections' variables, which thus never
     # appear on a command line and are the same for a fresh sandbox and a spare.
-    # A validated run's stdin is two frames, the harness then the request (SPARE_BOOTSTRAP),
-    # whether the sandbox starts now or was started ahead (spares.py): the same bytes in the
-    # same order, so both run alike (memory addresses included). Only the test-only
-    # unvalidated mode keeps the one-object BOOTSTRAP (no validator shipped) and its
-    # connections' variables on bwrap's `--args` memfd (the tests find its sandboxes by them).
+    # A validated run loads the harness from the harness memfd and reads the request from
+    # stdin (SPARE_BOOTSTRAP), whether the sandbox starts now or was started ahead
+    # (spares.py): the same command line, bytes and order, so both run alike (memory
+    # addresses included). Only the test-only unvalidated mode keeps the one-object BOOTSTRAP
+    # (no validator shipped) and its connections' variables on bwrap's `--args` memfd (the
+    # tests find its sandboxes by them).
     framed = bool(validate)
     request["faketime"] = faketime_spec
     if framed:
@@ -346,8 +347,10 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
             proxy = egress.EgressProxy(ident.uid if ident else None,
                                        ident.gid if ident else None)
             request["egress"] = egress.SANDBOX_PATH
+        shared: tuple[int, ...] = ()  # passed on, never closed here (one per process)
         if framed:
-            payload = harness_frame() + frame(request)
+            shared = (harness_fd(),)
+            payload = frame(request)
         else:
             payload = marshal.dumps((b["main_code"], b["facades"], None, request,
                                      b["trace"] if tconf is not None else None))
@@ -364,8 +367,9 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
         cmd = process.command(live_network=live_network, faketime_spec=faketime_spec,
                               seccomp_fd=sfd, args_fd=afd,
                               bootstrap=SPARE_BOOTSTRAP if framed else BOOTSTRAP,
-                              egress_dir=proxy.directory if proxy else None)
-        outcome = process.supervise(cmd, payload, tuple(fds), wall=limits.wall_seconds,
+                              egress_dir=proxy.directory if proxy else None,
+                              bootstrap_args=tuple(str(fd) for fd in shared))
+        outcome = process.supervise(cmd, payload, (*fds, *shared), wall=limits.wall_seconds,
                                     output_cap=cap)
     except (seccomp.SeccompUnavailable, OSError, ValueError) as exc:
         return _finish(StepResult("unavailable", message=f"could not start the sandbox: {exc}"),

@@ -190,10 +190,11 @@ def layout() -> dict:
 
 
 def command(*, live_network: bool, faketime_spec: str, seccomp_fd: int, args_fd: int | None,
-            bootstrap: str, egress_dir: str | None = None) -> list[str]:
+            bootstrap: str, egress_dir: str | None = None,
+            bootstrap_args: tuple[str, ...] = ()) -> list[str]:
     """`live_network`: the run may reach the public internet, through the proxy directory
     `egress_dir` (egress.py), bound at egress.SANDBOX_DIR. The sandbox never shares the host's
-    network namespace, live or not."""
+    network namespace, live or not. `bootstrap_args`: the bootstrap's sys.argv[1:]."""
     lay = layout()
     cmd = [lay["bwrap"], "--unshare-all"]
     cmd += ["--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
@@ -229,7 +230,7 @@ def command(*, live_network: bool, faketime_spec: str, seccomp_fd: int, args_fd:
     if args_fd is not None:  # granted connections (--setenv ...), after --clearenv
         cmd += ["--args", str(args_fd)]
     cmd += ["--seccomp", str(seccomp_fd),
-            lay["exe"], "-s", "-S", "-B", "-P", "-c", bootstrap]
+            lay["exe"], "-s", "-S", "-B", "-P", "-c", bootstrap, *bootstrap_args]
     return cmd
 
 

@@ -86,22 +86,19 @@ class Pool:
             self._thread.join(10)
 
     def _start_one(self) -> tuple[process.Started, str]:
-        """A new spare, already holding the harness (its first stdin frame)."""
-        from ..harness import SPARE_BOOTSTRAP, bundle, harness_frame
+        """A new spare: it loads the harness (from the harness memfd) as it starts."""
+        from ..harness import SPARE_BOOTSTRAP, bundle, harness_fd
 
         b = bundle()
+        hfd = harness_fd()
         sfd = seccomp.memfd_with(seccomp.bpf(False), "stepsmith-seccomp")
         try:
             cmd = process.command(live_network=False, faketime_spec=_PLACEHOLDER_TIME,
-                                  seccomp_fd=sfd, args_fd=None, bootstrap=SPARE_BOOTSTRAP)
-            spare = process.spawn(cmd, (sfd,))
+                                  seccomp_fd=sfd, args_fd=None, bootstrap=SPARE_BOOTSTRAP,
+                                  bootstrap_args=(str(hfd),))
+            spare = process.spawn(cmd, (sfd, hfd))
         finally:
             os.close(sfd)  # bwrap holds its own copy until it has loaded the filter
-        try:
-            process.send(spare, harness_frame())
-        except OSError:
-            process.discard(spare)
-            raise
         return spare, b["sha256"]
 
     def _refill(self) -> None:
