@@ -67,7 +67,7 @@ def harness_fd() -> int:
         if "fd" not in b:
             import fcntl
 
-            data = marshal.dumps((b["main_code"], b["facades"], b["validator"], None,
+            data = marshal.dumps((b["main_code"], b["facades"], shipped_validator(b), None,
                                   b["trace"]))
             fd = os.memfd_create("stepsmith-harness", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
             view = memoryview(data)
@@ -77,6 +77,19 @@ def harness_fd() -> int:
                         | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL)
             b["fd"] = fd
         return b["fd"]
+
+
+def shipped_validator(b: dict) -> tuple | None:
+    """The validator as the harness frame carries it: (eager, lazy). `eager`: (name,
+    is_package, code object) in `exec_order`, unmarshalled in the sandbox together with the
+    frame (one unmarshal rather than one per module and a bytes copy of each, ~0.25 ms);
+    `lazy`: name -> (is_package, marshalled code) of the rest (the rules catalogue), loaded
+    only if imported."""
+    if b["validator"] is None:
+        return None
+    mods, order = marshal.loads(b["validator"])
+    eager = tuple((name, mods[name][0], marshal.loads(mods[name][1])) for name in order)
+    return eager, {name: v for name, v in mods.items() if name not in set(order)}
 
 
 _HERE = Path(__file__).resolve().parent

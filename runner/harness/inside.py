@@ -4,7 +4,8 @@ It is not imported as a module: the parent compiles this file once and marshals 
 object; a validated run's bootstrap (`SPARE_BOOTSTRAP` in `stepsmith.runner.harness`) loads
 it from the harness memfd and the request from stdin, the test-only unvalidated one
 (`BOOTSTRAP`) both from stdin; either executes it with ``ARGS`` in its globals:
-``ARGS = [facades_code, validator_modules, request, trace_code]`` (trace_code: None unless
+``ARGS = [facades_code, validator_modules, request, trace_code]`` (validator_modules: the
+eager code objects and the other modules' marshalled code, see `_install_modules`) (trace_code: None unless
 the request asks for a trace, ``REQ["trace"]``; see trace.py).
 
 Start-up cost is most of a step's cost, so this file imports nothing beyond what
@@ -300,8 +301,7 @@ def _revalidate():
                  "line": 1, "column": 0, "end_line": 1, "end_column": 1}]
     try:
         if not _VALIDATOR_READY:
-            mods, order = marshal.loads(VALIDATOR_MODULES)
-            _install_modules(mods, order)
+            _install_modules(*VALIDATOR_MODULES)
         # The validator's import path is kept to built-in modules (`_ast` rather than `ast`,
         # no dataclasses/enum/typing/re/functools): tests/sandbox/test_sandbox_startup.py.
         from stepsmith.runner.validator import StepUse, validate
@@ -324,18 +324,23 @@ def _revalidate():
                             f"{type(exc).__name__}: {_safe_str(exc)}"[:500]}]
 
 
-def _install_modules(mods, order):
-    """Serve the shipped validator modules (name -> (is_package, marshalled code)) from memory.
+def _install_modules(eager, mods):
+    """Serve the shipped validator modules from memory.
 
-    The modules in `order` (what importing the validator executes, dependencies first, as
-    computed by the parent: `stepsmith.runner.harness.exec_order`) are executed right here,
-    each into a module object set up as the import system would (`__spec__`, `__loader__`,
-    `__package__`, `__path__`; registered in sys.modules and bound on its parent package
-    before its code runs), without importlib's per-module bookkeeping (~20 µs each). Their
-    own import statements then find them in sys.modules. Any other shipped module is served
-    on import by the meta-path finder below.
+    `eager`: (name, is_package, code) for what importing the validator executes, in that
+    order (dependencies first, as computed by the parent: `stepsmith.runner.harness.
+    exec_order`), their code objects unmarshalled with the harness frame itself; each is
+    executed right here into a module object set up as the import system would
+    (`__spec__`, `__loader__`, `__package__`, `__path__`; registered in sys.modules and bound
+    on its parent package before its code runs), without importlib's per-module bookkeeping
+    (~20 µs each). Their own import statements then find them in sys.modules. `mods`: every
+    other shipped module (name -> (is_package, marshalled code)), unmarshalled only if
+    imported, served by the meta-path finder below.
     """
     ModuleSpec = sys.modules["_frozen_importlib"].ModuleSpec  # loaded at start-up; importlib is not
+    CodeType = type(_install_modules.__code__)
+    # an eager module imported before its turn (an import cycle) is served like any other
+    mods.update((name, (is_pkg, code)) for name, is_pkg, code in eager if name not in mods)
 
     class Loader:
         @staticmethod
@@ -345,7 +350,8 @@ def _install_modules(mods, order):
         @staticmethod
         def exec_module(module):
             name = module.__spec__.name
-            exec(marshal.loads(mods[name][1]), module.__dict__)
+            code = mods[name][1]
+            exec(code if type(code) is CodeType else marshal.loads(code), module.__dict__)
 
     class Finder:
         @staticmethod
@@ -391,12 +397,11 @@ def _install_modules(mods, order):
                 setattr(modules[parent], child, m)
         return m
 
-    for name in order:
+    for name, is_pkg, code in eager:
         if name in modules and name not in ahead:
             continue  # already imported
         ahead.discard(name)
-        is_pkg, code = mods[name]
-        exec(marshal.loads(code), module(name, is_pkg).__dict__)
+        exec(code, module(name, is_pkg).__dict__)
 
 
 # --------------------------------------------------------------------------- builtins
@@ -638,8 +643,7 @@ def _take_request():
     if REQ is None:
         if VALIDATOR_MODULES is not None:
             try:
-                mods, order = marshal.loads(VALIDATOR_MODULES)
-                _install_modules(mods, order)
+                _install_modules(*VALIDATOR_MODULES)
                 _VALIDATOR_READY.append(True)
             except BaseException:  # noqa: S110 - _revalidate tries again and fails closed
                 pass
