@@ -42,7 +42,7 @@ from typing import Any
 
 from .. import __version__
 from ..harness import BOOTSTRAP, HARNESS_VERSION, SPARE_BOOTSTRAP, bundle, frame, harness_fd
-from . import egress, process, seccomp, spares
+from . import cmdline, egress, process, seccomp, spares
 from . import trace as _trace
 from .connections import env_name, load_connections
 from .redact import Redactor, redact
@@ -85,9 +85,9 @@ def sandbox_available() -> tuple[bool, str]:
     if _available is not None:
         return _available
     try:
-        lay = process.layout()
+        lay = cmdline.layout()
         seccomp.bpf(False)
-    except (process.Unavailable, seccomp.SeccompUnavailable) as exc:
+    except (cmdline.Unavailable, seccomp.SeccompUnavailable) as exc:
         return False, str(exc)
     res = _execute("def f():\n    return 1\n", "f", {}, filename="probe.py", python=None,
                    validate=False, limits=Limits())
@@ -269,8 +269,8 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
     connections = {str(k): str(v) for k, v in (connections or {}).items()}
     red = Redactor(connections)
     try:
-        lay = process.layout()
-    except process.Unavailable as exc:
+        lay = cmdline.layout()
+    except cmdline.Unavailable as exc:
         return _finish(StepResult("unavailable", message=str(exc)), red, t0)
     if python and str(python) != lay["version"]:
         return _finish(StepResult(
@@ -364,7 +364,7 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
             afd = seccomp.memfd_with(("\0".join(argv) + "\0").encode("utf-8"),
                                      "stepsmith-args")
             fds.append(afd)
-        cmd = process.command(live_network=live_network, faketime_spec=faketime_spec,
+        cmd = cmdline.command(live_network=live_network, faketime_spec=faketime_spec,
                               seccomp_fd=sfd, args_fd=afd,
                               bootstrap=SPARE_BOOTSTRAP if framed else BOOTSTRAP,
                               egress_dir=proxy.directory if proxy else None,

@@ -89,14 +89,14 @@ class _Launcher:
                 if err != 22:  # EINVAL: a kernel without ambient capabilities has none
                     raise OSError(err, "prctl(PR_CAP_AMBIENT_CLEAR_ALL)")
             self.root = (os.getresuid(), os.getresgid(), os.getgroups())
-        except BaseException as exc:  # every start then fails with it (status unavailable)
+        except BaseException as exc:  # noqa: BLE001 - every start then fails with it (unavailable)
             self._error = exc
         self._ready.set()
         while True:
             fn, box, done = self._jobs.get()
             try:
                 box.append((True, fn()))
-            except BaseException as exc:
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller
                 box.append((False, exc))
             done.set()
 
@@ -154,7 +154,7 @@ def _get(ident: HostIdentity, no_aslr: bool) -> _Launcher:
 
 def popen(argv: list[str], lay: dict, **kwargs: Any) -> subprocess.Popen:
     """Start `argv` (a bwrap command line) as every sandbox is started. `lay`: the layout
-    (process.layout()): its identity (None: unprivileged runner) and setarch prefix."""
+    (cmdline.layout()): its identity (None: unprivileged runner) and setarch prefix."""
     ident: HostIdentity | None = lay["identity"]
     if ident is None:
         return subprocess.Popen([*lay["prefix"], *argv], **kwargs)

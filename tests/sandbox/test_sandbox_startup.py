@@ -10,7 +10,7 @@ import pytest
 from stepsmith.runner import sandbox
 from stepsmith.runner.harness import SHIPPED_STDLIB, bundle, exec_order
 from stepsmith.runner.rules import all_rules
-from stepsmith.runner.sandbox import Limits, process
+from stepsmith.runner.sandbox import Limits, cmdline, process
 from stepsmith.runner.validator import StepUse, validate
 
 HOOK = (
@@ -36,7 +36,7 @@ CLEAN_STEP_IMPORTS = {"_ast", "_functools", "resource"}
 
 
 def _run_logged(monkeypatch, src, *, validate=True, uses=()):
-    real_command, real_supervise = process.command, process.supervise
+    real_command, real_supervise = cmdline.command, process.supervise
     seen = {}
 
     def command(**kw):
@@ -48,7 +48,7 @@ def _run_logged(monkeypatch, src, *, validate=True, uses=()):
         seen["stderr"] = out.stderr.decode()
         return out
 
-    monkeypatch.setattr(process, "command", command)
+    monkeypatch.setattr(cmdline, "command", command)
     monkeypatch.setattr(process, "supervise", supervise)
     res = sandbox._execute(src, "f", {}, filename="s.py", validate=validate, limits=Limits(),
                            uses=uses)
