@@ -240,6 +240,23 @@ def _compile_facades(src: bytes):
     return compile(tree, "<stepsmith-facades>", "exec", dont_inherit=True, optimize=0)
 
 
+#: The harness parts, executed (definitions only) before inside.py's own body, in one
+#: namespace: the harness is still one module and one code object, as if it were one file.
+HARNESS_PARTS = ("encode.py", "restricted.py", "revalidate.py")
+
+
+def _compile_harness(load):
+    """inside.py with its parts, as one module: their statements in order, each keeping its
+    own line numbers (the harness's frames are never shown to a step's author)."""
+    import ast
+
+    body = []
+    for name in (*HARNESS_PARTS, "inside.py"):
+        body += ast.parse(load(_HERE / name, f"harness/{name}"), f"harness/{name}").body
+    return compile(ast.Module(body=body, type_ignores=[]), "<stepsmith-harness>", "exec",
+                   dont_inherit=True, optimize=0)
+
+
 def bundle() -> dict:
     """Compiled harness, facades and validator, cached per process.
 
@@ -262,8 +279,7 @@ def bundle() -> dict:
             files.append(label)
             return src
 
-        main = compile(load(_HERE / "inside.py", "harness/inside.py"),
-                       "<stepsmith-harness>", "exec", dont_inherit=True, optimize=0)
+        main = _compile_harness(load)
         fac = _compile_facades(load(_HERE / "facades.py", "harness/facades.py"))
         trace = compile(load(_HERE / "trace.py", "harness/trace.py"),
                         "<stepsmith-trace>", "exec", dont_inherit=True, optimize=0)
