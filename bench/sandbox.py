@@ -34,7 +34,8 @@ from stepsmith.runner.harness import BOOTSTRAP  # noqa: F401  (warms the import)
 from stepsmith.runner.sandbox import (
     Limits,
     _execute,
-    process,
+    cmdline,
+    launcher,
     run_step,
     sandbox_available,
     seccomp,
@@ -81,12 +82,12 @@ def bare(exe: str):
 def bwrap_nothing():
     sfd = seccomp.memfd_with(seccomp.bpf(False), "bench-seccomp")
     try:
-        cmd = process.command(live_network=False, faketime_spec="2026-12-01 07:00:00",
+        cmd = cmdline.command(live_network=False, faketime_spec="2026-12-01 07:00:00",
                               seccomp_fd=sfd, args_fd=None, bootstrap="pass")
         # started as the runner starts it: a root runner drops to the sandbox user first
-        r = subprocess.run(cmd, env={}, pass_fds=(sfd,), stdout=subprocess.DEVNULL, check=False,
-                           start_new_session=True, preexec_fn=process.layout()["preexec"])
-        assert r.returncode == 0, r.returncode
+        p = launcher.popen(cmd, cmdline.layout(), env={}, pass_fds=(sfd,),
+                           stdout=subprocess.DEVNULL, start_new_session=True)
+        assert p.wait() == 0, p.returncode
     finally:
         os.close(sfd)
 
@@ -163,7 +164,7 @@ def main() -> int:
     if not ok:
         print(f"sandbox unavailable: {why}", file=sys.stderr)
         return 2
-    exe = process.interpreter()
+    exe = cmdline.interpreter()
     load_before = os.getloadavg()
     for f in (lambda: bare(exe), bwrap_nothing, step, step_no_revalidation):
         f()  # warm caches (page cache, compiled harness, BPF)

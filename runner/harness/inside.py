@@ -1,10 +1,14 @@
 """The harness's main program. It runs INSIDE the sandbox, never in the runner's process.
 
-It is not imported as a module: the parent compiles this file once, marshals the code object
-and sends it on the sandbox's stdin together with the request, and the constant bootstrap
-(`BOOTSTRAP` in `stepsmith.runner.harness`) executes it with ``ARGS`` in its globals:
-``ARGS = [facades_code, validator_modules, request, trace_code]`` (trace_code: None unless
-the request asks for a trace, ``REQ["trace"]``; see trace.py).
+It is not imported as a module: the parent compiles this file once and marshals the code
+object; a validated run's bootstrap (`SPARE_BOOTSTRAP` in `stepsmith.runner.harness`) loads
+it from the harness memfd and the request from stdin, the test-only unvalidated one
+(`BOOTSTRAP`) both from stdin; either executes it with ``ARGS`` in its globals:
+``ARGS = [facades_code, validator_modules, request, trace_code]`` (validator_modules: the
+eager code objects and the other modules' marshalled code, see `_install_modules`;
+trace_code: None unless the request asks for a trace, ``REQ["trace"]``; see trace.py).
+Its parts (encode.py, restricted.py, revalidate.py: definitions only) are compiled with it
+as one module, their statements first (`HARNESS_PARTS`).
 
 Start-up cost is most of a step's cost, so this file imports nothing beyond what
 ``python -S`` has already loaded (``sys``, ``posix``, ``marshal``, ``io``) plus ``resource``;
@@ -17,17 +21,18 @@ of it beyond a schema-checked result and recomputes what it can (status from exi
 timings, redaction, effect checks).
 """
 
-# ruff: noqa: BLE001, S102  (the harness must catch everything and exec the step)
+# ruff: noqa: BLE001, S102, F821  (the harness must catch everything and exec the step; its
+# parts' names: encode.py, restricted.py, revalidate.py, compiled with it as one module)
 
 import marshal
 import posix
 import sys
 
-FACADES_CODE, VALIDATOR_MODULES, REQ, TRACE_CODE = ARGS  # noqa: F821  (from the bootstrap)
+FACADES_CODE, VALIDATOR_MODULES, REQ, TRACE_CODE = ARGS  # from the bootstrap
 # A spare (sandbox/spares.py, SPARE_BOOTSTRAP) gets REQ None and the reader of its stdin: it
 # loads the validator first and reads its request after (`_take_request`).
 _READ = globals().pop("READ", None)
-del ARGS  # noqa: F821
+del ARGS
 
 _RESULT_FD = posix.dup(1)  # non-inheritable (O_CLOEXEC): lost on execve
 _NULL = posix.open("/dev/null", posix.O_RDWR)
@@ -93,150 +98,6 @@ def _limits():
         resource.setrlimit(what, value)
 
 
-# --------------------------------------------------------------------------- result output
-
-
-def _write_result(obj):
-    data = _result_bytes(obj)
-    trace = _TRACE_OUT[0] if _TRACE_OUT else None
-    if trace is not None and data.endswith(b"}"):  # its own budget: never costs the result
-        tdata = _trace_bytes(trace)
-        if tdata is not None:
-            data = data[:-1] + (b',"trace":' if len(data) > 2 else b'"trace":') + tdata + b"}"
-    view = memoryview(data)
-    while view:
-        n = posix.write(_RESULT_FD, view)
-        view = view[n:]
-    posix.close(_RESULT_FD)
-
-
-def _trace_bytes(trace):
-    cap = REQ["trace"]["max_bytes"]
-    data = _encode(trace).encode("utf-8")
-    if len(data) > cap and "values" in trace:
-        data = _encode(dict(trace, values=[], truncated=True)).encode("utf-8")
-    if len(data) > cap:
-        data = _encode({"lines": [], "arcs": [], "truncated": True}).encode("utf-8")
-    return data
-
-
-def _result_bytes(obj):
-    data = _encode(obj).encode("utf-8")
-    cap = REQ["limits"]["output_bytes"]
-    if len(data) > cap and obj.get("stdout"):  # printed text goes first, the result stays
-        obj = dict(obj, stdout="[stdout dropped: the result alone is near the output limit]")
-        data = _encode(obj).encode("utf-8")
-    if len(data) > cap:
-        data = _encode(
-            {"status": "output_limit", "message": f"result is {len(data)} bytes; the limit is {cap}"}
-        ).encode("utf-8")
-    return data
-
-
-def _finish(obj):
-    try:
-        _write_result(obj)
-    except MemoryError:
-        _TRACE_OUT.clear()
-        try:
-            _write_result({"status": "memory_limit", "message": "out of memory writing the result"})
-        except BaseException:
-            posix._exit(3)
-    except BaseException as exc:  # the result itself could not be written: say so minimally
-        _TRACE_OUT.clear()
-        try:
-            _write_result({"status": "error", "error": {
-                "type": "OutputError", "message": _safe_str(exc), "traceback": []}})
-        except BaseException:
-            posix._exit(3)
-    posix._exit(0)
-
-
-_ESCAPES = {i: "\\u%04x" % i for i in range(32)}
-_ESCAPES.update({0x22: '\\"', 0x5C: "\\\\", 0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t"})
-
-
-def _json_str(s):
-    s = s.translate(_ESCAPES)
-    if not s.isascii():
-        try:
-            s.encode("utf-8")
-        except UnicodeEncodeError:  # lone surrogates: escape them, JSON allows \udXXX
-            s = "".join("\\u%04x" % ord(c) if 0xD800 <= ord(c) <= 0xDFFF else c for c in s)
-    return '"' + s + '"'
-
-
-class NotJSONError(TypeError):
-    pass
-
-
-def _convert(v):
-    """Decimal -> str, date/datetime/time -> ISO 8601, tuple -> list (ARCHITECTURE.md)."""
-    t = type(v)
-    dec = sys.modules.get("decimal")
-    if dec is not None and isinstance(v, dec.Decimal):
-        return str(v)
-    dt = sys.modules.get("datetime")
-    if dt is not None and isinstance(v, (dt.date, dt.time)):
-        return v.isoformat()
-    if dt is not None and isinstance(v, dt.timedelta):
-        raise NotJSONError("a timedelta cannot cross the boundary; return e.g. total_seconds()")
-    raise NotJSONError(f"value of type {t.__name__} is not JSON-serialisable")
-
-
-def _encode(v):
-    out = []
-    _enc(v, out.append)
-    return "".join(out)
-
-
-def _enc(v, put):
-    t = type(v)
-    if t is str:
-        put(_json_str(v))
-    elif v is None:
-        put("null")
-    elif v is True:
-        put("true")
-    elif v is False:
-        put("false")
-    elif t is int:
-        put(int.__repr__(v))
-    elif t is float:
-        if v != v or v in (float("inf"), float("-inf")):  # noqa: PLR0124 - NaN check, no math import
-            raise NotJSONError("output contains a non-finite float (NaN/Infinity)")
-        put(float.__repr__(v))
-    elif t is dict:
-        put("{")
-        first = True
-        for k, item in v.items():
-            if type(k) is not str:
-                if k is True or k is False or k is None:
-                    k = {True: "true", False: "false", None: "null"}[k]
-                elif type(k) in (int, float):
-                    k = repr(k)
-                else:
-                    raise NotJSONError(f"dict key of type {type(k).__name__} is not JSON")
-            if not first:
-                put(",")
-            first = False
-            put(_json_str(k))
-            put(":")
-            _enc(item, put)
-        put("}")
-    elif t is list or t is tuple:
-        put("[")
-        for i, item in enumerate(v):
-            if i:
-                put(",")
-            _enc(item, put)
-        put("]")
-    elif isinstance(v, (str, int, float, dict, list, tuple)) and t is not bool:
-        raise NotJSONError(f"value of type {t.__name__} is not JSON-serialisable")
-    else:
-        _enc(_convert(v), put)
-
-
 # --------------------------------------------------------------------------- errors
 
 
@@ -287,225 +148,6 @@ def _facades():
         exec(marshal.loads(FACADES_CODE), ns)
         _FACADE_NS = ns
     return _FACADE_NS
-
-
-# --------------------------------------------------------------------------- validation
-
-
-def _revalidate():
-    """Nothing executes unparsed: run the validator again, here, on the bytes we received."""
-    if VALIDATOR_MODULES is None:
-        return [{"code": "SS003", "message": "validator not shipped into the sandbox",
-                 "line": 1, "column": 0, "end_line": 1, "end_column": 1}]
-    try:
-        if not _VALIDATOR_READY:
-            mods, order = marshal.loads(VALIDATOR_MODULES)
-            _install_modules(mods, order)
-        # The validator's import path is kept to built-in modules (`_ast` rather than `ast`,
-        # no dataclasses/enum/typing/re/functools): tests/sandbox/test_sandbox_startup.py.
-        from stepsmith.runner.validator import StepUse, validate
-
-        uses = [StepUse(*u) for u in REQ["uses"]]
-        problems = validate(_SOURCE, python=REQ["python"], uses=uses)
-        out = []
-        for p in problems:
-            sev = getattr(getattr(p, "severity", None), "value", "error")
-            if sev != "error":
-                continue
-            sp = p.span
-            out.append({"code": p.code, "message": p.message, "line": sp.line,
-                        "column": sp.column, "end_line": sp.end_line,
-                        "end_column": sp.end_column, "step": p.step})
-        return out
-    except BaseException as exc:  # fail closed
-        return [{"code": "SS003", "line": 1, "column": 0, "end_line": 1, "end_column": 1,
-                 "message": "validator failed inside the sandbox: "
-                            f"{type(exc).__name__}: {_safe_str(exc)}"[:500]}]
-
-
-def _install_modules(mods, order):
-    """Serve the shipped validator modules (name -> (is_package, marshalled code)) from memory.
-
-    The modules in `order` (what importing the validator executes, dependencies first, as
-    computed by the parent: `stepsmith.runner.harness.exec_order`) are executed right here,
-    each into a module object set up as the import system would (`__spec__`, `__loader__`,
-    `__package__`, `__path__`; registered in sys.modules and bound on its parent package
-    before its code runs), without importlib's per-module bookkeeping (~20 µs each). Their
-    own import statements then find them in sys.modules. Any other shipped module is served
-    on import by the meta-path finder below.
-    """
-    ModuleSpec = sys.modules["_frozen_importlib"].ModuleSpec  # loaded at start-up; importlib is not
-
-    class Loader:
-        @staticmethod
-        def create_module(spec):
-            return None
-
-        @staticmethod
-        def exec_module(module):
-            name = module.__spec__.name
-            exec(marshal.loads(mods[name][1]), module.__dict__)
-
-    class Finder:
-        @staticmethod
-        def find_spec(name, path=None, target=None):
-            if name in mods:
-                is_pkg = mods[name][0]
-                spec = ModuleSpec(name, Loader, is_package=is_pkg)
-                if is_pkg:
-                    spec.submodule_search_locations = []
-                return spec
-            if name in ("stepsmith", "stepsmith.runner"):
-                spec = ModuleSpec(name, Loader, is_package=True)
-                spec.submodule_search_locations = []
-                mods.setdefault(name, (True, marshal.dumps(compile("", f"<{name}>", "exec"))))
-                return spec
-            return None
-
-    sys.meta_path.insert(0, Finder)
-
-    Module = type(sys)
-    modules = sys.modules
-    ahead = set()  # packages set up before their own code runs (a submodule came first)
-
-    def module(name, is_pkg):
-        m = modules.get(name)
-        if m is None:
-            parent, _, child = name.rpartition(".")
-            if parent:
-                if parent not in modules:
-                    ahead.add(parent)
-                module(parent, True)
-            m = Module(name)
-            spec = ModuleSpec(name, Loader, is_package=is_pkg)
-            m.__spec__ = spec
-            m.__loader__ = Loader
-            if is_pkg:
-                spec.submodule_search_locations = m.__path__ = []
-                m.__package__ = name
-            else:
-                m.__package__ = parent
-            modules[name] = m
-            if parent:
-                setattr(modules[parent], child, m)
-        return m
-
-    for name in order:
-        if name in modules and name not in ahead:
-            continue  # already imported
-        ahead.discard(name)
-        is_pkg, code = mods[name]
-        exec(marshal.loads(code), module(name, is_pkg).__dict__)
-
-
-# --------------------------------------------------------------------------- builtins
-
-
-def _restricted_builtins(importer):
-    import builtins as real
-
-    b = dict(real.__dict__)
-    for name in (
-        "open", "eval", "exec", "compile", "__import__", "input", "breakpoint", "help",
-        "globals", "locals", "vars", "dir", "memoryview", "exit", "quit", "copyright",
-        "credits", "license", "__build_class__", "__loader__", "__spec__", "setattr",
-        "delattr", "classmethod", "staticmethod", "property", "super", "aiter", "anext",
-        "getattr", "hasattr", "type", "id",  # id: a memory address (SS503)
-    ):
-        b.pop(name, None)
-    _getattr = real.getattr
-    _type = real.type
-    blocked = frozenset({
-        "mro", "gi_frame", "gi_code", "gi_yieldfrom", "cr_frame", "cr_code", "cr_await",
-        "ag_frame", "ag_code", "f_back", "f_globals", "f_locals", "f_builtins", "f_code",
-        "tb_frame", "tb_next", "co_code", "format_map",
-        # the methods the validator judges by the call's shape (SS204): handed out by
-        # getattr they would be called unchecked (a data-driven format string, the clock)
-        "format", "samples", "now", "today", "utcnow",
-    })
-
-    def getattr(obj, name, *default):
-        if _type(name) is not str or name.startswith("_") or name in blocked:
-            raise AttributeError(f"attribute {name!r} is not accessible in a step")
-        return _getattr(obj, name, *default)
-
-    def hasattr(obj, name):
-        if _type(name) is not str or name.startswith("_") or name in blocked:
-            raise AttributeError(f"attribute {name!r} is not accessible in a step")
-        return real.hasattr(obj, name)
-
-    def type(obj):
-        return _type(obj)
-
-    b["getattr"] = getattr
-    b["hasattr"] = hasattr
-    b["type"] = type
-    b["__import__"] = importer
-    return b
-
-
-# --------------------------------------------------------------------------- stdout capture
-
-
-class _Capture:
-    """print() inside the step lands here (capped), never on a file descriptor."""
-
-    __slots__ = ("cap", "parts", "size", "truncated")
-
-    def __init__(self, cap):
-        self.parts = []
-        self.size = 0
-        self.cap = cap
-        self.truncated = False
-
-    def write(self, s):
-        if type(s) is not str:
-            raise TypeError("write() argument must be str")
-        room = self.cap - self.size
-        if len(s) > room:
-            s = s[:max(room, 0)]
-            self.truncated = True
-        self.parts.append(s)
-        self.size += len(s)
-        return len(s)
-
-    def flush(self):
-        pass
-
-    def text(self):
-        return "".join(self.parts) + ("\n[stdout truncated]" if self.truncated else "")
-
-
-# --------------------------------------------------------------------------- effects
-
-
-class EffectError(Exception):
-    pass
-
-
-class Effects:
-    """The effect recorder a step receives as its `effects` parameter. Nothing is performed."""
-
-    __slots__ = ()
-
-    def emit(self, name, payload):
-        declared = REQ["effects"]
-        if type(name) is not str or name not in declared:
-            msg = f"effect {name!r} is not declared for this step"
-            _VIOLATIONS.append(("effect", msg))
-            raise EffectError(msg)
-        if type(payload) is not dict:
-            msg = f"effect {name!r} payload must be a dict"
-            _VIOLATIONS.append(("effect", msg))
-            raise EffectError(msg)
-        key_field = declared[name]
-        if key_field is not None and key_field not in payload:
-            msg = f"effect {name!r} payload has no key field {key_field!r}"
-            _VIOLATIONS.append(("effect", msg))
-            raise EffectError(msg)
-        snapshot = _encode(payload)  # copy now; later mutation must not change the intent
-        _EFFECTS.append((name, None if key_field is None else _encode(payload[key_field]),
-                         snapshot))
 
 
 # --------------------------------------------------------------------------- main
@@ -613,20 +255,6 @@ def _with_violations(res):
     return res
 
 
-class _Raw(str):
-    """Already-encoded JSON text (the step's output is encoded inside the try block)."""
-
-
-_enc_plain = _enc
-
-
-def _enc(v, put):
-    if type(v) is _Raw:
-        put(str.__str__(v))
-    else:
-        _enc_plain(v, put)
-
-
 def _take_request():
     """The request's globals; a spare first installs the validator (its request is not
     there yet), then reads the request. The pinned clock and the granted connections'
@@ -637,8 +265,7 @@ def _take_request():
     if REQ is None:
         if VALIDATOR_MODULES is not None:
             try:
-                mods, order = marshal.loads(VALIDATOR_MODULES)
-                _install_modules(mods, order)
+                _install_modules(*VALIDATOR_MODULES)
                 _VALIDATOR_READY.append(True)
             except BaseException:  # noqa: S110 - _revalidate tries again and fails closed
                 pass

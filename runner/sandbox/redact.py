@@ -9,8 +9,12 @@ recognised; that is a documented limit, not something this function claims.
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Mapping
 from typing import Any
+
+from .result import STATUSES, Limits, StepResult
 
 
 class Redactor:
@@ -68,3 +72,63 @@ class Redactor:
 
 def redact(value: Any, connections: Mapping[str, str] | None) -> Any:
     return Redactor(connections).value(value)
+
+
+# --------------------------------------------------------------------------- a result's last step
+
+
+def finish(res: StepResult, red: Redactor, t0: float,
+            limits: Limits | None = None) -> StepResult:
+    res.duration_ms = round((time.monotonic() - t0) * 1000, 3)
+    try:
+        _redact_result(res, red)
+    except (RecursionError, ValueError):  # nesting too deep to walk: return nothing of it
+        res.status, res.output, res.effects, res.stdout = "error", None, [], ""
+        res.error = {"type": "SandboxError", "traceback": [],
+                     "message": "the step's result is nested too deeply to check for credentials"}
+        res.message = res.error["message"]
+    _cut(res, limits if limits is not None else Limits())
+    _need_status(res)
+    return res
+
+
+def _cut(res: StepResult, limits: Limits) -> None:
+    """The display caps, applied only after redaction."""
+    if len(res.stdout) > limits.stdout_chars + 64:
+        res.stdout = res.stdout[: limits.stdout_chars] + "\n[stdout truncated]"
+    res.message = res.message[:2000]
+    if isinstance(res.error, dict):
+        if isinstance(res.error.get("message"), str):
+            res.error["message"] = res.error["message"][:10_000]
+        if isinstance(res.error.get("type"), str):
+            res.error["type"] = res.error["type"][:200]
+    if res.problems:
+        import dataclasses
+
+        res.problems = [dataclasses.replace(p, message=p.message[:2000])
+                        if dataclasses.is_dataclass(p) and len(p.message) > 2000 else p
+                        for p in res.problems]
+
+
+def _redact_result(res: StepResult, red: Redactor) -> None:
+    if red:
+        res.output = red.value(res.output)
+        if res.error:
+            res.error = red.value(res.error)
+        res.effects = red.value(res.effects)
+        res.stdout = red.text(res.stdout)
+        res.message = red.text(res.message)
+        if res.problems:
+            import dataclasses
+
+            res.problems = [dataclasses.replace(
+                p, message=red.text(p.message), code=red.text(p.code),
+                step=red.text(p.step) if isinstance(p.step, str) else p.step)
+                if dataclasses.is_dataclass(p) else p for p in res.problems]
+
+
+def _need_status(res: StepResult) -> None:
+    if res.status not in STATUSES:  # pragma: no cover - programming error
+        raise AssertionError(res.status)
+    if isinstance(res.output, float) and not math.isfinite(res.output):  # pragma: no cover
+        res.output = None

@@ -2,7 +2,7 @@
 
 The cost of a step is mostly the sandbox's start (bwrap's namespaces and mounts, the
 interpreter's start-up); none of it depends on the request. A spare is that start done
-early: a bwrap process built exactly as `process.command` builds every offline sandbox,
+early: a bwrap process built exactly as `cmdline.command` builds every offline sandbox,
 whose interpreter blocks reading its request on stdin. Taking one hands it the request and
 supervises it like any other (`process.drive`: the wall deadline runs from the hand-off, the
 caller's `Group` owns it from then); it is never given a second request, and it is torn
@@ -25,7 +25,7 @@ import os
 import threading
 import time
 
-from . import process, seccomp
+from . import cmdline, process, seccomp
 
 QUIET_S = 0.05
 _PLACEHOLDER_TIME = "1970-01-01 00:00:00"  # replaced by the request's before any step code
@@ -86,22 +86,19 @@ class Pool:
             self._thread.join(10)
 
     def _start_one(self) -> tuple[process.Started, str]:
-        """A new spare, already holding the harness (its first stdin frame)."""
-        from ..harness import SPARE_BOOTSTRAP, bundle, harness_frame
+        """A new spare: it loads the harness (from the harness memfd) as it starts."""
+        from ..harness import SPARE_BOOTSTRAP, bundle, harness_fd
 
         b = bundle()
+        hfd = harness_fd()
         sfd = seccomp.memfd_with(seccomp.bpf(False), "stepsmith-seccomp")
         try:
-            cmd = process.command(live_network=False, faketime_spec=_PLACEHOLDER_TIME,
-                                  seccomp_fd=sfd, args_fd=None, bootstrap=SPARE_BOOTSTRAP)
-            spare = process.spawn(cmd, (sfd,))
+            cmd = cmdline.command(live_network=False, faketime_spec=_PLACEHOLDER_TIME,
+                                  seccomp_fd=sfd, args_fd=None, bootstrap=SPARE_BOOTSTRAP,
+                                  bootstrap_args=(str(hfd),))
+            spare = process.spawn(cmd, (sfd, hfd))
         finally:
             os.close(sfd)  # bwrap holds its own copy until it has loaded the filter
-        try:
-            process.send(spare, harness_frame())
-        except OSError:
-            process.discard(spare)
-            raise
         return spare, b["sha256"]
 
     def _refill(self) -> None:
@@ -116,7 +113,7 @@ class Pool:
                     return
             try:
                 item = self._start_one()
-            except (OSError, ValueError, process.Unavailable, seccomp.SeccompUnavailable):
+            except (OSError, ValueError, cmdline.Unavailable, seccomp.SeccompUnavailable):
                 time.sleep(1.0)  # cannot start one now; runs start fresh sandboxes meanwhile
                 continue
             with self._cond:
@@ -138,7 +135,7 @@ def enable(size: int) -> Pool:
     """Keep `size` sandboxes started ahead of demand (replaces any earlier pool)."""
     global _pool
     disable()
-    process.layout()  # raises Unavailable here rather than in the refill thread
+    cmdline.layout()  # raises Unavailable here rather than in the refill thread
     with _lock:
         _pool = Pool(size)
         return _pool

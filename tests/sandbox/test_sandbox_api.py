@@ -7,6 +7,7 @@ from stepsmith.runner import sandbox
 from stepsmith.runner.sandbox import (
     Limits,
     StepResult,
+    cmdline,
     process,
     run_step,
     run_unvalidated,
@@ -38,8 +39,8 @@ def test_python_version_mismatch_is_clear(no_sandbox):
 
 
 def test_missing_bwrap_refuses_to_run(monkeypatch, no_sandbox):
-    monkeypatch.setattr(process, "_layout", None)
-    monkeypatch.setattr(process, "find_bwrap", lambda: None)
+    monkeypatch.setattr(cmdline, "_layout", None)
+    monkeypatch.setattr(cmdline, "find_bwrap", lambda: None)
     res = run_step("def f():\n    return 1\n", "f", {})
     assert res.status == "unavailable"
     assert "apt-get install bubblewrap" in res.message

@@ -369,3 +369,19 @@ def f():
 '''
     n = ok(run_unvalidated(src, "f", {}))
     assert n < 100
+
+
+def test_dev_holds_only_null_zero_urandom_and_they_work():
+    src = '''
+import os
+def f():
+    with open("/dev/null", "w") as fh:
+        fh.write("x")
+    with open("/dev/zero", "rb") as fh:
+        zero = fh.read(4)
+    with open("/dev/urandom", "rb") as fh:
+        n = len(fh.read(8))
+    return {"dev": sorted(os.listdir("/dev")), "zero": list(zero), "urandom": n}
+'''
+    out = ok(run_unvalidated(src, "f", {}))
+    assert out == {"dev": ["null", "urandom", "zero"], "zero": [0, 0, 0, 0], "urandom": 8}, out

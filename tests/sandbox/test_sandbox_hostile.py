@@ -106,13 +106,13 @@ def test_introspection_is_contained_not_prevented(payload):
 
 def test_live_network_only_for_public_egress_and_explicit(monkeypatch):
     seen = []
-    real = sandbox.process.command
+    real = sandbox.cmdline.command
 
     def spy(**kw):
         seen.append(kw["live_network"])
         return real(**kw)
 
-    monkeypatch.setattr(sandbox.process, "command", spy)
+    monkeypatch.setattr(sandbox.cmdline, "command", spy)
     from stepsmith.runner.validator import StepUse
 
     src = "def f():\n    return 1\n"

@@ -273,9 +273,9 @@ def f(connections, forged):
 def test_memory_addresses_are_reproducible_between_sandboxes():
     # Before: `repr(f)`, `hash(object())`, iterator reprs (all legal in the dialect) carried
     # ASLR-randomised addresses, so the same request gave a different output every run.
-    from stepsmith.runner.sandbox import process, run_step
+    from stepsmith.runner.sandbox import cmdline, run_step
 
-    if not process.layout()["prefix"]:
+    if not cmdline.layout()["prefix"]:
         pytest.skip("setarch unavailable: ASLR stays on (best effort)")
     src = "def f(x):\n    return [repr(lambda: 0), hash(object()), repr(iter([x]))]\n"
     outs = {json.dumps(run_step(src, "f", {"x": 1}).output) for _ in range(3)}

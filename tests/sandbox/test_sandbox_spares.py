@@ -8,7 +8,7 @@ import os
 import threading
 
 import pytest
-from stepsmith.runner.sandbox import Limits, process, run_step, spares
+from stepsmith.runner.sandbox import Limits, cmdline, process, run_step, spares
 
 CLOCK = '''from datetime import UTC, date, datetime
 
@@ -157,7 +157,7 @@ def test_disable_leaves_no_spare_behind():
 
 
 def test_memory_addresses_are_the_same_on_a_spare_and_a_fresh_sandbox(pool):
-    if not process.layout()["prefix"]:
+    if not cmdline.layout()["prefix"]:
         pytest.fail("setarch is needed here (address randomisation off)")
     src = "def f(x):\n    return [repr(lambda: 0), hash(object()), repr(iter([x]))]\n"
     (pid,) = pool.pids()

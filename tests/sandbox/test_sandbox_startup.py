@@ -10,7 +10,7 @@ import pytest
 from stepsmith.runner import sandbox
 from stepsmith.runner.harness import SHIPPED_STDLIB, bundle, exec_order
 from stepsmith.runner.rules import all_rules
-from stepsmith.runner.sandbox import Limits, process
+from stepsmith.runner.sandbox import Limits, cmdline, process
 from stepsmith.runner.validator import StepUse, validate
 
 HOOK = (
@@ -36,7 +36,7 @@ CLEAN_STEP_IMPORTS = {"_ast", "_functools", "resource"}
 
 
 def _run_logged(monkeypatch, src, *, validate=True, uses=()):
-    real_command, real_supervise = process.command, process.supervise
+    real_command, real_supervise = cmdline.command, process.supervise
     seen = {}
 
     def command(**kw):
@@ -48,7 +48,7 @@ def _run_logged(monkeypatch, src, *, validate=True, uses=()):
         seen["stderr"] = out.stderr.decode()
         return out
 
-    monkeypatch.setattr(process, "command", command)
+    monkeypatch.setattr(cmdline, "command", command)
     monkeypatch.setattr(process, "supervise", supervise)
     res = sandbox._execute(src, "f", {}, filename="s.py", validate=validate, limits=Limits(),
                            uses=uses)
@@ -130,3 +130,25 @@ def test_the_sandbox_refuses_exactly_what_the_parent_validator_refuses(src, labe
 
 def test_the_corpus_exercises_refusals():
     assert sum(bool(validate(src)) for src, _ in CORPUS) >= 25
+
+
+def test_harness_parts_hold_definitions_only_and_ship_as_one_module():
+    import ast
+    from pathlib import Path
+
+    from stepsmith.runner import harness
+
+    here = Path(harness.__file__).parent
+    allowed = (ast.FunctionDef, ast.ClassDef, ast.Assign, ast.AnnAssign)
+    for name in harness.HARNESS_PARTS:
+        tree = ast.parse((here / name).read_text())
+        body = tree.body[1:] if ast.get_docstring(tree) is not None else tree.body
+        for node in body:  # nothing runs (no imports, no calls) before inside.py's own body
+            assert isinstance(node, allowed), (name, node.lineno, ast.dump(node)[:80])
+            if isinstance(node, ast.Assign):
+                calls = [n for n in ast.walk(node.value) if isinstance(n, ast.Call)]
+                assert all(isinstance(c.func, ast.Name) and c.func.id == "range"
+                           for c in calls), (name, node.lineno)
+        assert f"harness/{name}" in bundle()["files"]
+    names = set(bundle()["main_code"].co_names)
+    assert {"_revalidate", "_restricted_builtins", "_encode", "_main"} <= names
