@@ -22,6 +22,8 @@ import os
 import sys
 from pathlib import Path
 
+from stepsmith.runner.cli.check_formats import Finding, problem_json
+
 DESCRIPTION = __doc__.split("\n\n", 1)[1]
 
 
@@ -33,7 +35,13 @@ def register(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="folders, manifests or step files (default: .)")
-    p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    p.add_argument("--output-format", "--format", dest="format", default="full",
+                   choices=("full", "text", "concise", "json", "json-lines", "github", "gitlab",
+                            "sarif", "junit"),
+                   help="full (default; `text` is the same), concise, json, json-lines, github "
+                   "(workflow commands), gitlab (Code Quality), sarif (2.1.0), junit")
+    p.add_argument("--statistics", action="store_true",
+                   help="count the findings per rule instead of listing them")
     p.add_argument("--strict", action="store_true",
                    help="stale wired fixtures (SF001 warnings) fail the check")
     mode = p.add_mutually_exclusive_group()
@@ -176,12 +184,14 @@ def run(args) -> int:
 
     stale = stale_under(paths) if results else []
 
+    if args.format not in ("full", "text", "json"):
+        return _render_other(args, results, rows, stale)
+    if args.statistics:
+        return _render_statistics(args, rows, results)
     if args.format == "json":
         out = []
         for shown, pr in rows:
-            d = pr.to_json()
-            d["path"] = shown
-            out.append(d)
+            out.append(problem_json(Finding(shown, pr)))
         json.dump(
             {"problems": out, "files_checked": len(results), "files_with_problems": n_files,
              "warnings": [w.to_json() for w in stale]},
@@ -209,6 +219,47 @@ def run(args) -> int:
     if not results:
         return 2 if args.paths else 0
     return 1 if rows or (stale and args.strict) else 0
+
+
+def _render_other(args, results, rows, stale) -> int:
+    """The CI formats: one document on stdout, whatever it holds; exit status as `full`."""
+    from stepsmith.runner.cli import check_formats as fm
+
+    if args.statistics:
+        return _render_statistics(args, rows, results)
+    findings = [Finding(shown, pr) for shown, pr in rows]
+    if args.format == "concise":
+        text = fm.render_concise(findings)
+    elif args.format == "json-lines":
+        text = fm.render_json_lines(findings)
+    elif args.format == "github":
+        text = fm.render_github(findings)
+    elif args.format == "gitlab":
+        text = fm.render_gitlab(findings)
+    elif args.format == "sarif":
+        from stepsmith import __version__
+
+        text = fm.render_sarif(findings, version=__version__)
+    else:
+        text = fm.render_junit(findings, sorted({_display(p) for p in results}))
+    sys.stdout.write(text)
+    if not results:
+        return 2 if args.paths else 0
+    return 1 if rows or (stale and args.strict) else 0
+
+
+def _render_statistics(args, rows, results) -> int:
+    from stepsmith.runner.cli import check_formats as fm
+
+    stats = fm.statistics([Finding(shown, pr) for shown, pr in rows])
+    if args.format in ("json", "json-lines"):
+        json.dump(stats, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(fm.render_statistics(stats))
+    if not results:
+        return 2 if args.paths else 0
+    return 1 if rows else 0
 
 
 def message_with_step(pr) -> str:
