@@ -42,6 +42,16 @@ def register(sub) -> None:
                    "(workflow commands), gitlab (Code Quality), sarif (2.1.0), junit")
     p.add_argument("--statistics", action="store_true",
                    help="count the findings per rule instead of listing them")
+    p.add_argument("--fix", action="store_true",
+                   help="apply the safe fixes to the files, then report what remains")
+    p.add_argument("--unsafe-fixes", action="store_true",
+                   help="with --fix or --diff: also apply the guesses (did-you-mean); fixes "
+                   "that widen what a step can reach are never applied from here")
+    p.add_argument("--diff", action="store_true",
+                   help="print the fixes as a unified diff instead of writing them (exit 1 "
+                   "when there is any)")
+    p.add_argument("--show-fixes", action="store_true",
+                   help="with --fix: list what was fixed, per file and rule")
     p.add_argument("--strict", action="store_true",
                    help="stale wired fixtures (SF001 warnings) fail the check")
     mode = p.add_mutually_exclusive_group()
@@ -163,6 +173,17 @@ def run(args) -> int:
         for p in missing:
             print(f"stepsmith check: {p}: no such file or folder", file=sys.stderr)
         return 2
+    fixed_counts = None
+    if args.diff:
+        from stepsmith.runner.cli.check_fix import print_diff
+
+        return print_diff(paths, unsafe=args.unsafe_fixes)
+    if args.fix:
+        from stepsmith.runner.cli.check_fix import apply_fixes
+
+        fixed_counts = apply_fixes(paths, unsafe=args.unsafe_fixes, show=args.show_fixes)
+        if fixed_counts is None:
+            return 2
     try:
         results = collect(paths, first=args.first)
     except UsageError as exc:
@@ -210,10 +231,18 @@ def run(args) -> int:
             print(f"{shown}:{pr.span.line}:{pr.span.column + 1}: {pr.code} {message_with_step(pr)}")
         for w in stale:
             print(f"{w.fixture}: {'error' if args.strict else 'warning'}: {w.message}")
+        n_fixed = sum(fixed_counts.values()) if fixed_counts else 0
         if rows:
             noun = "problem" if len(rows) == 1 else "problems"
             fnoun = "file" if n_files == 1 else "files"
-            print(f"Found {len(rows)} {noun} in {n_files} {fnoun}.")
+            done = f" ({n_fixed} fixed, {len(rows)} remaining)" if n_fixed else ""
+            print(f"Found {len(rows) + n_fixed} {noun} in {n_files} {fnoun}{done}."
+                  if n_fixed else f"Found {len(rows)} {noun} in {n_files} {fnoun}.")
+            from stepsmith.runner.cli.check_fix import fixable_hint
+
+            fixable_hint([pr for _shown, pr in rows], unsafe=args.unsafe_fixes)
+        elif n_fixed:
+            print(f"Found {n_fixed} problem(s) ({n_fixed} fixed, 0 remaining).")
         else:
             print("All checks passed!")
     if not results:

@@ -24,7 +24,7 @@ def _git(args: list[str], cwd: Path, *, cap: int | None = None) -> bytes:
     env.update(GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0", LC_ALL="C")
     try:
         proc = subprocess.run(["git", "-c", "core.quotePath=false", *args], cwd=cwd, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60,
+                              capture_output=True, timeout=60,
                               check=False)
     except FileNotFoundError as exc:
         raise GitError("git is not installed (apt-get install git)") from exc

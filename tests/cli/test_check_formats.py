@@ -63,7 +63,7 @@ def test_json_lines_equal_json(broken, capsys):
 
 def test_concise(broken, capsys):
     probs = reference(capsys)
-    rc, out = run(capsys, "--output-format", "concise", "wf")
+    _rc, out = run(capsys, "--output-format", "concise", "wf")
     assert out.splitlines() == [f"{p['path']}:{p['line']}:{p['column'] + 1}: {p['code']} {p['message']}"
                                 for p in probs]
 
@@ -119,7 +119,7 @@ def test_gitlab_code_quality_field_by_field_and_stable_fingerprints(broken, caps
 
 def test_sarif_validates_against_the_official_schema(broken, capsys):
     probs = reference(capsys)
-    rc, out = run(capsys, "--output-format", "sarif", "wf")
+    _rc, out = run(capsys, "--output-format", "sarif", "wf")
     doc = json.loads(out)
     schema = json.loads((DATA / "sarif-schema-2.1.0.json").read_text())
     jsonschema.Draft4Validator(schema).validate(doc)
@@ -151,7 +151,7 @@ def test_sarif_with_no_findings_is_valid(tmp_path, capsys, monkeypatch):
 
 def test_junit_parses_with_hostile_text(broken, capsys):
     probs = reference(capsys)
-    rc, out = run(capsys, "--output-format", "junit", "wf")
+    _rc, out = run(capsys, "--output-format", "junit", "wf")
     root = ET.fromstring(out.encode())
     failures = root.findall(".//failure")
     assert len(failures) == len(probs)

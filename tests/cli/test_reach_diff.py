@@ -109,7 +109,7 @@ def test_source_read_and_source_origin_change_widen(repo, capsys):
     (repo / "wf" / "workflow.yaml").write_text(text)
     (repo / "wf" / "steps" / "bills.py").write_text(
         "def draft(matches, invoices, connections, effects):\n    return 0\n")
-    rc, data = run_json(capsys, "--diff", "HEAD", str(repo))
+    _rc, data = run_json(capsys, "--diff", "HEAD", str(repo))
     got = changes(data)
     assert ("source-added", "draft", True) in got
     assert ("source-origin", "match", True) in got
@@ -152,7 +152,7 @@ def test_added_and_removed_workflows(repo, capsys):
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "second")
     git(repo, "rm", "-rq", "second")
-    rc, data = run_json(capsys, "--diff", "HEAD", str(repo))
+    _rc, data = run_json(capsys, "--diff", "HEAD", str(repo))
     st = {w["workflow"]: w["status"] for w in data["workflows"]}
     assert st["second-flow"] == "removed" and data["widens"] is False
 
