@@ -42,6 +42,10 @@ def register(sub) -> None:
                    "(workflow commands), gitlab (Code Quality), sarif (2.1.0), junit")
     p.add_argument("--statistics", action="store_true",
                    help="count the findings per rule instead of listing them")
+    p.add_argument("--base", metavar="REV", default=None,
+                   help="also check each workflow against the git revision REV as an immutable "
+                   "version: changed since REV with the same `version:` warns (SM401), a lower "
+                   "one is an error (SM402)")
     p.add_argument("--fix", action="store_true",
                    help="apply the safe fixes to the files, then report what remains")
     p.add_argument("--unsafe-fixes", action="store_true",
@@ -195,6 +199,10 @@ def run(args) -> int:
         print(f"stepsmith check: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
 
+    if args.base is not None:
+        status = _add_version_problems(paths, args.base, results)
+        if status:
+            return status
     rows = []
     for path in sorted(results, key=lambda p: _display(p)):
         shown = _display(path)
@@ -247,7 +255,7 @@ def run(args) -> int:
             print("All checks passed!")
     if not results:
         return 2 if args.paths else 0
-    return 1 if rows or (stale and args.strict) else 0
+    return _status(rows, stale, args.strict)
 
 
 def _render_other(args, results, rows, stale) -> int:
@@ -274,7 +282,7 @@ def _render_other(args, results, rows, stale) -> int:
     sys.stdout.write(text)
     if not results:
         return 2 if args.paths else 0
-    return 1 if rows or (stale and args.strict) else 0
+    return _status(rows, stale, args.strict)
 
 
 def _render_statistics(args, rows, results) -> int:
@@ -288,7 +296,32 @@ def _render_statistics(args, rows, results) -> int:
         sys.stdout.write(fm.render_statistics(stats))
     if not results:
         return 2 if args.paths else 0
-    return 1 if rows else 0
+    return _status(rows, [], args.strict)
+
+
+def _status(rows, stale, strict: bool) -> int:
+    """1 when an error was found; warnings (SM401, stale fixtures) only with --strict."""
+    errors = [pr for _shown, pr in rows if pr.severity != "warning"]
+    return 1 if errors or (strict and (rows or stale)) else 0
+
+
+def _add_version_problems(paths, base: str, results) -> int:
+    """`--base REV`: SM401/SM402 for every workflow under `paths`; 2 on a git error."""
+    from stepsmith.runner.revisions import GitError
+    from stepsmith.runner.revisions.gitrev import Revision
+    from stepsmith.runner.revisions.versions import version_problems
+    from stepsmith.runner.workspace.discovery import discover
+
+    try:
+        rev = None
+        for found in discover([Path(p) for p in paths]):
+            rev = rev or Revision(found.manifest, base)
+            for pr in version_problems(found.manifest, rev):
+                results.setdefault(found.manifest.resolve(), []).append(pr)
+    except GitError as exc:
+        print(f"stepsmith check --base: {exc}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def message_with_step(pr) -> str:

@@ -44,7 +44,7 @@ def rule_url(code: str) -> str:
 
 
 def _level(problem) -> str:
-    return "warning" if str(problem.severity) == "warning" else "error"
+    return "warning" if problem.severity == "warning" else "error"
 
 
 def _end(problem) -> tuple[int, int]:

@@ -16,7 +16,7 @@ NO_CHANGE = "No change in what any step can reach."
 
 def run_diff(args, path: Path) -> int:
     from stepsmith.runner.reach import REACH_SENTENCE
-    from stepsmith.runner.reachdiff import GitError, reach_diff
+    from stepsmith.runner.revisions import GitError, reach_diff
 
     try:
         diff = reach_diff(path, args.diff)

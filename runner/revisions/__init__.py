@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .compare import ReachChange, ReachDiff, WorkflowReachDiff, compare_workflows
+from .reach_changes import ReachChange, ReachDiff, WorkflowReachDiff, compare_workflows
 from .gitrev import GitError, Revision
 
 __all__ = ["GitError", "ReachChange", "ReachDiff", "WorkflowReachDiff", "reach_diff",
