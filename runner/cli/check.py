@@ -46,6 +46,8 @@ def register(sub) -> None:
                    help="also check each workflow against the git revision REV as an immutable "
                    "version: changed since REV with the same `version:` warns (SM401), a lower "
                    "one is an error (SM402)")
+    p.add_argument("--watch", action="store_true",
+                   help="check, then check again on every save (Ctrl-C stops)")
     p.add_argument("--fix", action="store_true",
                    help="apply the safe fixes to the files, then report what remains")
     p.add_argument("--unsafe-fixes", action="store_true",
@@ -177,6 +179,8 @@ def run(args) -> int:
         for p in missing:
             print(f"stepsmith check: {p}: no such file or folder", file=sys.stderr)
         return 2
+    if getattr(args, "watch", False):
+        return _watch(args, paths)
     fixed_counts = None
     if args.diff:
         from stepsmith.runner.cli.check_fix import print_diff
@@ -297,6 +301,27 @@ def _render_statistics(args, rows, results) -> int:
     if not results:
         return 2 if args.paths else 0
     return _status(rows, [], args.strict)
+
+
+def _watch(args, paths) -> int:
+    """`check --watch`: the whole check again after every batch of saves (as ruff's)."""
+    import argparse
+    import time
+
+    from rich.console import Console
+    from stepsmith.runner.cli import watch
+
+    console = Console(highlight=False, soft_wrap=True)
+    once_args = argparse.Namespace(**{**vars(args), "watch": False, "paths": list(paths)})
+
+    def once(changed) -> None:
+        watch.clear(console)
+        if changed is not None:
+            print(f"[{time.strftime('%H:%M:%S')}] file(s) changed; checking again", flush=True)
+        run(once_args)
+        print("waiting for changes... (Ctrl-C to stop)", flush=True)
+
+    return watch.loop(list(paths), once)
 
 
 def _status(rows, stale, strict: bool) -> int:

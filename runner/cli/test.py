@@ -49,6 +49,9 @@ def register(sub) -> None:
     p.add_argument("--store-durations", action="store_true", default=None,
                    help="record the durations also when running a shard (a whole run always "
                    "records them; shards only read them, so every shard sees the same)")
+    p.add_argument("--watch", action="store_true",
+                   help="run, then on every save re-run the fixtures the change affects "
+                   "(Ctrl-C stops)")
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.add_argument("--junit-xml", metavar="FILE", help="also write a JUnit XML report")
     p.add_argument("--live", action="store_true",
@@ -96,6 +99,10 @@ def run(args: argparse.Namespace) -> int:
         maxfail=args.maxfail, live=args.live, update=args.update, strict=args.strict,
         coverage=bool(args.coverage or args.coverage_json or args.lcov), repeat=args.repeat,
         shard=shard, durations_path=args.durations_path, store_durations=args.store_durations)
+    if args.watch:
+        from stepsmith.runner.cli.test_watch import watch
+
+        return watch(args, req)
     selection = suite.select(req)  # typed errors: runner/cli/errors.py
     reports = [f for f in (args.junit_xml, args.coverage_json, args.lcov) if f]
     for target in reports:  # fail before running anything, not after
