@@ -14,7 +14,7 @@ from .reach_changes import ReachChange, ReachDiff, WorkflowReachDiff, compare_wo
 from .gitrev import GitError, Revision
 
 __all__ = ["GitError", "ReachChange", "ReachDiff", "WorkflowReachDiff", "reach_diff",
-           "workflow_at"]
+           "widened_since", "workflow_at"]
 
 
 def _parse(text: str | None, where: str):
@@ -110,3 +110,31 @@ def reach_diff(path: Path, rev: str = "HEAD") -> ReachDiff:
         out.append(WorkflowReachDiff(name, shown, b, status, changes, version_before=vb,
                                      version_after=va))
     return ReachDiff(rev, tuple(out))
+
+
+_BEFORE_CACHE: dict[tuple[str, str], tuple] = {}  # (commit, repo-relative manifest) -> before
+_CACHE_MAX = 256
+
+
+def widened_since(manifest: str | Path, workflow_after, rev: str = "HEAD"):
+    """What `workflow_after` (e.g. an editor's unsaved manifest) changes in reach since `rev`:
+    (status, changes), status "unchanged" | "changed" | "added" | "unreadable"; None when the
+    manifest is not in a git repository (or git is missing). The manifest at a commit never
+    changes, so it is parsed once per commit."""
+    try:
+        revision = Revision(Path(manifest), rev)
+        rel = revision.relative(Path(manifest))
+    except GitError:
+        return None
+    key = (revision.commit, rel)
+    if key not in _BEFORE_CACHE:
+        if len(_BEFORE_CACHE) >= _CACHE_MAX:
+            _BEFORE_CACHE.pop(next(iter(_BEFORE_CACHE)))
+        _BEFORE_CACHE[key] = workflow_at(revision, rel)
+    before, err, present = _BEFORE_CACHE[key]
+    if not present:
+        return "added", tuple(compare_workflows(None, workflow_after))
+    if err:
+        return "unreadable", tuple(compare_workflows(None, workflow_after))
+    changes = tuple(compare_workflows(before, workflow_after))
+    return ("changed" if changes else "unchanged"), changes

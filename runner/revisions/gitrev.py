@@ -23,7 +23,9 @@ def _git(args: list[str], cwd: Path, *, cap: int | None = None) -> bytes:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env.update(GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0", LC_ALL="C")
     try:
-        proc = subprocess.run(["git", "-c", "core.quotePath=false", *args], cwd=cwd, env=env,
+        # a repository's own config may name programs to run (fsmonitor, hooks): never here
+        proc = subprocess.run(["git", "-c", "core.quotePath=false", "-c", "core.fsmonitor=false",
+                               "-c", "core.hooksPath=/dev/null", *args], cwd=cwd, env=env,
                               capture_output=True, timeout=60,
                               check=False)
     except FileNotFoundError as exc:
