@@ -48,12 +48,22 @@ def display(text: str) -> str:
                    else ascii(ch)[1:-1] for ch in str(text))
 
 
+def _here(diff, rel: str) -> str:
+    """A repository-relative path as the terminal's user can paste it: relative to the current
+    folder when inside it."""
+    import os
+
+    full = os.path.join(diff.top, rel) if diff.top else rel
+    shown = os.path.relpath(full)
+    return full if shown.startswith("..") else shown
+
+
 def text(diff) -> str:
     lines = []
     for w in diff.changed:
-        head = f"{display(w.path)} ({display(w.workflow)}): {w.status}"
+        head = f"{display(_here(diff, w.path))} ({display(w.workflow)}): {w.status}"
         if w.before_path and w.before_path != w.path:
-            head += f", was {display(w.before_path)}"
+            head += f", was {display(_here(diff, w.before_path))}"
         lines.append(head)
         if w.error:
             lines.append(f"  cannot compare: {display(w.error)}")
@@ -78,7 +88,7 @@ def _md(text: str) -> str:
     import re
 
     text = text.replace("\r", " ").replace("\n", " ")
-    return re.sub(r"([\\`*_{}\[\]()#+!|<>~])", r"\\\1", text)
+    return re.sub(r"([\\`*_\[\]|<>~])", r"\\\1", text)
 
 
 def markdown(diff) -> str:
@@ -90,7 +100,9 @@ def markdown(diff) -> str:
     for w in diff.changed:
         title = f"**{_md(w.workflow)}** — {_md(w.path)} ({w.status})"
         if w.version_before is not None and w.version_after is not None:
-            title += f", version {w.version_before} → {w.version_after}"
+            title += (f", version {w.version_after} (not increased)"
+                      if w.version_before == w.version_after
+                      else f", version {w.version_before} → {w.version_after}")
         out += [title, ""]
         if w.error:
             out += [f"> cannot compare: {_md(w.error)}", ""]

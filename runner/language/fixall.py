@@ -56,8 +56,16 @@ def _one_round(snapshot: WorkspaceSnapshot, path: str, text: str, unsafe: bool =
     # removing it and adding the parameter as null instead would drop the wiring silently
     renaming = {p.step for p, fx in offered
                 if p.code == "SM204" and fx and fx[0].kind not in SAFE_KINDS}
+    # likewise a misspelt key (`explenation:`): adding the missing key with a placeholder
+    # would leave the author's text under the wrong key; the rename (a guess) fixes both
+    renamed_keys = {(p.step, e.new_text) for p, fx in offered if p.code == "SM003" and fx
+                    for e in fx[0].edits}
     for problem, fixes in offered:
         if not fixes or not (unsafe or fixes[0].kind in SAFE_KINDS):
+            continue
+        if problem.code == "SM004" and any(
+                (problem.step, e.new_text.strip().split(":")[0].strip("'\"")) in renamed_keys
+                for e in fixes[0].edits):
             continue
         if problem.step in renaming and (problem.code == "SM205" or
                                          (problem.code == "SM204" and not unsafe)):

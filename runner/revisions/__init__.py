@@ -109,7 +109,7 @@ def reach_diff(path: Path, rev: str = "HEAD") -> ReachDiff:
                   else "changed" if changes or b != a else "unchanged")
         out.append(WorkflowReachDiff(name, shown, b, status, changes, version_before=vb,
                                      version_after=va))
-    return ReachDiff(rev, tuple(out))
+    return ReachDiff(rev, tuple(out), str(revision.top))
 
 
 _BEFORE_CACHE: dict[tuple[str, str], tuple] = {}  # (commit, repo-relative manifest) -> before

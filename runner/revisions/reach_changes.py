@@ -94,6 +94,7 @@ class WorkflowReachDiff:
 class ReachDiff:
     rev: str
     workflows: tuple[WorkflowReachDiff, ...] = field(default=())
+    top: str = ""  # the repository's top folder: paths above are relative to it
 
     @property
     def widens(self) -> bool:

@@ -133,3 +133,17 @@ def test_declaring_an_effect_is_never_applied_from_the_command_line(tmp_path, ca
     main(["check", "--fix", "--unsafe-fixes", str(wf)])
     capsys.readouterr()
     assert (wf / "workflow.yaml").read_text() == before
+
+
+def test_a_misspelt_key_is_renamed_not_shadowed_by_a_placeholder(tmp_path, capsys):
+    text = editor.MANIFEST.replace("    explanation: Read the invoices.\n",
+                                   "    explenation: Read the invoices.\n")
+    wf = write(tmp_path, text)
+    assert codes(capsys, wf) == Counter({"SM003": 1, "SM004": 1})
+    main(["check", "--fix", str(wf)])  # the placeholder would leave the text under a typo
+    capsys.readouterr()
+    assert (wf / "workflow.yaml").read_text() == text
+    assert main(["check", "--fix", "--unsafe-fixes", str(wf)]) == 0
+    capsys.readouterr()
+    assert "    explanation: Read the invoices.\n" in (wf / "workflow.yaml").read_text()
+    assert codes(capsys, wf) == Counter()
