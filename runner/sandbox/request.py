@@ -1,5 +1,5 @@
 """The parent's half of a sandbox request: inputs as JSON, the evaluation instant, the
-timezone's offset at it, the declared effects."""
+sandbox's TZ, the declared effects."""
 
 from __future__ import annotations
 
@@ -36,15 +36,38 @@ def eval_time(value) -> datetime | None:
     return value
 
 
-def utc_offset(at: datetime | None, timezone: str | None) -> int:
-    """The timezone's UTC offset at the evaluation instant (the sandbox has no tz database:
-    the parent resolves daylight saving and passes a fixed offset)."""
-    if at is None or not timezone or timezone == "UTC":
-        return 0
-    from zoneinfo import ZoneInfo
+class ZoneUnavailable(ValueError):
+    """The workflow's timezone cannot be given to the sandbox (unknown name, no tz database)."""
 
-    off = at.astimezone(ZoneInfo(timezone)).utcoffset()
-    return int(off.total_seconds()) if off is not None else 0
+
+def tz_variable(timezone: str | None, zoneinfo_dir: str | None) -> str:
+    """The sandbox's TZ: the workflow's zone as the TZif file the parent's zoneinfo reads
+    (bound at cmdline.SANDBOX_ZONEINFO), so the C library's local time -- every naive
+    `timestamp()`, `astimezone()`, `fromtimestamp()`, `fold`, `tzname()` -- is that zone's,
+    DST edges included. UTC needs no file."""
+    if not timezone or timezone == "UTC":
+        return "UTC0"
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        ZoneInfo(timezone)  # refuses names that are not a zone (paths, "..", empty parts)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ZoneUnavailable(f"unknown timezone {timezone!r}") from exc
+    if zoneinfo_dir is None:
+        raise ZoneUnavailable(f"no time zone database for {timezone!r}: apt-get install tzdata "
+                              "(or pip install tzdata)")
+    from .cmdline import SANDBOX_ZONEINFO
+
+    return f":{SANDBOX_ZONEINFO}/{timezone}"
+
+
+def faketime_spec(at: datetime | None) -> str:
+    """libfaketime's stopped clock, in seconds since the epoch (FAKETIME_FMT=%s: never read as
+    a local time, so the sandbox's TZ cannot shift it); the epoch when nothing is pinned."""
+    if at is None:
+        return "0"
+    delta = at.astimezone(UTC) - datetime(1970, 1, 1, tzinfo=UTC)
+    return str(delta.days * 86400 + delta.seconds)
 
 
 def normalise_effects(declared: Any) -> dict[str, str | None]:
