@@ -241,3 +241,19 @@ def test_no_pinned_time_is_still_an_error_in_any_zone():
     res = run_step("import datetime\ndef f():\n    return datetime.datetime.now()\n", "f", {},
                    timezone="Europe/London")
     assert res.status == "error" and res.error["type"] == "PinnedClockError"
+
+
+def test_a_spare_started_before_its_request_gets_the_zone():
+    """A spare (sandbox/spares.py) starts before its zone is known: the harness sets TZ from
+    the request and re-reads it (tzset), so the fold of a repeated hour is still right."""
+    from stepsmith.runner.sandbox import spares
+
+    pool = spares.enable(1)
+    try:
+        for at in ("2026-10-25T00:30:00+00:00", "2026-10-25T01:30:00+00:00"):
+            assert pool.wait_ready(30), "no spare started"
+            pid = pool.pids()[0]
+            check("Europe/London", datetime.fromisoformat(at), [1792888200, 1792891800], [])
+            assert pid not in pool.pids()  # the run took the spare
+    finally:
+        spares.disable()
