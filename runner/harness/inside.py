@@ -219,7 +219,7 @@ def _main():
         output = fn(**kwargs)
         if tracer is not None:
             tracer["stop"]()
-        encoded = _encode(output)
+        encoded = _encode(output, "result")  # data: strictly JSON (encode.py)
     except MemoryError:
         return {"status": "memory_limit", "message": "the step ran out of memory",
                 "stdout": capture.text()}

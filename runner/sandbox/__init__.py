@@ -48,6 +48,7 @@ from ..harness import (
 )
 from . import cmdline, egress, process, seccomp, spares
 from . import trace as _trace
+from .boundary import InputError
 from .connections import env_name, load_connections
 from .interpret import interpret, known_functions
 from .redact import Redactor, finish, redact
@@ -241,6 +242,11 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
         if not isinstance(inputs, Mapping):
             raise TypeError("inputs must be a mapping of parameter name to value")
         text = jsonable(dict(inputs))
+    except (TypeError, InputError) as exc:  # typed: what cannot cross, and where
+        return finish(StepResult("error", error={"type": "InputError", "message": str(exc),
+                                                  "traceback": []},
+                                  message=f"InputError: {exc}"), red, t0)
+    try:
         at = eval_time(evaluation_time)
     except (TypeError, ValueError) as exc:
         return finish(StepResult("error", error={"type": type(exc).__name__,

@@ -9,8 +9,12 @@ from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
 
+from .boundary import InputError, problem
 
-def jsonable(value: Any) -> Any:
+
+def jsonable(value: Any) -> str:
+    """The inputs as the JSON text the sandbox receives (UTF-8 encodable), or InputError
+    saying what cannot cross and where (boundary.py: exactly what Python's json refuses)."""
     def default(o):
         if isinstance(o, Decimal):
             return str(o)
@@ -20,8 +24,18 @@ def jsonable(value: Any) -> Any:
             return list(o)
         raise TypeError(f"input value of type {type(o).__name__} is not JSON-serialisable")
 
-    return json.dumps(value, default=default, ensure_ascii=False, allow_nan=False,
-                      separators=(",", ":"))
+    try:
+        text = json.dumps(value, default=default, ensure_ascii=False, allow_nan=False,
+                          separators=(",", ":"))
+        text.encode("utf-8")
+        return text
+    except RecursionError:
+        raise InputError("inputs are nested too deeply to cross as JSON") from None
+    except (TypeError, ValueError) as exc:  # UnicodeEncodeError is a ValueError
+        where = None
+        if isinstance(value, dict):
+            where = next((w for w in (problem(v, str(k)) for k, v in value.items()) if w), None)
+        raise InputError(f"input {where}" if where else f"inputs are not JSON: {exc}") from None
 
 
 def eval_time(value) -> datetime | None:
