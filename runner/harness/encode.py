@@ -170,10 +170,11 @@ def _enc(v, put, strict):
             if type(k) is not str:  # as json.dumps converts keys
                 if k is True or k is False or k is None:
                     k = {True: "true", False: "false", None: "null"}[k]
-                elif type(k) is int:
-                    k = _int_text(k)
-                elif type(k) is float:
-                    k = _float_text(k)
+                elif type(k) is int or type(k) is float:
+                    try:
+                        k = _int_text(k) if type(k) is int else _float_text(k)
+                    except NotJSONError as exc:
+                        raise NotJSONError(f"dict key: {exc}") from None
                 else:
                     raise NotJSONError(f"a dict key of type {type(k).__name__} is not JSON "
                                        "(keys: str, int, float, bool, None)")
