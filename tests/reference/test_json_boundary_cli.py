@@ -38,8 +38,7 @@ def echo(x):
 
 
 def _fixture(inputs_json: str) -> str:
-    return ('{"inputs": %s, "evaluation_time": "%s", "expected": {"output": {}}}'
-            % (inputs_json, AT))
+    return f'{{"inputs": {inputs_json}, "evaluation_time": "{AT}", "expected": {{"output": {{}}}}}}'
 
 
 def workflow(root):
@@ -75,8 +74,8 @@ EXPECTED = {  # case id -> (outcome, words in its messages)
     "echo::surrogate": ("failed", "InputError: input x[1]: a lone surrogate U+D800"),
     "echo::nan": ("failed", 'InputError: input x["v"]: the non-finite float nan'),
     "echo::inf": ("failed", "InputError: input x: the non-finite float -inf"),
-    "echo::bigint": ("error", "1:18: inputs.x: an integer of 5000 digits is over Python's "
-                              "4300-digit limit"),
+    "echo::bigint": ("error", ("1:18: inputs.x: an integer of 5000 digits is over Python's "
+                               "4300-digit limit")),
     "add::simple": ("passed", ""),
 }
 
