@@ -77,11 +77,14 @@ def tz_variable(timezone: str | None, zoneinfo_dir: str | None) -> str:
 
 def faketime_spec(at: datetime | None) -> str:
     """libfaketime's stopped clock, in seconds since the epoch (FAKETIME_FMT=%s: never read as
-    a local time, so the sandbox's TZ cannot shift it); the epoch when nothing is pinned."""
+    a local time, so the sandbox's TZ cannot shift it); the epoch when nothing is pinned.
+    glibc's strptime("%s") takes no sign, and libfaketime reads what it cannot parse as an
+    offset from the REAL clock: an instant before 1970 pins the OS clock at the epoch (the
+    facade, which steps use, still gives the instant itself)."""
     if at is None:
         return "0"
     delta = at.astimezone(UTC) - datetime(1970, 1, 1, tzinfo=UTC)
-    return str(delta.days * 86400 + delta.seconds)
+    return str(max(0, delta.days * 86400 + delta.seconds))
 
 
 def normalise_effects(declared: Any) -> dict[str, str | None]:

@@ -257,3 +257,16 @@ def test_a_spare_started_before_its_request_gets_the_zone():
             assert pid not in pool.pids()  # the run took the spare
     finally:
         spares.disable()
+
+
+@pytest.mark.parametrize("at", ["1960-05-01T12:00:00+00:00", "1969-12-31T23:59:59+00:00"])
+def test_an_instant_before_1970_never_reaches_the_host_clock(at):
+    """libfaketime cannot take a negative epoch time (it read "-1" as one second before the
+    REAL now): the OS clock is then the epoch; the facade still gives the instant."""
+    src = ("import time, datetime\ndef f():\n    return [time.time(), "
+           "datetime.datetime.mro()[1].utcnow().isoformat(), datetime.datetime.utcnow().isoformat()]\n")
+    res = run_unvalidated(src, "f", {}, evaluation_time=at, timezone="Europe/London")
+    assert res.status == "ok", res.message
+    inst = datetime.fromisoformat(at)
+    assert res.output == [0.0, "1970-01-01T00:00:00",
+                          inst.astimezone(UTC).replace(tzinfo=None).isoformat()]
