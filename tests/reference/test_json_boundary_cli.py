@@ -157,3 +157,27 @@ def test_a_document_that_could_not_be_written_still_leaves_one(monkeypatch):
     sys.stdout.flush()
     doc = json.loads(raw.getvalue().decode("utf-8"))
     assert doc["exit_code"] == 2 and doc["command"] == "test"
+
+
+def test_record_refuses_inputs_the_boundary_refuses(tmp_path):
+    wf = workflow(tmp_path / "wf")
+    p = stepsmith("record", wf, "--step", "echo", "--inputs", "-", "--at", AT, "--name", "s1",
+                  stdin='{"x": "\\ud800"}')
+    assert p.returncode == 1, (p.stdout, p.stderr)
+    assert "not recorded: input x: a lone surrogate U+D800" in p.stderr
+    assert not (wf / "fixtures" / "echo" / "s1.json").exists()
+
+
+@pytest.mark.parametrize("source", ['"1.2\\ud8005"', "NaN"], ids=["surrogate", "nan"])
+@pytest.mark.parametrize("command", ["run-workflow", "record"])
+def test_a_workflow_case_whose_source_cannot_cross(tmp_path, command, source):
+    """The case's sources feed step `add`: its inputs are refused for that step, typed, before
+    any hashing or storing (both crashed the whole command before)."""
+    from stepsmith_wfkit import FULL_FILES, RUN_CASE, run_manifest
+
+    wf = write_workflow(tmp_path / "wf", run_manifest(), dict(FULL_FILES), {
+        "_workflow/day1": json.dumps(RUN_CASE).replace('"1.25"', source)})
+    p = stepsmith(command, wf, "--case", "day1")
+    out = p.stdout + p.stderr
+    assert "internal error" not in out, out
+    assert "input a: " in out and ("lone surrogate U+D800" in out or "non-finite" in out), out
