@@ -122,6 +122,9 @@ def _encode(v, root=None):
         return "".join(out)
     try:
         _enc(v, out.append, True)
+    except RecursionError:  # json.dumps: "Circular reference detected" / RecursionError
+        raise NotJSONError(f"{root}: nested too deeply, or contains itself, to cross as "
+                           "JSON") from None
     except NotJSONError as exc:
         where = root + "".join(
             "[%s]" % (_json_str(p) if type(p) is str else repr(p)) for p in reversed(exc.path))

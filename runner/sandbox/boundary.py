@@ -90,12 +90,22 @@ def problem(value: Any, root: str, *, conversions: bool = True) -> str | None:
     """The first reason `value` cannot cross as JSON, as "<path>: <reason>", or None.
     `conversions`: Decimal, date/datetime and tuple cross by the Decimal convention
     (ARCHITECTURE.md) -- they do for inputs; a result from the sandbox is plain JSON."""
-    todo: list[tuple[str, Any]] = [(root, value)]
+    # (path, value, ancestors): ancestors is a linked chain (id, next) of the containers
+    # above, so a container that contains itself is refused, not walked forever (a shared,
+    # acyclic one is fine, as for json.dumps)
+    todo: list[tuple[str, Any, Any]] = [(root, value, None)]
     while todo:
-        path, v = todo.pop()
+        path, v, up = todo.pop()
         why = None
         if v is None or isinstance(v, bool):
             continue
+        if isinstance(v, (dict, list, tuple)):
+            chain = up
+            while chain is not None:
+                if chain[0] == id(v):
+                    return f"{path}: a container that contains itself is not JSON"
+                chain = chain[1]
+            up = (id(v), up)
         if isinstance(v, str):
             why = str_problem(v)
         elif isinstance(v, int):
@@ -109,9 +119,9 @@ def problem(value: Any, root: str, *, conversions: bool = True) -> str | None:
                 if kwhy is not None:  # (an int key's repr may be what is refused)
                     shown = "" if isinstance(k, int) else f" {visible(repr(k))}"
                     return f"{path}: dict key{shown}: {kwhy}"
-            todo.extend((step(path, k), x) for k, x in reversed(items))
+            todo.extend((step(path, k), x, up) for k, x in reversed(items))
         elif isinstance(v, list) or (conversions and isinstance(v, tuple)):
-            todo.extend((f"{path}[{i}]", x) for i, x in reversed(list(enumerate(v))))
+            todo.extend((f"{path}[{i}]", x, up) for i, x in reversed(list(enumerate(v))))
         elif conversions and isinstance(v, (Decimal, datetime, date)):
             continue
         else:

@@ -243,3 +243,17 @@ def test_forged_display_text_stays_unicode():
     assert res.status == "error" and res.error["message"] == "m\\udfff"
     assert res.stdout == "o\\ud800" and res.error["type"] == "E\\udc00"
     json.dumps(res.to_json(), ensure_ascii=False).encode("utf-8")
+
+
+def test_a_container_that_contains_itself_is_refused_both_ways():
+    a = [1]
+    a.append(a)
+    res = run_step(BUILD, "echo", {"x": a})
+    assert res.status == "error" and res.error["type"] == "InputError"
+    assert "x[1]: a container that contains itself" in res.message
+    shared = [1]
+    res = run_step(BUILD, "echo", {"x": [shared, shared]})  # shared, not cyclic: as json does
+    assert res.status == "ok" and res.output == [[1], [1]]
+    res = run_step("def f():\n    a = [1]\n    a.append(a)\n    return {'a': a}\n", "f", {})
+    assert res.status == "error" and res.error["type"] == "NotJSONError", res
+    assert "result: nested too deeply, or contains itself" in res.message
