@@ -270,3 +270,16 @@ def test_an_instant_before_1970_never_reaches_the_host_clock(at):
     inst = datetime.fromisoformat(at)
     assert res.output == [0.0, "1970-01-01T00:00:00",
                           inst.astimezone(UTC).replace(tzinfo=None).isoformat()]
+
+
+def test_the_sandbox_tz_variable():
+    from stepsmith.runner.sandbox.cmdline import SANDBOX_ZONEINFO
+    from stepsmith.runner.sandbox.request import ZoneUnavailable, tz_variable
+
+    assert tz_variable(None, None) == tz_variable("UTC", None) == "UTC0"  # needs no database
+    assert tz_variable("Asia/Kolkata", "/x") == f":{SANDBOX_ZONEINFO}/Asia/Kolkata"
+    for bad in ("Europe/Lundon", "/etc/passwd", "Europe/../../etc/passwd"):
+        with pytest.raises(ZoneUnavailable):
+            tz_variable(bad, "/x")
+    with pytest.raises(ZoneUnavailable, match="apt-get install tzdata"):
+        tz_variable("Europe/London", None)
