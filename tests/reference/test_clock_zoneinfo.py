@@ -49,7 +49,8 @@ def probe(instants, walls):
     for ts in instants:
         loc = D.fromtimestamp(ts)
         mid = D.combine(loc.date(), datetime.time())
-        out["instants"].append([loc.isoformat(), loc.fold, loc.timestamp(), mid.timestamp()]
+        out["instants"].append([loc.isoformat(), loc.fold, loc.timestamp(), mid.timestamp(),
+                                datetime.date.fromtimestamp(ts).isoformat()]
                                + aware(loc.astimezone())
                                + aware(D.fromtimestamp(ts, datetime.timezone.utc).astimezone()))
     for w in walls:
@@ -84,7 +85,8 @@ def reference(zone: str, at: datetime, instants: list[int], walls: list[list[int
         loc = _local(ts, z)
         mid = datetime.combine(loc.date(), time(), tzinfo=z)
         out["instants"].append([loc.replace(tzinfo=None).isoformat(), loc.fold, float(ts),
-                                mid.timestamp()] + _aware(loc) + _aware(loc))
+                                mid.timestamp(), loc.date().isoformat()]
+                               + _aware(loc) + _aware(loc))
     for w in walls:
         wall = datetime(*w[:6], fold=w[6], tzinfo=z)
         # zoneinfo's answer for the wall time: the instant, then that instant in the zone
