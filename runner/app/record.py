@@ -84,6 +84,8 @@ def record_fixture(req: RecordRequest) -> Recorded:
     if status in NOT_RECORDABLE:
         kind = SandboxUnavailable if status == "unavailable" else Refused
         raise kind(f"not recorded: the step was {status}", result=res)
+    if (res.get("error") or {}).get("type") == "InputError":  # the inputs cannot cross
+        raise Refused(f"not recorded: {res['error']['message']}", result=res)
     bad = check_effects(lw.workflow, step, res.get("effects") or [])
     if bad:
         raise Refused("not recorded: " + "; ".join(map(str, bad)), result=res)
