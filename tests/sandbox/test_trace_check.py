@@ -33,7 +33,6 @@ def test_malformed_traces_are_dropped_whole():
         good(lines=["2"]),
         good(lines=[True]),
         good(arcs=[[2, 99]]),
-        good(arcs=[[-2, -3]]),
         good(file="/etc/passwd"),  # the trace names no file at all
         good(values=[{"line": 2, "hits": 1, "first": {"assigned": [["secret_label", "'x'"]]}}]),
         good(values=[{"line": 2, "hits": 0, "first": {"assigned": []}}]),
@@ -61,3 +60,12 @@ def test_values_redacted_then_cut():
 
 def test_a_file_that_does_not_parse_asks_for_no_trace():
     assert trace.request("coverage", "def (:\n", "x.py") is None
+
+
+def test_an_arc_with_two_negative_ends_keeps_the_trace():
+    """A generator closed unfinished enters and leaves without a line: coverage.py's tracer
+    records such arcs too. The trace is kept whole (issue 19 (a): it used to be dropped)."""
+    cov, vals = trace.check(good(arcs=[[-1, 2], [2, 3], [-2, -2], [-2, -3], [3, -1]]), conf(),
+                            Redactor(None))
+    assert cov is not None and cov.lines == {1, 2, 3} and (-2, -2) in cov.arcs
+    assert vals is not None
