@@ -5,7 +5,8 @@ calls, one nothing calls) built from the constructs whose arcs are easy to get w
 if/elif/else, for and while loops with break/continue/else, comprehensions and generator
 expressions (some left unfinished by any()/all()/next()), try/except/else/finally, match,
 short-circuit conditions, nested functions and lambdas, `with` blocks ending in an `if`,
-one-line compound statements and early returns. Every loop is bounded, every exception the
+one-line compound statements, early returns, `while True` with break, multi-line statements
+and generator functions (with a try/finally) left unfinished. Every loop is bounded, every exception the
 code can raise is caught, so each call returns a JSON value.
 """
 
@@ -30,6 +31,7 @@ class _Gen:
         self.helpers: list[str] = []
         self.uses_localcontext = False
         self.fresh = 0
+        self.yielders = False
 
     def name(self, base: str) -> str:
         self.fresh += 1
@@ -60,7 +62,8 @@ class _Gen:
     def stmt(self, ind: str, depth: int, loopvar: str | None, in_loop: bool) -> list[str]:
         kinds = ["simple", "simple", "comp", "gen", "short", "oneline"]
         if depth < 2:
-            kinds += ["if", "if", "for", "while", "try", "match", "with", "nested"]
+            kinds += ["if", "if", "for", "while", "try", "match", "with", "nested", "forever",
+                      "multiline", "yielder"]
         if in_loop:
             kinds += ["jump"]
         if not in_loop:
@@ -178,6 +181,35 @@ class _Gen:
         lines += [f"{ind}    if {self.cond(lv)}:"] + self.simple(ind + "        ", lv)
         return lines
 
+    def k_forever(self, ind, depth, lv, loop):
+        var = self.name("k")
+        return [f"{ind}{var} = 0", f"{ind}while True:", f"{ind}    {var} += 1",
+                f"{ind}    if {var} > {self.r.randint(0, 3)}:", f"{ind}        break"] + \
+            self.block(ind + "    ", depth + 1, var, True, 1)
+
+    def k_multiline(self, ind, depth, lv, loop):
+        v = lv or "n"
+        return self.r.choice([
+            [f"{ind}if ({v} > {self.c()} and", f"{ind}        len(items) > {self.c()}):"]
+            + self.block(ind + "    ", depth + 1, lv, loop, 1),
+            [f"{ind}out.extend([", f"{ind}    y + {v}", f"{ind}    for y in items",
+             f"{ind}    if y > {self.c()}", f"{ind}])"],
+            [f"{ind}total += (", f"{ind}    {v} if {v} > {self.c()}", f"{ind}    else -1",
+             f"{ind})"],
+            [f"{ind}for y in (", f"{ind}    items", f"{ind}):"]
+            + self.block(ind + "    ", depth + 1, "y", True, 1),
+        ])
+
+    def k_yielder(self, ind, depth, lv, loop):
+        self.yielders = True
+        c = self.c()
+        return self.r.choice([
+            [f"{ind}total += next(evens(items), {c})"],
+            [f"{ind}for y in evens(items):", f"{ind}    total += y",
+             f"{ind}    if y > {c}:", f"{ind}        break"],
+            [f"{ind}total += sum(evens(items[:{c}]))"],
+        ])
+
     def k_nested(self, ind, depth, lv, loop):
         fn = self.name("inner")
         v = lv or "n"
@@ -188,6 +220,19 @@ class _Gen:
             [f"{ind}total += helper({v})"],
         ])
 
+
+YIELDERS = '''
+
+def evens(items):
+    """A generator function, often left unfinished by its caller."""
+    for v in items:
+        if v % 2 == 0:
+            yield v
+    try:
+        yield -1
+    finally:
+        items = []
+'''
 
 HELPERS = '''
 
@@ -213,7 +258,7 @@ def generate(seed: int, index: int) -> Generated:
         lines += ["from decimal import localcontext", "", ""]
     lines += ["def step(n, items, word):", "    total = 0", "    out = []"] + body
     lines += ["    return [total, out[:4]]"]
-    source = "\n".join(lines) + "\n" + HELPERS
+    source = "\n".join(lines) + "\n" + HELPERS + (YIELDERS if g.yielders else "")
     cases = []
     for _ in range(3):
         cases.append({"n": rnd.randint(-2, 8),

@@ -53,6 +53,7 @@ class Report:
     files: dict[str, dict] = field(default_factory=dict)
     rows: dict[str, dict[str, str]] = field(default_factory=dict)
     outputs: list = field(default_factory=list)  # (stem, function, output or exception)
+    totals: dict = field(default_factory=dict)  # the JSON report's totals
 
 
 class _Effects:
@@ -95,7 +96,7 @@ def _parse_rows(text: str) -> dict[str, dict[str, str]]:
     rows = {}
     for line in text.splitlines():
         parts = line.split(None, 6)
-        if len(parts) < 6 or not parts[0].endswith(".py") or \
+        if len(parts) < 6 or not (parts[0].endswith(".py") or parts[0] == "TOTAL") or \
                 not all(p.isdigit() for p in parts[1:5]) or not parts[5].endswith("%"):
             continue
         rows[Path(parts[0]).stem] = dict(zip(ROW_FIELDS, parts[1:6] + [
@@ -146,6 +147,7 @@ def reference(sources: Mapping[str, str], calls: list[Call], tmp: Path) -> Repor
     cov.json_report(outfile=str(report_file))
     doc = json.loads(report_file.read_text())
     out.files = {Path(k).stem: v for k, v in doc["files"].items()}
+    out.totals = doc["totals"]
     buf = io.StringIO()
     cov.report(show_missing=True, file=buf)
     out.rows = _parse_rows(buf.getvalue())
@@ -157,7 +159,8 @@ def stepsmith(run_cli: Callable, workflow: Path, tmp: Path) -> tuple[int, str, R
     target = tmp / f"cov-{uuid.uuid4().hex[:8]}.json"
     code, text = run_cli("test", workflow, "--coverage", "--coverage-json", target)
     doc = json.loads(target.read_text())
-    rep = Report({Path(k).stem: v for k, v in doc["files"].items()}, _parse_rows(text))
+    rep = Report({Path(k).stem: v for k, v in doc["files"].items()}, _parse_rows(text),
+                 totals=doc["totals"])
     return code, text, rep
 
 
@@ -176,4 +179,9 @@ def compare(ref: Report, ours: Report) -> list[str]:
                 bad.append(f"{stem}: summary.{k}: {v!r} != {o['summary'].get(k)!r}")
         if ref.rows.get(stem) != ours.rows.get(stem):
             bad.append(f"{stem}: text row: {ref.rows.get(stem)} != {ours.rows.get(stem)}")
+    for k, v in ref.totals.items():
+        if ours.totals.get(k) != v:
+            bad.append(f"totals.{k}: {v!r} != {ours.totals.get(k)!r}")
+    if ref.rows.get("TOTAL") != ours.rows.get("TOTAL"):
+        bad.append(f"TOTAL row: {ref.rows.get('TOTAL')} != {ours.rows.get('TOTAL')}")
     return bad
