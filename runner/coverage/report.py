@@ -38,12 +38,18 @@ def _ranges(statements: Iterable[int], lines: Iterable[int]) -> list[tuple[int, 
 
 
 def missing_text(fc: FileCoverage) -> str:
-    """coverage.py's Missing column (`format_lines`): runs of missing statements ("3-4") and,
-    for branch lines that ran, the arcs not taken ("6->8", "10->exit") unless their
-    destination is itself a missing line (that line already says it)."""
-    missing = fc.missing
-    items = [(a, str(a) if a == b else f"{a}-{b}") for a, b in _ranges(fc.statements, missing)]
-    for a, d in fc.missing_arcs:
+    """coverage.py's Missing column for `fc` (see `format_missing`)."""
+    return format_missing(fc.statements, fc.missing, fc.missing_arcs)
+
+
+def format_missing(statements: Iterable[int], missing: Iterable[int],
+                   missing_arcs: Iterable[tuple[int, int]]) -> str:
+    """coverage.py's `format_lines`: runs of missing statements ("3-4", runs over consecutive
+    statements) and, for branch lines that ran, the arcs not taken ("6->8", "10->exit")
+    unless their destination is itself a missing line (that line already says it)."""
+    missing = set(missing)
+    items = [(a, str(a) if a == b else f"{a}-{b}") for a, b in _ranges(statements, missing)]
+    for a, d in missing_arcs:
         if a not in missing and d not in missing:
             items.append((a, f"{a}->{d if d > 0 else 'exit'}"))
     return ", ".join(t for _, t in sorted(items))
