@@ -17,6 +17,7 @@ first line, a compound statement's header may span lines.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -237,13 +238,19 @@ def layout(source: str) -> Layout:
 
 
 def analyse(source: str) -> StepFileShape:
-    """The shape of `source` (SyntaxError if it does not parse)."""
+    """The shape of `source` (SyntaxError if it does not parse). Memoised per text: the
+    editor asks again for the same ran text on every keystroke (a traced live run warms it
+    off the server's event loop, runner/app/live.py)."""
+    return _analyse(source.removeprefix("\ufeff"))
+
+
+@functools.lru_cache(maxsize=16)
+def _analyse(source: str) -> StepFileShape:
     from coverage.config import DEFAULT_EXCLUDE, DEFAULT_PARTIAL, DEFAULT_PARTIAL_ALWAYS
     from coverage.exceptions import NotPython
     from coverage.misc import join_regex
     from coverage.parser import PythonParser
 
-    source = source.removeprefix("\ufeff")
     ours = layout(source)
     parser = PythonParser(text=source, exclude=join_regex(DEFAULT_EXCLUDE))
     try:

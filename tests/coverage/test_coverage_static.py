@@ -87,3 +87,9 @@ def test_names_bound_per_line():
     assert 2 not in shape.assigns  # imports are not values
     more = analyse("def g(d):\n    d['k'] = 1\n    if (n := len(d)) > 1:\n        a, *b = d\n")
     assert more.assigns == {2: ("d",), 3: ("n",), 4: ("a", "b")}
+
+
+def test_the_shape_is_memoised_per_text():
+    """The editor asks for the same ran text on every keystroke: one analysis per text."""
+    assert analyse(SRC) is analyse(SRC) is analyse("\ufeff" + SRC)
+    assert analyse(SRC + "\n") is not analyse(SRC)
