@@ -218,6 +218,7 @@ class _Gen:
              f"{ind}    return -v", f"{ind}total += {fn}({v})"],
             [f"{ind}out = sorted(out, key=lambda v: -v)"],
             [f"{ind}total += helper({v})"],
+            [f"{ind}total += depth({v})"],
         ])
 
 
@@ -240,6 +241,12 @@ def helper(v):
     if v % 3 == 0:
         return v // 3
     return 1
+
+
+def depth(v):
+    if v <= 0:
+        return 0
+    return 1 + depth(v - 2)
 
 
 def never_called(v):

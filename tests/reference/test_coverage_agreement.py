@@ -6,7 +6,8 @@ coverage (`stepsmith test --coverage --coverage-json`). Executed and missing lin
 and missing branch arcs, every summary number of coverage.py's JSON report (percentages and
 their display strings included) and the text table's row (Missing column included) must be
 equal, for the bundled examples and for a seeded corpus of generated step files
-(tests/reference/covcorpus.py; STEPSMITH_REF_COVERAGE_FILES sets its size).
+(tests/reference/covcorpus.py; STEPSMITH_REF_COVERAGE_FILES sets its size and
+STEPSMITH_REF_COVERAGE_SEED its seed).
 """
 
 from __future__ import annotations
@@ -25,10 +26,17 @@ pytestmark = pytest.mark.usefixtures("sandbox")
 AT = "2026-12-01T07:00:00+00:00"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 CORPUS_FILES = int(os.environ.get("STEPSMITH_REF_COVERAGE_FILES", "36"))
+CORPUS_SEED = int(os.environ.get("STEPSMITH_REF_COVERAGE_SEED", "19"))
 
 
 def _plain(value):
     return json.loads(json.dumps(value))
+
+
+def _expected(value) -> dict:
+    if isinstance(value, Exception):  # the fixture expects the error the host raised
+        return {"error": {"type": type(value).__name__, "message": str(value)}}
+    return {"output": _plain(value), "effects": []}
 
 
 def _workflow(kit, root: Path, files: dict[str, tuple[str, str, list[str]]],
@@ -42,7 +50,7 @@ def _workflow(kit, root: Path, files: dict[str, tuple[str, str, list[str]]],
     manifest = kit.demo_manifest(steps=steps, sources={p: {"connection": "ledger"}
                                                        for p in params})
     fixtures = {f"{stem}/{name}": {"inputs": inputs, "evaluation_time": AT,
-                                   "expected": {"output": expected, "effects": []}}
+                                   "expected": _expected(expected)}
                 for stem, name, inputs, expected in cases}
     return kit.write_workflow(root, manifest, {f"steps/{s}.py": src
                                                for s, (src, _, _) in files.items()}, fixtures)
@@ -54,13 +62,14 @@ def agree(kit, capsys, tmp_path, monkeypatch):
     that every fixture passed (the sandbox returned what the host computed)."""
     monkeypatch.chdir(tmp_path)
 
-    def run(files: dict[str, tuple[str, str, list[str]]], calls: list[tuple[str, str, dict]]):
+    def run(files: dict[str, tuple[str, str, list[str]]], calls: list[tuple[str, str, dict]],
+            errors: int = 0):
         ref = covref.reference({s: src for s, (src, _, _) in files.items()},
                                [covref.Call(stem, files[stem][1], inputs)
                                 for stem, _, inputs in calls], tmp_path)
         raised = [(s, out) for s, _, out in ref.outputs if isinstance(out, Exception)]
-        assert raised == [], raised  # the corpus returns a value on every input
-        cases = [(stem, name, inputs, _plain(out))
+        assert len(raised) == errors, raised  # the corpus returns a value on every input
+        cases = [(stem, name, inputs, out)
                  for (stem, name, inputs), (_, _, out) in zip(calls, ref.outputs, strict=True)]
         wf = _workflow(kit, tmp_path / "wf", files, cases)
 
@@ -153,9 +162,26 @@ def test_missing_column_and_display_percent_are_coverage_pys(agree):
     assert s["percent_covered_display"] == "71" and ours.rows["pick"]["Cover"] == "71%"
 
 
+RAISES = '''def checked(n):
+    if n < 0:
+        raise ValueError("negative")
+    try:
+        return 10 // n
+    finally:
+        n += 1
+'''
+
+
+def test_fixtures_that_raise_agree(agree):
+    """Leaving through an exception (raised, and through a finally) is an exit arc too."""
+    _, ours = agree({"raises": (RAISES, "checked", ["n"])},
+                    [("raises", "neg", {"n": -1}), ("raises", "zero", {"n": 0})], errors=2)
+    assert ours.files["raises"]["missing_lines"] == []
+
+
 def test_generated_corpus_agrees(agree):
     """Every file of a seeded corpus: lines, arcs, partial branches, percentages."""
-    gens = [covcorpus.generate(19, i) for i in range(CORPUS_FILES)]
+    gens = [covcorpus.generate(CORPUS_SEED, i) for i in range(CORPUS_FILES)]
     for g in gens:
         assert validate(g.source) == [], g.source
     files = {g.stem: (g.source, "step", ["items", "n", "word"]) for g in gens}
