@@ -45,10 +45,11 @@ _GENERATOR_FLAGS = 0x20 | 0x200 | 0x80 | 0x100  # generator, async generator, co
 # real calls and returns (generators) and of exception-handler line events
 _RESUME = CONF.get("resume")  # noqa: F821
 _PUSH_EXC_INFO = CONF.get("push_exc_info")  # noqa: F821
+if _PUSH_EXC_INFO is None:
+    _PUSH_EXC_INFO = -1  # no such opcode: no line event is skipped
 _LASTI_IS_YIELD = sys.version_info[:2] != (3, 13)
 _RETURN_LINE = sys.version_info >= (3, 14)  # 3.14 may report a new line only on return
 
-_lines = set()
 _arcs = set()
 _values = {}  # statement line -> [hits, first snapshot, last snapshot]
 _state = {"chars": 0, "truncated": False}
@@ -170,15 +171,6 @@ def _real_return(frame):
     return code[lasti] != _RESUME
 
 
-def _skipped_line(frame):
-    """coverage.py skips the line event of an exception handler's PUSH_EXC_INFO."""
-    if _PUSH_EXC_INFO is None:
-        return False
-    lasti = frame.f_lasti
-    code = frame.f_code.co_code
-    return 0 <= lasti < len(code) and code[lasti] == _PUSH_EXC_INFO
-
-
 def _arc(a, b):
     if len(_arcs) < _MAX_ARCS:
         _arcs.add((a, b))
@@ -200,23 +192,26 @@ def _tracer(frame, event, arg):
     wants_return = _VALUES and code.co_name not in _NO_RETURN and \
         not code.co_flags & _GENERATOR_FLAGS
 
+    co = code.co_code  # coverage.py skips the line event of a handler's PUSH_EXC_INFO
+    arcs = _arcs
+
     def local(frame, event, arg):
         try:
             if event == "line":
                 ln = frame.f_lineno
-                sl = _LMAP.get(ln, ln)
-                raised[0] = False
-                if _VALUES and sl != vlast[0]:
-                    if vlast[0] > 0:
-                        _snapshot(frame, vlast[0], None, False)
-                    vlast[0] = sl
-                if _skipped_line(frame):
+                if _VALUES:
+                    raised[0] = False
+                    sl = _LMAP.get(ln, ln)
+                    if sl != vlast[0]:
+                        if vlast[0] > 0:
+                            _snapshot(frame, vlast[0], None, False)
+                        vlast[0] = sl
+                if co[frame.f_lasti] == _PUSH_EXC_INFO:
                     return local
-                if len(_lines) < _MAX_LINES:
-                    _lines.add(sl)
+                if len(arcs) < _MAX_ARCS:
+                    arcs.add((last[0], ln))  # raw lines, self-arcs too: the parent translates
                 else:
                     _state["truncated"] = True
-                _arc(last[0], ln)  # raw lines, self-arcs too: the parent translates them
                 last[0] = ln
             elif event == "return":
                 if _real_return(frame):
@@ -245,7 +240,11 @@ def stop():
 
 
 def result():
-    out = {"lines": sorted(_lines), "arcs": sorted([a, b] for a, b in _arcs),
+    # the statement lines the arcs touch (multi-line statements onto their first line)
+    lines = {_LMAP.get(n, n) for arc in _arcs for n in arc if n > 0}
+    if len(lines) > _MAX_LINES:
+        _state["truncated"] = True
+    out = {"lines": sorted(lines)[:_MAX_LINES], "arcs": sorted([a, b] for a, b in _arcs),
            "truncated": _state["truncated"]}
     if _VALUES:
         vals = []
