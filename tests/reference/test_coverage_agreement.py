@@ -241,3 +241,20 @@ def test_bundled_examples_agree(example, kit, capsys, tmp_path, monkeypatch):
     assert covref.compare(ref, ours) == [], text
     print(f"\ncoverage agreement ({example}): {len(ours.files)} files, {len(calls)} fixtures")
     assert len(ours.files) == len(sources) >= 4 and len(calls) >= 10
+
+
+def test_the_editors_values_trace_records_the_same_arcs():
+    """The editor's live runs trace in "values" mode: its arcs (hence its coverage) are the
+    "coverage" mode's, which agree with coverage.py above."""
+    from stepsmith.runner.sandbox import run_step
+
+    compared = 0
+    for g in (covcorpus.generate(CORPUS_SEED, i) for i in range(6)):
+        for inputs in g.cases:
+            runs = [run_step(g.source, "step", inputs, filename="steps/g.py", trace=mode)
+                    for mode in ("coverage", "values")]
+            assert [r.status for r in runs] == ["ok", "ok"], [r.message for r in runs]
+            assert runs[0].coverage == runs[1].coverage, g.source
+            assert runs[1].values is not None
+            compared += 1
+    assert compared == 18
