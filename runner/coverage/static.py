@@ -59,6 +59,14 @@ class StepFileShape:
     def statement_of(self, line: int) -> int:
         return self.line_map.get(line, line)
 
+    @functools.cached_property
+    def _single_exits(self) -> dict[int, int]:
+        """Lines with exactly one possible way out -> that way."""
+        dests: dict[int, set[int]] = {}
+        for a, b in self.possible:
+            dests.setdefault(a, set()).add(b)
+        return {a: next(iter(d)) for a, d in dests.items() if len(d) == 1}
+
     def translate(self, lines: Iterable[int], arcs: Iterable[Arc], truncated: bool = False
                   ) -> tuple[frozenset[int], frozenset[Arc]]:
         """(executed statement lines, executed arcs) of a raw trace, as coverage.py's
@@ -74,10 +82,7 @@ class StepFileShape:
         if truncated:
             touched |= {n for n in lines if n > 0}
         executed = frozenset(first(n) for n in touched) & self.statements
-        dests: dict[int, set[int]] = {}
-        for a, b in self.possible:
-            dests.setdefault(a, set()).add(b)
-        single = {a: next(iter(d)) for a, d in dests.items() if len(d) == 1}
+        single = self._single_exits
         fixed: set[Arc] = set()
         for a, b in tr(arcs):
             if a != b:
