@@ -5,7 +5,7 @@ The trace is untrusted like everything from the sandbox, and advisory: a malform
 dropped (the result stays), a well-formed one is bounded here again. It names no file: it is
 the trace of the step file this parent asked to run (``Coverage.file`` is the parent's own
 value), so no host path can enter through it. Only line numbers within the file's line count
-are accepted, only names the parent's own analysis says the line binds; every value string
+are kept (others are left out one by one, the trace marked cut), only names the parent's own analysis says the line binds; every value string
 is redacted (the Redactor, plus the forms a secret takes inside a repr) and cut after it.
 """
 
@@ -152,17 +152,20 @@ def _check(raw: Any, conf: dict, red: Redactor) -> tuple[Coverage | None, list |
     truncated = raw.get("truncated") is True
     if len(lines) > MAX_LINES or len(arcs) > MAX_ARCS:
         truncated = True
-    got_lines = frozenset(_line(x, n) for x in lines[:MAX_LINES])
+    # a number outside the file (0, past its end) is left out alone, never the whole trace
+    # for one odd item; the trace then says it is cut
+    got_lines = {_int(x) for x in lines[:MAX_LINES]}
+    kept_lines = frozenset(x for x in got_lines if 0 < x <= n)
     got_arcs = set()
     for arc in arcs[:MAX_ARCS]:
         if not isinstance(arc, list) or len(arc) != 2:
             raise _Bad("arc")
-        a, b = _int(arc[0]), _int(arc[1])
-        # both ends negative is an arc coverage.py's tracer records too (a generator closed
-        # unfinished enters and leaves without a line): accepted, it is simply no statement's
-        if not (0 < abs(a) <= n and 0 < abs(b) <= n):
-            raise _Bad("arc out of the file")
-        got_arcs.add((a, b))
+        got_arcs.add((_int(arc[0]), _int(arc[1])))
+    # both ends negative is an arc coverage.py's tracer records too (a generator closed
+    # unfinished enters and leaves without a line): kept, it is simply no statement's
+    kept_arcs = frozenset(a for a in got_arcs if 0 < abs(a[0]) <= n and 0 < abs(a[1]) <= n)
+    truncated = truncated or len(kept_lines) < len(got_lines) or len(kept_arcs) < len(got_arcs)
+    got_lines, got_arcs = kept_lines, kept_arcs
     cov = Coverage(conf["filename"], got_lines, frozenset(got_arcs), truncated)
     if conf["mode"] != "values":
         return cov, None
