@@ -31,6 +31,9 @@ class SuiteRequest:
     strict: bool = False  # stale wired fixtures fail the run
     coverage: bool = False  # trace the step files (line and branch coverage)
     repeat: int = 1  # run each fixture this many times in fresh sandboxes (determinism)
+    shard: tuple[int, int] | None = None  # (K, N): only the K-th of N balanced parts
+    durations_path: str | None = None  # one durations file (CI cache) instead of .stepsmith/
+    store_durations: bool | None = None  # None: only when not sharding (shards read, never write)
 
 
 @dataclass
@@ -215,6 +218,15 @@ def select(req: SuiteRequest) -> Selection:
         else:
             out.notes.append(f"no previously failed fixtures: running all {len(selected)} "
                              "(--lf)")
+    if req.shard is not None:
+        from stepsmith.runner.fixtures import shard
+
+        k, n = req.shard
+        durations = shard.known_durations(out.selected, req.durations_path)
+        total = len(out.selected)
+        out.selected = shard.select_shard(out.selected, k, n, durations)
+        out.notes.append(f"shard {k}/{n}: {len(out.selected)} of {total} fixture(s) "
+                         f"({'balanced by last durations' if durations else 'no durations yet'})")
     return out
 
 
@@ -241,6 +253,11 @@ def run(selection: Selection, req: SuiteRequest,
                         maxfail=req.maxfail, coverage=req.coverage, repeat=req.repeat)
     seconds = time.perf_counter() - t0
     lastfailed.update(results)
+    from stepsmith.runner.fixtures import shard
+
+    if req.store_durations or (req.store_durations is None and req.shard is None):
+        # the shards of one matrix must all see the same durations: a shard never writes them
+        shard.record(results, req.durations_path)
     loop = after_run(results, selection.workflows, update=req.update, strict=req.strict)
     return SuiteOutcome(selection, results, seconds, loop, traced=req.coverage)
 

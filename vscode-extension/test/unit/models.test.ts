@@ -37,6 +37,27 @@ describe('reach tree model', () => {
     assert.match(String(fx.tooltip), /not a review of what its code does/);
   });
 
+  it('marks the steps whose reach widened since HEAD, with one node per change', () => {
+    const widened: ReachResponse = JSON.parse(JSON.stringify(reach));
+    const wf = widened.workflows[0];
+    const change = { kind: 'network', step: 'summary', before: 'none', after: 'public_egress', widens: true,
+      description: 'network: none → public egress' };
+    wf.sinceHead = { status: 'changed', widens: true, changes: [change] };
+    wf.steps[2].changesSinceHead = [change];
+    wf.steps[0].changesSinceHead = [{ ...change, kind: 'explanation', widens: false, description: 'explanation changed' }];
+    const t = reachTree(widened)[1];
+    assert.match(String(t.description), /widened since HEAD$/);
+    const [normalise, fx, summary] = t.children;
+    assert.strictEqual(summary.icon, 'warning');
+    assert.match(String(summary.description), /^widened since HEAD · /);
+    assert.deepStrictEqual(summary.children.filter((c) => c.kind === 'change').map((c) => `${c.label}: ${c.description}`),
+      ['widened: network: none → public egress']);
+    assert.notStrictEqual(normalise.icon, 'warning');  // a wording change is shown, not flagged
+    assert.deepStrictEqual(normalise.children.filter((c) => c.kind === 'change').map((c) => c.label), ['changed']);
+    assert.strictEqual(fx.children.filter((c) => c.kind === 'change').length, 0);
+    assert.doesNotMatch(String(reachTree(reach)[1].description), /widened/);  // without git: no marks
+  });
+
   it('shows a manifest that does not hold as an error node', () => {
     const broken = reachTree(reach)[0];
     assert.strictEqual(broken.description, 'manifest has errors');
