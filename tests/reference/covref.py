@@ -8,8 +8,8 @@ code (the generated corpus and the bundled examples), never a user's.
 stepsmith: the real `stepsmith test --coverage --coverage-json FILE` over a workflow folder,
 every fixture in its own bubblewrap sandbox.
 
-Both give coverage.py's JSON report shape and the text table's row per file; `compare` lists
-every field that differs.
+Both give coverage.py's JSON report shape, the text table's row per file and the LCOV figures
+(lines run, LF/LH/BRF/BRH); `compare` lists every field that differs.
 """
 
 from __future__ import annotations
@@ -54,6 +54,7 @@ class Report:
     rows: dict[str, dict[str, str]] = field(default_factory=dict)
     outputs: list = field(default_factory=list)  # (stem, function, output or exception)
     totals: dict = field(default_factory=dict)  # the JSON report's totals
+    lcov: dict[str, dict] = field(default_factory=dict)  # stem -> LCOV figures (`_lcov`)
 
 
 class _Effects:
@@ -104,6 +105,24 @@ def _parse_rows(text: str) -> dict[str, dict[str, str]]:
     return rows
 
 
+def _lcov(text: str) -> dict[str, dict]:
+    """Per file of an LCOV tracefile: which lines ran (DA hits > 0; stepsmith counts fixtures
+    where coverage.py writes 1), LF, LH, BRF, BRH (coverage.py leaves BRF/BRH out at 0).
+    BRDA records are not compared: their names and "-" mean different things by design."""
+    out: dict[str, dict] = {}
+    cur: dict = {}
+    for line in text.splitlines():
+        key, _, val = line.partition(":")
+        if key == "SF":
+            cur = out.setdefault(Path(val).stem, {"DA": {}, "BRF": 0, "BRH": 0})
+        elif key == "DA":
+            n, hits = val.split(",")[:2]
+            cur["DA"][int(n)] = int(hits) > 0
+        elif key in ("LF", "LH", "BRF", "BRH"):
+            cur[key] = int(val)
+    return out
+
+
 def reference(sources: Mapping[str, str], calls: list[Call], tmp: Path) -> Report:
     """coverage.py's report of `sources` (stem -> text) after running `calls` on the host."""
     folder = tmp / f"ref-{uuid.uuid4().hex[:8]}"
@@ -148,6 +167,8 @@ def reference(sources: Mapping[str, str], calls: list[Call], tmp: Path) -> Repor
     doc = json.loads(report_file.read_text())
     out.files = {Path(k).stem: v for k, v in doc["files"].items()}
     out.totals = doc["totals"]
+    cov.lcov_report(outfile=str(folder / "coverage.lcov"))
+    out.lcov = _lcov((folder / "coverage.lcov").read_text())
     buf = io.StringIO()
     cov.report(show_missing=True, file=buf)
     out.rows = _parse_rows(buf.getvalue())
@@ -157,10 +178,12 @@ def reference(sources: Mapping[str, str], calls: list[Call], tmp: Path) -> Repor
 def stepsmith(run_cli: Callable, workflow: Path, tmp: Path) -> tuple[int, str, Report]:
     """(exit code, stdout, report) of `stepsmith test WORKFLOW --coverage --coverage-json`."""
     target = tmp / f"cov-{uuid.uuid4().hex[:8]}.json"
-    code, text = run_cli("test", workflow, "--coverage", "--coverage-json", target)
+    lcov = target.with_suffix(".lcov")
+    code, text = run_cli("test", workflow, "--coverage", "--coverage-json", target,
+                         "--lcov", lcov)
     doc = json.loads(target.read_text())
     rep = Report({Path(k).stem: v for k, v in doc["files"].items()}, _parse_rows(text),
-                 totals=doc["totals"])
+                 totals=doc["totals"], lcov=_lcov(lcov.read_text()))
     return code, text, rep
 
 
@@ -179,6 +202,12 @@ def compare(ref: Report, ours: Report) -> list[str]:
                 bad.append(f"{stem}: summary.{k}: {v!r} != {o['summary'].get(k)!r}")
         if ref.rows.get(stem) != ours.rows.get(stem):
             bad.append(f"{stem}: text row: {ref.rows.get(stem)} != {ours.rows.get(stem)}")
+    if set(ref.lcov) != set(ref.files):
+        bad.append(f"lcov files: {sorted(ref.lcov)} != {sorted(ref.files)}")
+    if ref.lcov != ours.lcov:
+        bad += [f"{stem}: lcov: {ref.lcov.get(stem)} != {ours.lcov.get(stem)}"
+                for stem in sorted(set(ref.lcov) | set(ours.lcov))
+                if ref.lcov.get(stem) != ours.lcov.get(stem)]
     for k, v in ref.totals.items():
         if ours.totals.get(k) != v:
             bad.append(f"totals.{k}: {v!r} != {ours.totals.get(k)!r}")
