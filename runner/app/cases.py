@@ -118,7 +118,10 @@ class SuiteOutcome:
         for shown in sorted(by_file):
             source, traces = by_file[shown]
             # traces name the manifest's path; a file no fixture ran has none to match
-            fc = combine(traces[0][1].file if traces else shown, source, traces)
+            try:
+                fc = combine(traces[0][1].file if traces else shown, source, traces)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                continue  # as coverage.py skips a file it cannot parse (the check names it)
             out.append(dataclasses.replace(fc, file=shown))
         return out
 
