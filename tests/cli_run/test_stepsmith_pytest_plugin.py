@@ -106,7 +106,8 @@ def test_pytest_split_shards_fixture_items(tmp_path, kit):
     assert (tmp_path / ".test_durations").is_file()
     groups = []
     for k in (1, 2, 3):
-        code, out = split("--splits", "3", "--group", str(k), "--co", "-q")
+        code, out = split("--splits", "3", "--group", str(k), "--splitting-algorithm",
+                          "least_duration", "--co", "-q")
         assert code == 0, out
         groups.append([line for line in out.splitlines() if line.startswith("wf::")])
     everything = sorted(i for g in groups for i in g)
