@@ -148,3 +148,17 @@ describe('test tree model', () => {
     assert.deepStrictEqual(expectedKeyRange('{}').start, { line: 0, character: 0 });
   });
 });
+
+import { AGENT_TOOLS, toolsFor } from '../../src/agentTools';
+
+describe('language-model tools', () => {
+  it('untrusted workspaces get the read-only tools only; every tool is declared in package.json', () => {
+    assert.deepStrictEqual(toolsFor(false).map((t) => t.tool), ['check', 'reach', 'explain_rule']);
+    assert.deepStrictEqual(toolsFor(true).map((t) => t.tool), AGENT_TOOLS.map((t) => t.tool));
+    const declared = (require('../../../package.json').contributes.languageModelTools as { name: string; inputSchema: object }[]);
+    assert.deepStrictEqual(declared.map((t) => t.name).sort(), AGENT_TOOLS.map((t) => t.name).sort());
+    for (const t of AGENT_TOOLS.filter((x) => !x.readOnly)) {
+      assert.ok(t.confirm, `${t.name} runs code: it asks for confirmation`);
+    }
+  });
+});
