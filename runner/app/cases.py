@@ -242,7 +242,7 @@ def ensure_sandbox(cases: list[Case]) -> None:
 
 
 def run(selection: Selection, req: SuiteRequest,
-        on_done: Callable[[CaseResult], None] | None = None) -> SuiteOutcome:
+        on_done: Callable[[CaseResult], None] | None = None, stop=None) -> SuiteOutcome:
     """Run the selected fixtures (in parallel sandboxes), then the fixture loop."""
     from stepsmith.runner.fixtures import lastfailed
     from stepsmith.runner.fixtures.suite import run_cases
@@ -250,7 +250,8 @@ def run(selection: Selection, req: SuiteRequest,
     ensure_sandbox(selection.selected)
     t0 = time.perf_counter()
     results = run_cases(selection.selected, jobs=req.jobs, live=req.live, on_done=on_done,
-                        maxfail=req.maxfail, coverage=req.coverage, repeat=req.repeat)
+                        maxfail=req.maxfail, coverage=req.coverage, repeat=req.repeat,
+                        stop=stop)
     seconds = time.perf_counter() - t0
     lastfailed.update(results)
     from stepsmith.runner.fixtures import shard
