@@ -6,19 +6,14 @@ from __future__ import annotations
 import json
 
 import pytest
+from gitkit import committed_workflow, git
 from manifest_kit import BASE, write_workflow
 from stepsmith.runner.cli import main
-from test_reach_diff import git
 
 
 @pytest.fixture
 def repo(tmp_path, monkeypatch):
-    r = tmp_path / "repo"
-    r.mkdir()
-    git(r, "init", "-q", "-b", "main")
-    write_workflow(r / "wf", BASE)
-    git(r, "add", "-A")
-    git(r, "commit", "-q", "-m", "base")
+    r = committed_workflow(tmp_path)
     monkeypatch.chdir(r)
     return r
 
