@@ -47,7 +47,7 @@ def test_changed_manifest_with_a_higher_version_is_clean(repo, capsys):
                    .replace("Draft a bill for each clean match.", "Draft bills."))
     assert problems(capsys, "--base", "HEAD", "wf") == (0, [])
     man.write_text(man.read_text().replace("version: 4", "version: 3"))
-    rc, probs = problems(capsys, "--base", "HEAD", "wf")
+    _rc, probs = problems(capsys, "--base", "HEAD", "wf")
     assert [p["code"] for p in probs] == ["SM401"] and "workflow.yaml" in probs[0]["message"]
 
 
@@ -67,7 +67,7 @@ def test_a_removed_step_file_counts_as_a_change(repo, capsys):
     git(repo, "commit", "-qam", "one step")
     git(repo, "tag", "one")
     (repo / "wf" / "steps" / "match.py").write_text("def match(invoices, purchase_orders, tolerance):\n    return []\n")
-    rc, probs = problems(capsys, "--base", "one", "wf")
+    _rc, probs = problems(capsys, "--base", "one", "wf")
     assert [p["code"] for p in probs] == ["SM401"]
 
 
