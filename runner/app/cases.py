@@ -118,7 +118,10 @@ class SuiteOutcome:
         for shown in sorted(by_file):
             source, traces = by_file[shown]
             # traces name the manifest's path; a file no fixture ran has none to match
-            fc = combine(traces[0][1].file if traces else shown, source, traces)
+            try:
+                fc = combine(traces[0][1].file if traces else shown, source, traces)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                continue  # as coverage.py skips a file it cannot parse (the check names it)
             out.append(dataclasses.replace(fc, file=shown))
         return out
 
@@ -239,7 +242,7 @@ def ensure_sandbox(cases: list[Case]) -> None:
 
 
 def run(selection: Selection, req: SuiteRequest,
-        on_done: Callable[[CaseResult], None] | None = None) -> SuiteOutcome:
+        on_done: Callable[[CaseResult], None] | None = None, stop=None) -> SuiteOutcome:
     """Run the selected fixtures (in parallel sandboxes), then the fixture loop."""
     from stepsmith.runner.fixtures import lastfailed
     from stepsmith.runner.fixtures.suite import run_cases
@@ -247,7 +250,8 @@ def run(selection: Selection, req: SuiteRequest,
     ensure_sandbox(selection.selected)
     t0 = time.perf_counter()
     results = run_cases(selection.selected, jobs=req.jobs, live=req.live, on_done=on_done,
-                        maxfail=req.maxfail, coverage=req.coverage, repeat=req.repeat)
+                        maxfail=req.maxfail, coverage=req.coverage, repeat=req.repeat,
+                        stop=stop)
     seconds = time.perf_counter() - t0
     lastfailed.update(results)
     from stepsmith.runner.fixtures import shard

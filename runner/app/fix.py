@@ -36,11 +36,12 @@ class FixOutcome:
     refused: tuple[tuple[str, str], ...] = ()  # (path, why) e.g. a symlinked file
 
 
-def _snapshot(manifests: list[str], buffers: dict):
+def disk_snapshot(manifests: list[str], buffers: dict | None = None):
     from stepsmith.runner.workspace.diagnostics import check_manifest
     from stepsmith.runner.workspace.index import WorkspaceIndex
     from stepsmith.runner.workspace.snapshot import WorkspaceSnapshot
 
+    buffers = buffers or {}
     ix = WorkspaceIndex().with_manifests(manifests)
     for m in manifests:
         ix, _ = ix.with_check(m, check_manifest(WorkspaceSnapshot.of(ix, buffers), m), None)
@@ -72,7 +73,7 @@ def plan(paths: Iterable[str], *, unsafe: bool = False) -> list[FileFix]:
     originals: dict[str, str] = {}
     applied: dict[str, list] = {}
     for _ in range(MAX_PASSES):
-        snap = _snapshot(manifests, buffers)
+        snap = disk_snapshot(manifests, buffers)
         progressed = False
         for f in _files(snap, manifests, singles):
             result = fix_text(snap, f, unsafe=unsafe)
@@ -84,7 +85,7 @@ def plan(paths: Iterable[str], *, unsafe: bool = False) -> list[FileFix]:
                 originals.setdefault(f, current)
                 applied.setdefault(f, []).extend(fixes)
                 buffers[f] = Buffer(text, None, tuple(split_lines(text)))
-                snap = _snapshot(manifests, buffers)
+                snap = disk_snapshot(manifests, buffers)
                 progressed = True
         if not progressed:
             break

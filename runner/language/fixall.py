@@ -44,32 +44,40 @@ def _overlaps(a, b) -> bool:
     return a[0] < b[1] and b[0] < a[1]  # two insertions at one point do not
 
 
+def deferred(offered, *, unsafe: bool) -> set[int]:
+    """Indices of the (problem, fixes) pairs whose fix must wait for another problem's guess:
+    an unused input that looks like a misspelt parameter, or a misspelt key, is renamed (a
+    guess); removing the input, adding the parameter as null or adding the missing key with a
+    placeholder instead would drop the author's wiring or text silently. Shared by fix-all,
+    `check --fix` and the MCP `check` tool (which offers no fix for these)."""
+    renaming = {p.step for p, fx in offered
+                if p.code == "SM204" and fx and fx[0].kind not in SAFE_KINDS}
+    renamed_keys = {(p.step, e.new_text) for p, fx in offered if p.code == "SM003" and fx
+                    for e in fx[0].edits}
+    out = set()
+    for i, (p, fx) in enumerate(offered):
+        if not fx:
+            continue
+        if p.code == "SM004" and any(
+                (p.step, e.new_text.strip().split(":")[0].strip("'\"")) in renamed_keys
+                for e in fx[0].edits):
+            out.add(i)
+        elif p.step in renaming and (p.code == "SM205" or (p.code == "SM204" and not unsafe)):
+            out.add(i)  # the rename (when allowed) also gives the parameter its input
+    return out
+
+
 def _one_round(snapshot: WorkspaceSnapshot, path: str, text: str, unsafe: bool = False,
                applied: list | None = None) -> str:
     chosen: list[TextEdit] = []
     taken: list[tuple] = []
     seen: set[tuple] = set()
     picked = []
-    problems = diagnostics(snapshot, path)
-    offered = [(p, fixes_for(snapshot, path, p)) for p in problems]
-    # an unused input that looks like a misspelt parameter: its fix is a rename (a guess);
-    # removing it and adding the parameter as null instead would drop the wiring silently
-    renaming = {p.step for p, fx in offered
-                if p.code == "SM204" and fx and fx[0].kind not in SAFE_KINDS}
-    # likewise a misspelt key (`explenation:`): adding the missing key with a placeholder
-    # would leave the author's text under the wrong key; the rename (a guess) fixes both
-    renamed_keys = {(p.step, e.new_text) for p, fx in offered if p.code == "SM003" and fx
-                    for e in fx[0].edits}
-    for problem, fixes in offered:
-        if not fixes or not (unsafe or fixes[0].kind in SAFE_KINDS):
+    offered = [(p, fixes_for(snapshot, path, p)) for p in diagnostics(snapshot, path)]
+    waiting = deferred(offered, unsafe=unsafe)
+    for i, (problem, fixes) in enumerate(offered):
+        if not fixes or not (unsafe or fixes[0].kind in SAFE_KINDS) or i in waiting:
             continue
-        if problem.code == "SM004" and any(
-                (problem.step, e.new_text.strip().split(":")[0].strip("'\"")) in renamed_keys
-                for e in fixes[0].edits):
-            continue
-        if problem.step in renaming and (problem.code == "SM205" or
-                                         (problem.code == "SM204" and not unsafe)):
-            continue  # the rename (when allowed) also gives the parameter its input
         edits = fixes[0].edits
         if edits in seen:  # SM205: one fix adding every input, on each parameter's problem
             continue

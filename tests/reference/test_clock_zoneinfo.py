@@ -64,6 +64,13 @@ def _aware(a: datetime) -> list:
     return [a.isoformat(), a.tzname(), a.strftime("%Z %z"), a.utcoffset().total_seconds()]
 
 
+def _naive_timestamp(at: datetime) -> float:
+    """What CPython's `timestamp()` of a NAIVE local datetime gives for this instant: whole
+    seconds, then `+ microsecond / 1e6` in float (datetime.c), which can differ in the last bit
+    from the aware path's `total_seconds()` (hypothesis found 1.9999989999999999 vs 1.999999)."""
+    return at.replace(microsecond=0).timestamp() + at.microsecond / 1e6
+
+
 def _local(ts: int, z: ZoneInfo) -> datetime:
     return datetime.fromtimestamp(ts, z)
 
@@ -74,7 +81,7 @@ def reference(zone: str, at: datetime, instants: list[int], walls: list[list[int
     n = at.astimezone(z)
     naive = n.replace(tzinfo=None)
     day = n.date()
-    out = {"now": [naive.isoformat(), n.fold, at.timestamp(), n.strftime("%Y-%m-%d %H:%M:%S")]
+    out = {"now": [naive.isoformat(), n.fold, _naive_timestamp(at), n.strftime("%Y-%m-%d %H:%M:%S")]
                   + _aware(n),
            "today": [day.isoformat(), naive.isoformat(), n.fold],
            "utcnow": at.astimezone(UTC).replace(tzinfo=None).isoformat(),

@@ -83,6 +83,7 @@ export const Requests = {
   fixtures: 'stepsmith/fixtures',
   status: 'stepsmith/status',
   rule: 'stepsmith/rule',
+  agentTool: 'stepsmith/agentTool',
 } as const;
 
 export const Notifications = { fixtureResults: 'stepsmith/fixtureResults' } as const;

@@ -148,3 +148,22 @@ describe('test tree model', () => {
     assert.deepStrictEqual(expectedKeyRange('{}').start, { line: 0, character: 0 });
   });
 });
+
+import { AGENT_TOOLS, toolsFor } from '../../src/agentTools';
+
+describe('language-model tools', () => {
+  it('untrusted workspaces get the read-only tools only; every tool is declared in package.json', () => {
+    assert.deepStrictEqual(toolsFor(false).map((t) => t.tool), ['check', 'reach', 'explain_rule']);
+    assert.deepStrictEqual(toolsFor(true).map((t) => t.tool), AGENT_TOOLS.map((t) => t.tool));
+    const declared = (require('../../../package.json').contributes.languageModelTools as { name: string; when?: string }[]);
+    assert.deepStrictEqual(declared.map((t) => t.name).sort(), AGENT_TOOLS.map((t) => t.name).sort());
+    // the editor lists a contributed tool only when its `when` holds: running ones need trust
+    for (const t of declared) {
+      const spec = AGENT_TOOLS.find((x) => x.name === t.name)!;
+      assert.strictEqual(t.when, spec.readOnly ? undefined : 'isWorkspaceTrusted', t.name);
+    }
+    for (const t of AGENT_TOOLS.filter((x) => !x.readOnly)) {
+      assert.ok(t.confirm, `${t.name} runs code: it asks for confirmation`);
+    }
+  });
+});
