@@ -8,7 +8,6 @@ in `crossref.py` / `check.py`, where exact positions are known.
 
 from __future__ import annotations
 
-import re
 import zoneinfo
 from typing import Annotated, Literal
 
@@ -23,6 +22,11 @@ from pydantic import (
     model_validator,
 )
 from pydantic_core import PydanticCustomError
+from stepsmith.runner.manifest.cron import (  # the one cron grammar (re-exported)
+    CRON_FIELDS as _CRON_FIELDS,  # noqa: F401
+    CRON_ITEM as _CRON_ITEM,  # noqa: F401
+    check_cron,
+)
 from stepsmith.runner.model.grammar import (  # the one grammar (re-exported for callers)
     CODE_PATTERN,
     EVENT_PATTERN,
@@ -43,49 +47,6 @@ class _Strict(BaseModel):
 
 
 # --------------------------------------------------------------------------------- trigger
-
-_CRON_FIELDS = (
-    ("minute", 0, 59, None),
-    ("hour", 0, 23, None),
-    ("day of month", 1, 31, None),
-    ("month", 1, 12, ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]),
-    ("day of week", 0, 7, ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]),
-)
-_CRON_ITEM = re.compile(r"^(?:(\*)|([0-9a-zA-Z]+)(?:-([0-9a-zA-Z]+))?)(?:/([0-9]+))?$")
-
-
-def check_cron(expr: str) -> str:
-    """Validate a 5-field cron expression; raise ValueError with a precise message."""
-    fields = expr.split()
-    if len(fields) != 5:
-        raise ValueError(
-            f"cron needs 5 fields (minute hour day-of-month month day-of-week), got {len(fields)}"
-        )
-    for text, (name, lo, hi, names) in zip(fields, _CRON_FIELDS, strict=True):
-        for item in text.split(","):
-            m = _CRON_ITEM.match(item)
-            if not m:
-                raise ValueError(f"cron {name} field {text!r} is not valid")
-            star, a, b, step = m.groups()
-            vals = []
-            for v in (a, b):
-                if v is None:
-                    continue
-                if v.isdigit():
-                    n = int(v)
-                elif names and v.lower() in names:
-                    n = names.index(v.lower()) + (1 if name == "month" else 0)
-                else:
-                    raise ValueError(f"cron {name} field has unknown value {v!r}")
-                if not lo <= n <= hi:
-                    raise ValueError(f"cron {name} value {v} is out of range {lo}-{hi}")
-                vals.append(n)
-            if len(vals) == 2 and vals[0] > vals[1]:
-                raise ValueError(f"cron {name} range {a}-{b} runs backwards")
-            if step is not None and int(step) == 0:
-                raise ValueError(f"cron {name} step must be at least 1")
-    return expr
-
 
 def check_timezone(name: str) -> str:
     try:
