@@ -13,11 +13,13 @@ from typing import Annotated, Literal
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     JsonValue,
     PrivateAttr,
     StringConstraints,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
@@ -34,8 +36,12 @@ from stepsmith.runner.model.grammar import (  # the one grammar (re-exported for
     PARAM_PATTERN,
     PYTHON_PATTERN,
     SLUG_PATTERN,
+    WHITESPACE_CLASS,
 )
 from stepsmith.runner.model.refs import CodeRef, InputRef, parse_input_ref
+
+from .cron_pattern import cron_pattern
+from .zones import ZONES
 
 Slug = Annotated[str, StringConstraints(pattern=SLUG_PATTERN)]
 Name = Annotated[str, StringConstraints(pattern=NAME_PATTERN)]
@@ -48,22 +54,43 @@ class _Strict(BaseModel):
 
 # --------------------------------------------------------------------------------- trigger
 
+_ZONE_SET = frozenset(ZONES)
+
+
 def check_timezone(name: str) -> str:
-    try:
-        zoneinfo.ZoneInfo(name)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
+    if name not in _ZONE_SET:  # the schema's enum: the same list, on every machine
         import difflib
 
-        try:
-            known = sorted(zoneinfo.available_timezones())
-        except Exception:  # pragma: no cover
-            known = []
-        close = difflib.get_close_matches(name, known, n=1)
+        close = difflib.get_close_matches(name, ZONES, n=1)
+        if not close:
+            folded = {z.lower(): z for z in ZONES}.get(name.strip().lower())
+            close = [folded] if folded else []
         hint = f"; did you mean '{close[0]}'?" if close else " (use an IANA name such as Europe/London or UTC)"
         exc = ValueError(f"unknown timezone {name!r}{hint}")
         exc.suggestion = close[0] if close else None  # the editor's replace fix (parse.py)
         raise exc from None
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
+        raise ValueError(f"timezone {name!r} is not installed on this machine "
+                         "(apt-get install tzdata, or pip install tzdata)") from None
     return name
+
+
+#: A timezone in the schema: marked here, made a reference to the one enum of IANA names by
+#: runner/schema.py.
+TIMEZONE_MARK = "x-stepsmith-timezone"
+Timezone = Annotated[str, WithJsonSchema({"type": "string", TIMEZONE_MARK: True})]
+
+
+def _whole_number(v):
+    """JSON Schema's `integer` is any number with no fraction (`3.0`, `1e3`): so is ours."""
+    if type(v) is float and v.is_integer():
+        return int(v)
+    return v
+
+
+WholeNumber = Annotated[int, BeforeValidator(_whole_number)]
 
 
 class Schedule(_Strict):
@@ -72,9 +99,10 @@ class Schedule(_Strict):
     cron: str = Field(
         description="Five-field cron expression (minute hour day-of-month month day-of-week), "
         "e.g. \"0 7 * * 1-5\" for 07:00 on weekdays.",
-        examples=["0 7 * * 1-5"],
+        examples=["0 7 * * 1-5", "0 0 1 * *", "@daily"],
+        json_schema_extra={"pattern": cron_pattern(), "maxLength": 200},
     )
-    timezone: str = Field(
+    timezone: Timezone = Field(
         description="IANA timezone the cron expression is read in, e.g. Europe/London or UTC.",
         examples=["Europe/London"],
     )
@@ -156,6 +184,8 @@ SOURCE_KIND_FIELD = {"connection": "connection", "channel": "channel", "graph": 
 
 
 def _source_kind_schema() -> dict:
+    """Each kind needs its own field as text and holds no other kind's field (null, like
+    absent, is allowed there), as `Source._fields_of_kind` says."""
     rules = []
     for kind, need in SOURCE_KIND_FIELD.items():
         others = [f for f in SOURCE_KIND_FIELD.values() if f != need]
@@ -163,8 +193,9 @@ def _source_kind_schema() -> dict:
                 if kind != "connection" else  # the default: kind absent, or connection
                 {"anyOf": [{"not": {"required": ["kind"]}},
                            {"properties": {"kind": {"const": "connection"}}}]})
-        rules.append({"if": cond, "then": {"required": [need],
-                                           "not": {"anyOf": [{"required": [o]} for o in others]}}})
+        rules.append({"if": cond, "then": {
+            "required": [need],
+            "properties": {need: {"type": "string"}, **{o: {"type": "null"} for o in others}}}})
     return {"allOf": rules}
 
 
@@ -242,7 +273,7 @@ class Step(_Strict):
     )
     explanation: str = Field(
         min_length=1,
-        pattern=r"\S",
+        pattern=r"[^" + WHITESPACE_CLASS + "]",  # something not blank, read alike by every engine
         description="Plain-language explanation of what the step does; this is what the "
         "workflow's owner reads.",
     )
@@ -303,13 +334,14 @@ class Workflow(_Strict):
         description="Workflow slug: lowercase letters, digits, '-' or '_', starting with a letter.",
         examples=["invoice-matching"],
     )
-    version: int = Field(ge=1, description="Immutable version number of this workflow (>= 1).")
+    version: WholeNumber = Field(ge=1, description="Immutable version number of this workflow (>= 1).",
+                                 examples=[1])
     python: str = Field(
         pattern=PYTHON_PATTERN,
         description="The Python version the steps are pinned to, as a quoted string, e.g. \"3.11\".",
         examples=["3.11"],
     )
-    timezone: str | None = Field(
+    timezone: Timezone | None = Field(
         default=None,
         description="IANA timezone the workflow's clock is read in: a naive "
         "`datetime.datetime.now()` / `datetime.date.today()` inside a step is the evaluation "

@@ -18,6 +18,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from stepsmith.runner.language.cron import describe, expand
 from stepsmith.runner.manifest.cron import MACROS, check_cron, split_fields
+from stepsmith.runner.manifest.cron_pattern import cron_pattern
 
 START = dt.datetime(2026, 1, 1, 0, 0)
 
@@ -172,3 +173,20 @@ def test_never_firing_schedule_is_sm005_at_the_cron_value(expr):
     doc = parse_manifest(text)
     assert [(p.code, p.span.line, p.span.column) for p in doc.problems] == [("SM005", 6, 10)]
     assert "never fires" in doc.problems[0].message
+
+
+CRON_RE = __import__("re").compile(cron_pattern())
+
+
+@settings(max_examples=2000, deadline=None)
+@given(expressions())
+@example("0 0 30-31/1 feb *")
+@example("0 0 31 2-4/2 *")
+@example("0 0 31 2-5/2 *")
+@example("0 0 31 feb-feb */3")
+@example("0 7 * * 1-5\n")
+@example(" @Weekly ")
+def test_schema_pattern_is_the_check(expr):
+    """The schema's `cron` pattern (what yaml-language-server and jsonschema apply) accepts
+    exactly what `check_cron` accepts; test_schema_model_agreement runs it in node too."""
+    assert (CRON_RE.search(expr) is not None) == ours(expr), expr
