@@ -69,3 +69,26 @@ def test_timezone_is_one_enum_and_cron_a_pattern():
     assert "Europe/London" in zone["enum"] and "localtime" not in zone["enum"]
     cron = SCHEMA["$defs"]["Schedule"]["properties"]["cron"]
     assert cron["pattern"].startswith("^") and cron["maxLength"] == 200
+
+
+def test_problems_the_schema_expresses_are_marked_and_no_others():
+    """`data.schema`: an editor may leave these to a JSON Schema tool (VS Code's YAML extension);
+    everything else (YAML syntax, cross references, a number too long to read) stays ours."""
+    from manifest_kit import BASE
+    from stepsmith.runner.manifest import parse_manifest
+    from stepsmith.server.convert import to_diagnostic
+
+    text = (BASE.replace('"0 7 * * 1-5"', '"0 0 31 2 *"').replace("Europe/London", "Europe/Londn")
+            .replace("Pair each invoice with its purchase order.", '""')
+            .replace("{connection: xero, description: Supplier invoices}", "{connection: null}")
+            .replace("steps.match.output", "steps.nope.output"))
+    doc = parse_manifest(text)
+    marked = {(p.code, p.data.get("schema", False)) for p in doc.problems}
+    assert ("SM005", True) in marked and ("SM107", True) in marked and ("SM004", True) in marked
+    assert ("SM104", False) in marked, marked  # a cross reference: ours alone
+    assert all(p.data.get("schema") for p in doc.problems if p.code in ("SM004", "SM107"))
+    timezone = next(p for p in doc.problems if "timezone" in p.message)
+    lsp = to_diagnostic(timezone, text.split("\n"), "utf-16")
+    assert lsp["data"]["schema"] is True and lsp["data"]["fix"]["edits"]  # did-you-mean kept
+    big = parse_manifest(BASE.replace("version: 3", "version: " + "9" * 5000)).problems
+    assert [p.data.get("schema") for p in big] == [None]

@@ -31,7 +31,9 @@ import {
   EXECUTING_COMMANDS,
   filterSchemaLevel,
   isManifestUriPath,
+  leaveDescriptionsToYamlExtension,
   leaveSchemaErrorsToYamlExtension,
+  withoutSchemaDescription,
   needsRestart,
   readSettings,
   serverSettings,
@@ -291,6 +293,10 @@ export class ServerManager implements vscode.Disposable {
           return next(command, args);
         },
         handleDiagnostics: (uri, diagnostics, next) => next(uri, this.filterDiagnostics(uri, diagnostics)),
+        provideHover: async (document, position, token, next) => {
+          const hover = await next(document, position, token);
+          return hover ? this.filterHover(document.uri, hover) : hover;
+        },
         provideDiagnostics: async (doc, previousResultId, token, next) => {
           const report = await next(doc, previousResultId, token);
           const uri = doc instanceof vscode.Uri ? doc : doc.uri;
@@ -339,6 +345,19 @@ export class ServerManager implements vscode.Disposable {
     const yamlExt = vscode.extensions.getExtension('redhat.vscode-yaml');
     const validate = vscode.workspace.getConfiguration('yaml', uri).get<boolean>('validate');
     return filterSchemaLevel(uri.path, diagnostics, leaveSchemaErrorsToYamlExtension(this.settings, !!yamlExt?.isActive, validate));
+  }
+
+  /** Drop a key's schema description from our manifest hover when the YAML extension shows it. */
+  private filterHover(uri: vscode.Uri, hover: vscode.Hover): vscode.Hover | undefined {
+    const yamlExt = vscode.extensions.getExtension('redhat.vscode-yaml');
+    const hoverOn = vscode.workspace.getConfiguration('yaml', uri).get<boolean>('hover');
+    if (!isManifestUriPath(uri.path) || !leaveDescriptionsToYamlExtension(this.settings, !!yamlExt?.isActive, hoverOn)) {
+      return hover;
+    }
+    const parts = hover.contents
+      .map((c) => withoutSchemaDescription(typeof c === 'string' ? c : c.value))
+      .filter((t): t is string => t !== undefined && t.trim() !== '');
+    return parts.length ? new vscode.Hover(parts.map((t) => new vscode.MarkdownString(t)), hover.range) : undefined;
   }
 
   private async notifyProblem(p: LaunchProblem): Promise<void> {
