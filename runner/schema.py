@@ -37,6 +37,8 @@ def workflow_json_schema() -> dict:
     schema["$defs"]["Timezone"] = {
         "type": "string", "enum": list(ZONES),
         "description": "An IANA timezone name, e.g. Europe/London or UTC.",
+        # editors (vscode-json-languageservice) say this instead of listing 600 names
+        "errorMessage": "unknown timezone: use an IANA name such as Europe/London or UTC",
     }
     schema["defaultSnippets"] = [WORKFLOW_SNIPPET]
     for title, snippets in SNIPPETS.items():

@@ -100,7 +100,9 @@ class Schedule(_Strict):
         description="Five-field cron expression (minute hour day-of-month month day-of-week), "
         "e.g. \"0 7 * * 1-5\" for 07:00 on weekdays.",
         examples=["0 7 * * 1-5", "0 0 1 * *", "@daily"],
-        json_schema_extra={"pattern": cron_pattern(), "maxLength": 200},
+        json_schema_extra={"pattern": cron_pattern(), "maxLength": 200, "patternErrorMessage":
+                           "not a cron schedule that can fire: five fields (minute hour "
+                           "day-of-month month day-of-week) or @daily, @hourly, ..."},
     )
     timezone: Timezone = Field(
         description="IANA timezone the cron expression is read in, e.g. Europe/London or UTC.",
@@ -271,9 +273,10 @@ class Step(_Strict):
         description="Unique step id: lowercase letters, digits, '-' or '_', starting with a letter.",
         examples=["match"],
     )
-    explanation: str = Field(
-        min_length=1,
+    explanation: str = Field(  # one rule (not also min_length): one squiggle in schema tools
         pattern=r"[^" + WHITESPACE_CLASS + "]",  # something not blank, read alike by every engine
+        json_schema_extra={"patternErrorMessage": "explanation is empty: say in plain language "
+                           "what this step does"},
         description="Plain-language explanation of what the step does; this is what the "
         "workflow's owner reads.",
     )
