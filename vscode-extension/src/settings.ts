@@ -163,12 +163,39 @@ export function schemaExpressed(d: { data?: unknown }): boolean {
   return !!data && typeof data === 'object' && data.schema === true;
 }
 
-/** Drops the manifest diagnostics the YAML extension reports too: never one it would not show. */
-export function filterSchemaLevel<T extends { code?: unknown; data?: unknown }>(uriPath: string, diagnostics: T[], leaveToYaml: boolean): T[] {
+/** Where a diagnostic starts (a vscode.Diagnostic or an LSP one). */
+type Ranged = { range?: { start: { line: number } } };
+
+/** The YAML extension's own syntax diagnostics (yaml-language-server's `source`). */
+export const YAML_SYNTAX_SOURCE = 'YAML';
+
+/**
+ * Drops the manifest diagnostics the YAML extension reports too, never one it would not show:
+ * those the schema expresses; our YAML syntax error (SM001: the document does not parse) while
+ * it shows a syntax error of its own (its parser is not libyaml: it may stop elsewhere, never
+ * where the text is fine); a duplicate key (SM002) while it shows a syntax error on that line.
+ * `others`: the diagnostics other extensions show for the document now.
+ */
+export function filterSchemaLevel<T extends { code?: unknown; data?: unknown } & Ranged>(
+  uriPath: string,
+  diagnostics: T[],
+  leaveToYaml: boolean,
+  others: readonly ({ source?: string } & Ranged)[] = [],
+): T[] {
   if (!leaveToYaml || !isManifestUriPath(uriPath)) {
     return diagnostics;
   }
-  return diagnostics.filter((d) => !schemaExpressed(d));
+  const syntaxLines = new Set(others.filter((o) => o.source === YAML_SYNTAX_SOURCE && o.range).map((o) => o.range!.start.line));
+  return diagnostics.filter((d) => {
+    if (schemaExpressed(d)) {
+      return false;
+    }
+    const code = diagnosticCode(d.code);
+    if (code === 'SM001') {
+      return syntaxLines.size === 0;
+    }
+    return !(code === 'SM002' && d.range && syntaxLines.has(d.range.start.line));
+  });
 }
 
 /**

@@ -90,6 +90,32 @@ describe('stepsmith beside the YAML extension (yaml-language-server)', function 
     }
   });
 
+  it('a duplicate key and a YAML syntax error: once each', async () => {
+    const dir = path.join(ws(), 'yaml-check');
+    const cases: [string, string, number][] = [
+      ['dup.workflow.yaml', 'workflow: yaml-dup\nversion: 1\npython: "3.11"\ntrigger:\n  manual: {}\nsteps:\n'
+        + '  - id: a\n    explanation: x\n    code: steps/match.py:match\n    inputs: {invoices: 1, prior: 2}\nversion: 2\n', 11],
+      ['quote.workflow.yaml', 'workflow: yaml-quote\nversion: 1\npython: "3.11\n', 3],
+    ];
+    for (const [name, text, line] of cases) {
+      fs.writeFileSync(path.join(dir, name), text);
+      const u = vscode.Uri.file(path.join(dir, name));
+      await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(u));
+      await waitFor(`${name}: a diagnostic from each server`, () => {
+        const all = vscode.languages.getDiagnostics(u);
+        return all.some(isOurs) || all.some((d) => !isOurs(d));
+      });
+      await new Promise((r) => setTimeout(r, 4000));
+      const all = vscode.languages.getDiagnostics(u);
+      const shown = all.map((d) => `${d.range.start.line + 1} ${d.source}: ${d.message.slice(0, 120)}`).join('\n');
+      // the syntax problem, from either server: once (the YAML extension's own schema findings on a
+      // document that does not parse are its own business)
+      const syntax = all.filter((d) => d.source === 'YAML' || ['SM001', 'SM002'].includes(String((d.code as any)?.value ?? d.code)));
+      assert.strictEqual(syntax.length, 1, `${name}: the syntax problem once:\n${shown}`);
+      assert.ok(Math.abs(syntax[0].range.start.line + 1 - line) <= 1, `${name}: at line ${line}:\n${shown}`);
+    }
+  });
+
   it('shows a key\'s description once on hover', async () => {
     for (const [line, col, sentence] of [[5, 6, 'Five-field cron expression'], [6, 6, 'IANA timezone the cron expression'], [14, 6, 'The step function as']] as const) {
       const hovers = await waitFor(`hovers at ${line}:${col}`, async () => {

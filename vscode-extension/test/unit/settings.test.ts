@@ -68,6 +68,17 @@ describe('schema-level diagnostics and the YAML extension', () => {
     assert.strictEqual(filterSchemaLevel('/w/a/other.yaml', diags, true).length, diags.length);
   });
 
+  it('our syntax error goes while the YAML extension shows one, a duplicate key while it shows one on that line', () => {
+    const at = (line: number) => ({ start: { line, character: 0 }, end: { line, character: 1 } });
+    const ours = [{ code: 'SM001', range: at(3) }, { code: 'SM002', range: at(7) }, { code: 'SM101', range: at(7) }];
+    const theirs = [{ source: 'YAML', range: at(7) }, { source: 'yaml-schema: file:///s.json', range: at(3) }];
+    assert.deepStrictEqual(filterSchemaLevel('/w/workflow.yaml', ours, true, theirs).map((d) => d.code), ['SM101']);
+    const elsewhere = [{ source: 'YAML', range: at(9) }];  // the document does not parse for either
+    assert.deepStrictEqual(filterSchemaLevel('/w/workflow.yaml', ours, true, elsewhere).map((d) => d.code), ['SM002', 'SM101']);
+    assert.deepStrictEqual(filterSchemaLevel('/w/workflow.yaml', ours, true, []).map((d) => d.code), ['SM001', 'SM002', 'SM101']);
+    assert.strictEqual(filterSchemaLevel('/w/workflow.yaml', ours, false, theirs).length, 3);
+  });
+
   it('hovers: the key description goes when the YAML extension shows it, a reach card stays', () => {
     const auto = readSettings(cfg({}));
     assert.ok(leaveDescriptionsToYamlExtension(auto, true, undefined));
