@@ -190,3 +190,67 @@ def test_schema_pattern_is_the_check(expr):
     """The schema's `cron` pattern (what yaml-language-server and jsonschema apply) accepts
     exactly what `check_cron` accepts; test_schema_model_agreement runs it in node too."""
     assert (CRON_RE.search(expr) is not None) == ours(expr), expr
+
+
+def _random_expressions(n: int, seed: int = 19) -> list[str]:
+    """The same shapes as `expressions()`, drawn with a fixed seed (for one node process)."""
+    import random
+
+    rnd = random.Random(seed)
+    specs = [(59, None), (23, None), (31, None), (12, MONTHS), (7, DAYS)]
+
+    def value(hi, names):
+        r = rnd.random()
+        if names and r < 0.25:
+            return rnd.choice(names)
+        return "0" * rnd.randint(0, 1) + str(rnd.randint(0, hi + 3))
+
+    def item(hi, names):
+        kind = rnd.randint(0, 5)
+        if kind == 0:
+            return "*"
+        if kind == 1:
+            return value(hi, names)
+        if kind == 2:
+            return f"{value(hi, names)}-{value(hi, names)}"
+        if kind == 3:
+            return f"{rnd.choice(['*', value(hi, names)])}/{rnd.randint(0, hi + 2)}"
+        if kind == 4:
+            return f"{value(hi, names)}-{value(hi, names)}/{rnd.randint(0, 12)}"
+        return rnd.choice(["", "-", "x", "1--2", "*/"])
+
+    out = []
+    for _ in range(n):
+        if rnd.random() < 0.3:
+            fields = [rnd.choice(["0", "*/5"]), "7", rnd.choice(["30", "31", "30,31", "29-31", "31/3"]),
+                      rnd.choice(["2", "feb", "4,6,9,11", "2-4/2", "11", "*/2"]),
+                      rnd.choice(["*", "*/2", "1", "*,1"])]
+        else:
+            fields = [",".join(item(*s) for _ in range(rnd.randint(1, 2))) for s in specs]
+        if rnd.random() < 0.05:
+            fields = fields[:4]
+        out.append(rnd.choice([" ", "\t", "  "]).join(fields))
+    return out + sorted(MACROS) + ["@reboot", "0 0 31 2 *\n", " @daily "]
+
+
+def test_schema_pattern_in_ecmascript_is_the_check():
+    """yaml-language-server reads the pattern as a JavaScript RegExp with the `u` flag: on 3,000
+    expressions node's verdict is `check_cron`'s."""
+    import json
+    import os
+    import shutil
+    import subprocess
+
+    node = shutil.which("node")
+    if node is None and not os.environ.get("STEPSMITH_STRICT"):
+        pytest.skip("node not found")
+    assert node, "node not found (STEPSMITH_STRICT=1)"
+    exprs = _random_expressions(3000)
+    script = ("const [p, xs] = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+              "const r = new RegExp(p, 'u'); console.log(JSON.stringify(xs.map(x => r.test(x))));")
+    out = subprocess.run([node, "-e", script], input=json.dumps([cron_pattern(), exprs]),
+                         capture_output=True, text=True, check=True, timeout=120).stdout
+    verdicts = json.loads(out)
+    wrong = [e for e, v in zip(exprs, verdicts, strict=True) if v != ours(e)]
+    assert wrong == []
+    assert 300 < sum(verdicts) < len(exprs) - 300  # both verdicts well represented
