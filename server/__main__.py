@@ -2,6 +2,11 @@
 
 import sys
 
-from stepsmith.server.main import main
+# first, before any other import: nothing may come from the folder the server was started in
+from stepsmith.server.safepath import drop_start_folder
+
+drop_start_folder()
+
+from stepsmith.server.main import main  # noqa: E402
 
 sys.exit(main(sys.argv[1:]))
