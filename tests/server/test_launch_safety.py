@@ -122,3 +122,38 @@ def test_the_start_folder_entries_are_dropped(tmp_path, monkeypatch):
             "/opt/site-packages"]
     assert without_start_folder(path) == ["/usr/lib/python3.11", str(tmp_path / "lib"),
                                           "/opt/site-packages"]
+
+
+@pytest.mark.asyncio
+async def test_what_the_server_shows_does_not_depend_on_its_start_folder(tmp_path):
+    # the extension now starts the server in its own folder, not the workspace: names the
+    # client shows (a pending change's workflow) must come from the workspace, not the cwd
+    # (an absolute name made VS Code's pending view fail: "//tmp/..." is not a URI path)
+    from lsp_harness import copy_data, plain
+    from lsprotocol import types as T
+
+    ws = copy_data(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    client = make_client()
+    client.versions = {}
+    await client.start_io(sys.executable, "-P", "-m", "stepsmith.server",
+                          env=server_env(PYTHONSAFEPATH="1"), cwd=str(elsewhere))
+    try:
+        await asyncio.wait_for(initialize(client, ws, push_capabilities(),
+                                          {"stepsmith": {"runOnSave": False, "runOnType": False}}), 30)
+
+        async def command(name, args):
+            return plain(await asyncio.wait_for(client.workspace_execute_command_async(
+                T.ExecuteCommandParams(command=name, arguments=args)), 60))
+
+        manifest = (ws / "billing" / "workflow.yaml").as_uri()
+        res = await command("stepsmith.runStepFixtures", [manifest, "total"])
+        assert any(r["status"] == "failed" and r.get("pendingUri") for r in res["results"]), res
+        items = (await command("stepsmith.pending.list", []))["items"]
+        assert items and {i["workflow"] for i in items} == {"billing"}, items
+        await asyncio.wait_for(client.shutdown_session(), 10)
+    finally:
+        if client._server is not None and client._server.returncode is None:
+            client._server.kill()
+            await client._server.wait()
