@@ -56,8 +56,8 @@ def rule_card(code: str, message: str | None = None) -> str | None:
     except Exception:
         return None
     out = [f"### {rule.code} `{rule.name}`", ""]
-    if message:
-        out += [f"**{message}**", ""]
+    if message:  # a problem's message quotes workflow data (keys, names): shown as text
+        out += [f"**{md.plain(message)}**", ""]
     out += [rule.summary, "", f"*Why:* {rule.rationale}"]
     if rule.security:
         out += ["", "Security rule: it cannot be suppressed."]

@@ -167,3 +167,15 @@ def test_input_hovers_and_the_reach_card_with_hostile_manifest_data():
     for piece in ("![pixel](http://evil.example/e.png)", "[click](command:workbench.action.terminal.new)",
                   "<b>hi</b>", "p`![x](http://evil.example/k.png)`"):
         assert piece in joined, piece  # shown as text, not rendered
+
+
+def test_a_problem_message_quoting_a_hostile_key_renders_as_text():
+    doc = parse_manifest(HOSTILE_MANIFEST.replace(
+        "version: 1\n", "version: 1\n\"k` ![x](http://evil.example/u.png) [a](command:x) `\": 1\n"),
+        "workflow.yaml")
+    (problem,) = [p for p in doc.problems if "u.png" in p.message]
+    from stepsmith.runner.language.manifest import manifest_hover
+
+    text, _ = manifest_hover(doc, problem.span.line, problem.span.column)
+    assert not kinds(text) & {"link_open", "image", "html_inline", "html_block"}, text
+    assert "![x](http://evil.example/u.png)" in _shown_text(text)
