@@ -9,6 +9,7 @@
 // Then the chosen interpreter is probed: its version must be >= 3.11, and `import stepsmith.server`
 // decides between the environment's stepsmith and the copy bundled in the .vsix (bundled/libs).
 
+import * as fs from 'fs';
 import * as path from 'path';
 
 export const MIN_PYTHON: [number, number] = [3, 11];
@@ -249,6 +250,28 @@ export function serverSpawn(plan: LaunchPlan, startIn: string, env: Record<strin
     cwd: requireFolder(startIn),
     env: { ...env, ...plan.env, ...SAFE_PATH, PYTHONUNBUFFERED: '1' },
   };
+}
+
+/**
+ * PATH lookup (no shell): the first executable `name` in an absolute PATH folder. Empty,
+ * `.` and other relative entries are skipped: they name the editor's current folder, which may
+ * be a cloned repository (issue 18).
+ */
+export async function whichOnPath(name: string, pathEnv: string | undefined): Promise<string | undefined> {
+  const dirs = (pathEnv ?? '').split(path.delimiter).filter((d) => d && path.isAbsolute(d));
+  for (const d of dirs) {
+    const p = path.join(d, name);
+    try {
+      await fs.promises.access(p, fs.constants.X_OK);
+      const st = await fs.promises.stat(p);
+      if (st.isFile()) {
+        return p;
+      }
+    } catch {
+      /* next */
+    }
+  }
+  return undefined;
 }
 
 function originText(origin: InterpreterOrigin): string {

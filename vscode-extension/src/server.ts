@@ -25,6 +25,7 @@ import {
   ProbeResult,
   serverSpawn,
   substituteVariables,
+  whichOnPath,
 } from './interpreter';
 import { documentSelector, folderKey, MANIFEST_GLOBS } from './manifests';
 import { Notifications, FixtureResultsNotification } from './protocol';
@@ -434,20 +435,7 @@ export class ServerManager implements vscode.Disposable {
   }
 }
 
-/** PATH lookup (no shell): the first executable `name` in PATH. */
-export async function which(name: string): Promise<string | undefined> {
-  const dirs = (process.env.PATH ?? '').split(path.delimiter).filter(Boolean);
-  for (const d of dirs) {
-    const p = path.join(d, name);
-    try {
-      await fs.promises.access(p, fs.constants.X_OK);
-      const st = await fs.promises.stat(p);
-      if (st.isFile()) {
-        return p;
-      }
-    } catch {
-      /* next */
-    }
-  }
-  return undefined;
+/** PATH lookup (no shell): the first executable `name` in an absolute PATH folder. */
+export function which(name: string): Promise<string | undefined> {
+  return whichOnPath(name, process.env.PATH);
 }

@@ -160,3 +160,28 @@ describe('spawning Python imports nothing from the workspace', () => {
     assert.throws(() => probeSpawn(setting, '', {}), /folder/);
   });
 });
+
+describe('PATH lookup never finds a program through a relative PATH entry', () => {
+  it('skips "", "." and relative folders: they resolve against the current folder', async () => {
+    const fs = await import('fs');
+    const os = await import('os');
+    const { whichOnPath } = await import('../../src/interpreter');
+    const base = fs.mkdtempSync(path.join(os.tmpdir(), 'stepsmith-which-'));
+    const cwd = process.cwd();
+    try {
+      fs.mkdirSync(path.join(base, 'rel'));
+      fs.mkdirSync(path.join(base, 'abs'));
+      for (const f of [path.join(base, 'python3'), path.join(base, 'rel', 'python3'), path.join(base, 'abs', 'python3')]) {
+        fs.writeFileSync(f, '#!/bin/sh\n');
+        fs.chmodSync(f, 0o755);
+      }
+      process.chdir(base); // as if the editor had been started in a cloned folder
+      const found = await whichOnPath('python3', ['', '.', 'rel', path.join(base, 'abs')].join(path.delimiter));
+      assert.strictEqual(found, path.join(base, 'abs', 'python3'));
+      assert.strictEqual(await whichOnPath('python3', ['', '.', 'rel'].join(path.delimiter)), undefined);
+    } finally {
+      process.chdir(cwd);
+      fs.rmSync(base, { recursive: true, force: true });
+    }
+  });
+});
