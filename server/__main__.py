@@ -7,6 +7,6 @@ from stepsmith.server.safepath import drop_start_folder
 
 drop_start_folder()
 
-from stepsmith.server.main import main  # noqa: E402
+from stepsmith.server.main import main
 
 sys.exit(main(sys.argv[1:]))

@@ -33,8 +33,8 @@ def reach_card(row) -> str:
         lines.append("**Reaches nothing**: no network, no connections, no sources, no effects.")
         lines.append("")
     lines += [
-        f"- **network**: {md.code(row.network)} — "
-        f"{NETWORK_MEANING.get(row.network) or md.plain(row.network)}",
+        (f"- **network**: {md.code(row.network)} — "
+         f"{NETWORK_MEANING.get(row.network) or md.plain(row.network)}"),
         f"- **connections**: {_names(row.connections)}",
         f"- **sources read**: {_names(row.sources)}",
         f"- **effects**: {_names(row.effects)}",

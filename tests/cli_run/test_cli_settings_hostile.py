@@ -7,9 +7,8 @@ import json
 import os
 
 import pytest
-from stepsmith_wfkit import cli
-
 from stepsmith.runner.settings import CONFIG_CAP, SettingsError, load_settings
+from stepsmith_wfkit import cli
 
 
 def failing_workflow(kit, root):
@@ -41,7 +40,7 @@ def test_paths_inside_the_project_folder_still_work(kit, tmp_path, capsys, monke
     (tmp_path / "proj" / "pyproject.toml").write_text(
         '[tool.stepsmith]\npaths = ["flows", "./flows/wf"]\n')
     monkeypatch.chdir(tmp_path / "proj")
-    code, out, err = cli(capsys, "test", "--format", "json")
+    code, _, err = cli(capsys, "test", "--format", "json")
     assert code == 1, err  # the planted failure, found through `paths`
     assert (wf / ".stepsmith" / "pending").is_dir()
 
