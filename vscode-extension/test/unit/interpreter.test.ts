@@ -185,3 +185,38 @@ describe('PATH lookup never finds a program through a relative PATH entry', () =
     }
   });
 });
+
+describe('the interpreter probe, run for real in a hostile folder', () => {
+  it('imports nothing from the folder even when started inside it without PYTHONSAFEPATH', async function () {
+    this.timeout(20000);
+    const cp = await import('child_process');
+    const fs = await import('fs');
+    const os = await import('os');
+    const python = process.env.STEPSMITH_TEST_PYTHON || 'python3';
+    const base = fs.mkdtempSync(path.join(os.tmpdir(), 'stepsmith-probe-'));
+    try {
+      const ws = path.join(base, 'cloned');
+      const markers = path.join(base, 'markers');
+      fs.mkdirSync(path.join(ws, 'stepsmith'), { recursive: true });
+      fs.mkdirSync(markers);
+      const body = (name: string) => `open(${JSON.stringify(path.join(markers, name))}, 'w').close()\n`;
+      fs.writeFileSync(path.join(ws, 'stepsmith', '__init__.py'), body('stepsmith'));
+      fs.writeFileSync(path.join(ws, 'json.py'), body('json'));
+      const spec = probeSpawn({ command: [python], origin: 'path' }, base, process.env);
+      // worst cases: the probe's own spawn (our folder, PYTHONSAFEPATH=1), and one started IN the
+      // folder with the switch removed (an interpreter older than 3.11 ignores it)
+      const runs: [string, Record<string, string | undefined>][] = [
+        [spec.cwd, spec.env],
+        [ws, { ...spec.env, PYTHONSAFEPATH: undefined }],
+      ];
+      for (const [cwd, env] of runs) {
+        const out = cp.execFileSync(spec.command, spec.args, { cwd, env: env as NodeJS.ProcessEnv, encoding: 'utf8' });
+        const p = parseProbeOutput(out);
+        assert.ok(p.version[0] === 3, out);
+        assert.deepStrictEqual(fs.readdirSync(markers), [], `imported from the folder (cwd ${cwd})`);
+      }
+    } finally {
+      fs.rmSync(base, { recursive: true, force: true });
+    }
+  });
+});
