@@ -24,7 +24,9 @@ import re
 
 _RUNS = re.compile(r"`+")
 _NEWLINES = re.compile(r"\r\n|\r|\n")
-_ANYWHERE = re.compile(r"([\\`*_\[\]<>&|~])")
+# `_` between two ASCII letters/digits can neither open nor close emphasis (CommonMark's
+# flanking rules): left as is, so identifiers like invoice_id stay readable in the raw text
+_ANYWHERE = re.compile(r"([\\`*\[\]<>&|~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
 _BLOCK_START = re.compile(r"^([ \t]*)([#+=-])", re.MULTILINE)
 _ORDERED = re.compile(r"^([ \t]*\d{1,9})([.)])", re.MULTILINE)
 

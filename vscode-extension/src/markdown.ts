@@ -45,7 +45,8 @@ export function fence(text: string, info = ''): string {
  */
 export function plainText(text: string): string {
   let s = clean(text).replace(NEWLINES, '\n');
-  s = s.replace(/([\\`*_[\]<>&|~])/g, '\\$1');
+  // `_` between two ASCII letters/digits can neither open nor close emphasis: left as is
+  s = s.replace(/([\\`*[\]<>&|~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))/g, '\\$1');
   s = s.replace(/^([ \t]*\d{1,9})([.)])/gm, '$1\\$2');
   return s.replace(/^([ \t]*)([#+=-])/gm, '$1\\$2');
 }

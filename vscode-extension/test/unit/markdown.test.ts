@@ -86,3 +86,35 @@ describe('Markdown escaping of workflow data', () => {
     assert.ok(tokens(r).filter((t) => t.type === 'text').map((t) => t.content).join('').includes('![pixel](http://evil.example/m.png)'));
   });
 });
+
+import { AGENT_TOOLS } from '../../src/agentTools';
+import { reachMarkdown } from '../../src/models';
+
+describe('other Markdown the extension builds from workflow data', () => {
+  const EVIL = 'x` ![p](http://evil.example/p.png) [run](command:workbench.action.terminal.new) <img src=x> | y';
+
+  it('the reach document: workflow names, errors and step rows render as text, the table stays whole', () => {
+    const step = (id: string) => ({ id, function: 'f', network: 'none', connections: [EVIL], sources: [], effects: [], explanation: '', reachesNothing: false });
+    const doc = reachMarkdown({
+      workflows: [
+        { manifestUri: 'file:///w/a/workflow.yaml', workflow: `wf ${EVIL}`, steps: [step('ok'), step(EVIL)] },
+        { manifestUri: 'file:///w/b/workflow.yaml', workflow: 'broken', steps: [], error: `unknown key '${EVIL}'\n# not a heading` },
+      ],
+    });
+    const k = kinds(doc);
+    assert.ok(!RENDERS.some((r) => k.has(r)), doc);
+    assert.strictEqual(tokens(doc).filter((t) => t.type === 'heading_open').length, 3, doc);
+    assert.strictEqual(tokens(doc).filter((t) => t.type === 'tr_open').length, 3, 'header + 2 rows');
+    assert.strictEqual(tokens(doc).filter((t) => t.type === 'td_open').length, 10, 'five cells a row');
+  });
+
+  it("language-model tool confirmations quote the agent's input as code", () => {
+    const input = { step: EVIL, workflow: EVIL, name: EVIL };
+    for (const t of AGENT_TOOLS.filter((x) => x.confirm)) {
+      const text = t.confirm!(input);
+      assert.ok(!RENDERS.some((r) => kinds(text).has(r)), `${t.name}: ${text}`);
+    }
+    const run = AGENT_TOOLS.find((x) => x.tool === 'run_step')!.confirm!(input);
+    assert.deepStrictEqual(tokens(run).filter((t) => t.type === 'code_inline').map((t) => t.content), [EVIL, EVIL]);
+  });
+});
