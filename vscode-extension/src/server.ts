@@ -22,9 +22,11 @@ import {
   LaunchProblem,
   parseProbeOutput,
   planLaunch,
-  PROBE_SCRIPT,
+  probeSpawn,
   ProbeResult,
+  serverSpawn,
   substituteVariables,
+  whichOnPath,
 } from './interpreter';
 import { documentSelector, folderKey, MANIFEST_GLOBS } from './manifests';
 import { Notifications, FixtureResultsNotification } from './protocol';
@@ -195,10 +197,20 @@ export class ServerManager implements vscode.Disposable {
     return details?.execCommand;
   }
 
+  /** Where every Python we start runs: our own folder, never the workspace (issue 18, item 1). */
+  private startFolder(): string {
+    return this.context.extensionPath;
+  }
+
   private probe(choice: InterpreterChoice): Promise<ProbeResult | Error> {
-    const [cmd, ...fixed] = choice.command;
+    let spec;
+    try {
+      spec = probeSpawn(choice, this.startFolder(), { ...process.env, ...this.settings.serverEnv });
+    } catch (e) {
+      return Promise.resolve(e as Error);
+    }
     return new Promise((resolve) => {
-      cp.execFile(cmd, [...fixed, '-c', PROBE_SCRIPT], { timeout: 30000, env: { ...process.env, ...this.settings.serverEnv } }, (err, stdout, stderr) => {
+      cp.execFile(spec.command, spec.args, { timeout: 30000, cwd: spec.cwd, env: spec.env }, (err, stdout, stderr) => {
         try {
           resolve(parseProbeOutput(String(stdout)));
         } catch (e) {
@@ -252,13 +264,11 @@ export class ServerManager implements vscode.Disposable {
     this.lastPlan = plan;
     this.output.info(`starting the language server: ${plan.describe}`);
     this.manifests = await this.findManifests();
+    const spec = serverSpawn(plan, this.startFolder(), { ...process.env, ...this.settings.serverEnv });
     const serverOptions: ServerOptions = {
-      command: plan.command,
-      args: plan.args,
-      options: {
-        env: { ...process.env, ...this.settings.serverEnv, ...plan.env, PYTHONUNBUFFERED: '1' },
-        cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
-      },
+      command: spec.command,
+      args: spec.args,
+      options: { env: spec.env, cwd: spec.cwd },
     };
     const clientOptions: LanguageClientOptions = {
       documentSelector: documentSelector(this.manifests),
@@ -492,20 +502,7 @@ export class ServerManager implements vscode.Disposable {
   }
 }
 
-/** PATH lookup (no shell): the first executable `name` in PATH. */
-export async function which(name: string): Promise<string | undefined> {
-  const dirs = (process.env.PATH ?? '').split(path.delimiter).filter(Boolean);
-  for (const d of dirs) {
-    const p = path.join(d, name);
-    try {
-      await fs.promises.access(p, fs.constants.X_OK);
-      const st = await fs.promises.stat(p);
-      if (st.isFile()) {
-        return p;
-      }
-    } catch {
-      /* next */
-    }
-  }
-  return undefined;
+/** PATH lookup (no shell): the first executable `name` in an absolute PATH folder. */
+export function which(name: string): Promise<string | undefined> {
+  return whichOnPath(name, process.env.PATH);
 }
