@@ -63,7 +63,7 @@ def record_fixture(req: RecordRequest) -> Recorded:
     )
     from stepsmith.runner.safeio import write_atomic
 
-    if not CASE_NAME.match(req.name):
+    if not CASE_NAME.fullmatch(req.name):
         raise UsageError(f"case name {req.name!r} is not a case name ({CASE_RULE})")
     p = prepare(req.step)
     lw, step = p.workflow, p.step

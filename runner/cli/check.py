@@ -22,6 +22,9 @@ import os
 import sys
 from pathlib import Path
 
+# workflow data reaches these lines (names, messages): print is the one display filter
+from stepsmith.runner.display import safe_print as print
+
 DESCRIPTION = __doc__.split("\n\n", 1)[1]
 
 

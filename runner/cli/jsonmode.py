@@ -17,9 +17,10 @@ from collections.abc import Callable
 class _Tracked:
     """A text stream wrapper that remembers whether (and what) was written."""
 
-    def __init__(self, stream, keep: bool):
+    def __init__(self, stream, keep: bool, translate: Callable[[str], str] | None = None):
         self._stream = stream
         self._keep = keep
+        self._translate = translate
         self.written = False
         self.text: list[str] = []
 
@@ -28,6 +29,8 @@ class _Tracked:
             self.written = True
             if self._keep:
                 self.text.append(s)
+            if self._translate is not None:
+                s = self._translate(s)
         return self._stream.write(s)
 
     def __getattr__(self, name):  # isatty, flush, encoding, fileno, buffer ...
@@ -51,7 +54,11 @@ def error_text(stderr: str, command: str | None) -> str:
 
 
 def guarded(argv: list[str], run: Callable[[], int]) -> int:
-    out = _Tracked(sys.stdout, keep=False)
+    from stepsmith.runner.display import json_text
+
+    # stdout holds one JSON document: DEL and C1 characters (workflow data: names, messages,
+    # captured output) go out as \u escapes, the same value without driving a terminal
+    out = _Tracked(sys.stdout, keep=False, translate=json_text)
     err = _Tracked(sys.stderr, keep=True)
     real_out, real_err = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = out, err
@@ -66,5 +73,5 @@ def guarded(argv: list[str], run: Callable[[], int]) -> int:
         command = command_of(argv)
         doc = {"ok": code == 0, "command": command, "exit_code": code,
                "error": error_text("".join(err.text), command) or None}
-        real_out.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        real_out.write(json_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n")
     return code

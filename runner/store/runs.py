@@ -79,7 +79,7 @@ def check_case_name(lw: LoadedWorkflow, case: str) -> None:
 
 
 def check_run_id(run_id: str) -> None:
-    if not RUN_ID.match(run_id):
+    if not RUN_ID.fullmatch(run_id):
         raise RunUsageError(f"run id {run_id!r}: use letters, digits and . _ : @ + - "
                             "(starting with a letter or digit; at most 200)")
 
