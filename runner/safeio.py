@@ -77,7 +77,7 @@ def _walk(root: str | os.PathLike, folders: list[str], *, create: bool) -> int:
         os.makedirs(root, exist_ok=True)
     fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        for part in folders:
+        for i, part in enumerate(folders):
             try:
                 nxt = os.open(part, _DIR_FLAGS, dir_fd=fd)
             except FileNotFoundError:
@@ -89,16 +89,16 @@ def _walk(root: str | os.PathLike, folders: list[str], *, create: bool) -> int:
                     pass
                 nxt = os.open(part, _DIR_FLAGS, dir_fd=fd)
             except OSError:
-                shown = os.path.join(root, *folders)
+                shown = os.path.join(root, *folders[:i + 1])
                 if _is_link(part, fd):
-                    raise UnsafePath(f"{shown}: {part} is a symlink; stepsmith does not "
-                                     "follow it here") from None
+                    raise UnsafePath(f"{shown}: is a symlink; stepsmith does not follow it "
+                                     "here") from None
                 try:
                     st = os.stat(part, dir_fd=fd, follow_symlinks=False)
                 except OSError:
                     st = None
                 if st is not None and not stat.S_ISDIR(st.st_mode):
-                    raise UnsafePath(f"{shown}: {part} is not a directory") from None
+                    raise UnsafePath(f"{shown}: is not a directory") from None
                 raise  # the open's own error (permission, ...) stands
             os.close(fd)
             fd = nxt
