@@ -34,6 +34,7 @@ import shutil
 import socket
 import tempfile
 import threading
+import time
 from collections.abc import Sequence
 
 from . import addresses, interfaces
@@ -129,9 +130,11 @@ class EgressProxy:
         self._srv.close()
         for c in conns:
             _close(c)
-        self._thread.join(_JOIN_SECONDS)
-        for t in threads:
-            t.join(_JOIN_SECONDS)
+        # one deadline for all: shutdown() aborted any connect in flight (SYN_SENT included),
+        # so only a thread still inside getaddrinfo can outlive it, and it never connects
+        deadline = time.monotonic() + _JOIN_SECONDS
+        for t in (self._thread, *threads):
+            t.join(max(0.0, deadline - time.monotonic()))
         shutil.rmtree(self.directory, ignore_errors=True)
 
     # ----------------------------------------------------------------------- serving
