@@ -16,6 +16,7 @@ when the IPv4 address is; Teredo, NAT64 local-use, IPv4-compatible and SIIT form
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 
 # (block, name, globally reachable: True / False / None for "N/A")
@@ -100,9 +101,15 @@ def _lookup(rows, n: int):
     return None if best is None else best[1]
 
 
-def _in(block: str, n: int) -> bool:
+@functools.cache
+def _bounds(block: str) -> tuple[int, int]:
     net = ipaddress.ip_network(block)
-    return int(net.network_address) <= n <= int(net.broadcast_address)
+    return int(net.network_address), int(net.broadcast_address)
+
+
+def _in(block: str, n: int) -> bool:
+    lo, hi = _bounds(block)
+    return lo <= n <= hi
 
 
 def v4_public(n: int) -> bool:
