@@ -187,6 +187,17 @@ def test_run_workflow_and_replay_show_outcomes_escaped(wf):
     assert_clean(again, "\\x1b]52")
 
 
+def test_workflow_cases_with_bad_names_are_refused_and_shown_escaped(wf):
+    (wf / "fixtures" / "_workflow" / f"{BAD_NAME}.json").write_text(
+        json.dumps({"sources": {"numbers": "1"}, "evaluation_time": AT}), encoding="utf-8")
+    missing = stepsmith("run-workflow", "wf", "--case", "nosuch", cwd=wf.parent)
+    assert missing.returncode == 2, missing.stdout + missing.stderr
+    assert_clean(missing, "day1", "not case names, ignored: \\x1b[2K\\x1b[1Aok\\x07")
+    named = stepsmith("run-workflow", "wf", "--case", BAD_NAME, cwd=wf.parent)
+    assert named.returncode == 2, named.stdout + named.stderr
+    assert_clean(named)
+
+
 def test_review_list_shows_hostile_pending_names_escaped(wf):
     stepsmith("test", "wf", cwd=wf.parent)  # writes the pending change of echo/differs
     pending = wf / ".stepsmith" / "pending" / "echo"
