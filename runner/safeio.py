@@ -59,13 +59,17 @@ def inside(path: str | os.PathLike, root: str | os.PathLike) -> bool:
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
+class _Outside(UnsafePath):
+    """The path is not below the folder at all (lexically)."""
+
+
 def _parts_below(root: str | os.PathLike, path: str | os.PathLike) -> list[str]:
     """`path`'s components below `root` (lexically), UnsafePath when it is not below."""
     rel = os.path.relpath(os.path.abspath(path), os.path.abspath(root))
     parts = Path(rel).parts
     if rel in (os.curdir, os.pardir) or not parts or os.path.isabs(rel) or \
             any(p in ("", ".", "..") for p in parts):
-        raise UnsafePath(f"{path}: not inside the workflow folder {root}")
+        raise _Outside(f"{path}: not inside the workflow folder {root}")
     return list(parts)
 
 
@@ -155,10 +159,8 @@ def read_bytes(path: str | os.PathLike, *, root: str | os.PathLike, cap: int,
     if no_symlink:
         try:
             fd = _open_below(path, root)
-        except UnsafePath as exc:
-            if "not inside" in str(exc):
-                raise UnsafePath(f"{path}: outside the workflow folder") from None
-            raise
+        except _Outside:
+            raise UnsafePath(f"{path}: outside the workflow folder") from None
     else:
         if not inside(path, root):
             if not os.path.lexists(path):
