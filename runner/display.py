@@ -37,10 +37,13 @@ def json_text(text: str) -> str:
     return text.translate(_JSON_TABLE)
 
 
-def safe_print(*parts: object, sep: str = " ", end: str = "\n", file=None) -> None:
+def safe_print(*parts: object, sep: str = " ", end: str = "\n", file=None,
+               flush: bool = False) -> None:
     """print() through `display_text` (the CLI modules that print plain lines import it AS
     print, so no line of theirs can bypass the filter)."""
     import sys
 
     out = sys.stdout if file is None else file
     out.write(display_text(sep.join(str(p) for p in parts)) + end)
+    if flush:
+        out.flush()

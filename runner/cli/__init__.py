@@ -29,6 +29,7 @@ COMMANDS = [
     "init",
     "review",
     "serve",
+    "mcp",
 ]
 
 

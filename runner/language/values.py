@@ -132,10 +132,10 @@ def _name_at(line_text: str, column: int) -> str | None:
 
 
 def _statement_line(text: str, line: int) -> int:
-    from stepsmith.runner.coverage.static import analyse
+    from stepsmith.runner.coverage.static import layout
 
     try:
-        return analyse(text).statement_of(line)
+        return layout(text).line_map.get(line, line)  # the line map only: no coverage.py
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return line
 

@@ -143,3 +143,13 @@ def get(code: str) -> Rule:
         if rule.name == key.lower():
             return rule
     raise UnknownRule(code, suggest(code))
+
+
+# The rule pages (docs/rules/<CODE>.md, generated from this catalogue) as published with the
+# project's documentation; every finding links to its rule's page.
+DOCS_BASE = "https://github.com/stepsmith/stepsmith/blob/main/docs"
+
+
+def rule_url(code: str) -> str:
+    """The URL of a rule's page ("" code: the rules index)."""
+    return f"{DOCS_BASE}/rules/{code}.md" if code else f"{DOCS_BASE}/rules/README.md"

@@ -35,6 +35,7 @@ HANDLERS = [
     "test_hooks",
     "coverage",
     "values",
+    "agent_tools",
 ]
 
 

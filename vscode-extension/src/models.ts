@@ -14,7 +14,7 @@ import {
 
 // ---------------------------------------------------------------- reach view
 
-export type ReachNodeKind = 'workflow' | 'step' | 'network' | 'connections' | 'sources' | 'effects' | 'error';
+export type ReachNodeKind = 'workflow' | 'step' | 'network' | 'connections' | 'sources' | 'effects' | 'error' | 'change';
 
 export interface ReachNode {
   id: string;
@@ -65,7 +65,8 @@ export function reachTree(resp: ReachResponse | undefined | null): ReachNode[] {
       id: `wf:${wf.manifestUri}`,
       kind: 'workflow',
       label: wf.workflow || wf.manifestUri.split('/').slice(-2).join('/'),
-      description: wf.error ? 'manifest has errors' : `${wf.steps.length} step${wf.steps.length === 1 ? '' : 's'}`,
+      description: wf.error ? 'manifest has errors' : `${wf.steps.length} step${wf.steps.length === 1 ? '' : 's'}`
+        + (wf.sinceHead?.widens ? ' · widened since HEAD' : ''),
       tooltip: wf.sentence ?? REACH_SENTENCE,
       icon: 'symbol-namespace',
       location: { uri: wf.manifestUri, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } } },
@@ -80,19 +81,25 @@ export function reachTree(resp: ReachResponse | undefined | null): ReachNode[] {
       const leaf = (kind: ReachNodeKind, label: string, value: string, icon: string): ReachNode => ({
         id: `${sid}:${kind}`, kind, label, description: value, icon, children: [],
       });
+      const changes = s.changesSinceHead ?? [];
+      const widened = changes.some((c) => c.widens);
       wfNode.children.push({
         id: sid,
         kind: 'step',
         label: s.id,
-        description: stepSummary(s),
+        description: (widened ? 'widened since HEAD · ' : '') + stepSummary(s),
         tooltip: `${s.explanation}\n\n${wf.sentence ?? REACH_SENTENCE}`,
-        icon: s.reachesNothing ? 'circle-large-outline' : s.network === 'public_egress' ? 'globe' : 'plug',
+        icon: widened ? 'warning' : s.reachesNothing ? 'circle-large-outline' : s.network === 'public_egress' ? 'globe' : 'plug',
         location: s.location ?? s.codeLocation ?? null,
         children: [
           leaf('network', 'network', networkText(s.network), s.network === 'public_egress' ? 'globe' : 'circle-slash'),
           leaf('connections', 'connections', listText(s.connections), 'plug'),
           leaf('sources', 'sources', listText(s.sources), 'database'),
           leaf('effects', 'effects', listText(s.effects), 'zap'),
+          ...changes.map((c, i): ReachNode => ({
+            id: `${sid}:change:${i}:${c.kind}`, kind: 'change', label: c.widens ? 'widened' : 'changed',
+            description: c.description, icon: c.widens ? 'warning' : 'diff', children: [],
+          })),
         ],
       });
     }
