@@ -224,3 +224,38 @@ def test_pytest_plugin_reports_escaped(wf):
     assert done.returncode == 1, done.stdout[-3000:]
     assert_clean(done, "MSG\\x1b]52", "OUT\\x1b]52")
     ET.parse(wf.parent / "pytest.xml")
+
+
+def test_on_a_real_terminal_only_richs_own_styling_reaches_it(wf):
+    """Under a pseudo-terminal rich styles its output and draws the progress bar (cursor
+    movement of its own): still no OSC (clipboard, links), BEL or C1 reaches the terminal,
+    and the data's sequences are shown as escapes."""
+    import os
+    import pty
+
+    master, slave = pty.openpty()
+    env = _env()
+    env.update(TERM="xterm-256color", COLUMNS="160", LINES="50")
+    proc = subprocess.Popen([sys.executable, "-m", "stepsmith.runner.cli", "test", "wf", "-v",
+                             "-s"], cwd=wf.parent, stdin=slave, stdout=slave, stderr=slave,
+                            env=env, close_fds=True)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # EIO: the child side closed
+            break
+        if not data:
+            break
+        chunks.append(data)
+    proc.wait(timeout=180)
+    os.close(master)
+    out = b"".join(chunks).decode("utf-8", "replace")
+    assert proc.returncode == 1, out[-2000:]
+    assert "\x1b[" in out, "rich styled its output: this was a terminal"
+    assert "\x1b]" not in out and "\x07" not in out and "\x9b" not in out, repr(out[-2000:])
+    assert not re.search("[\x80-\x9f]", out)
+    # every ESC left is a CSI sequence (SGR or cursor movement), rich's own
+    assert not re.search(r"\x1b(?!\[[0-9;?]*[A-Za-z])", out), repr(out[-2000:])
+    assert "MSG\\x1b]52;c;ZXZpbA==\\x07" in out and "\\x1b[1A\\x1b[2KPASSED" in out
