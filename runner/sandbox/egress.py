@@ -163,14 +163,16 @@ class EgressProxy:
                     pass
                 _close(client)
                 continue
-            if not self._register(client):
-                _close(client)
-                return
             t = threading.Thread(target=self._serve, args=(client,), daemon=True,
                                  name="stepsmith-egress-conn")
-            with self._lock:
-                self._threads.add(t)
-            t.start()
+            with self._lock:  # registered and started at once: close() joins all it sees
+                if not self._closed:
+                    self._conns.add(client)
+                    self._threads.add(t)
+                    t.start()
+                    continue
+            _close(client)
+            return
 
     def _serve(self, client: socket.socket) -> None:
         upstream = None
