@@ -79,10 +79,13 @@ def to_diagnostic(p: Problem, lines, encoding: str, source: str = "stepsmith") -
     data = {"rule": p.code, "step": p.step}
     if p.data:
         data["fix"] = p.data
+    from stepsmith.runner.rules import rule_url
+
     return {
         "range": lsp_range(p.span, lines, encoding),
         "severity": 2 if p.severity == Severity.WARNING else 1,
         "code": p.code,
+        "codeDescription": {"href": rule_url(p.code)},  # the rule's page, linked by the editor
         "source": source,
         "message": p.message,
         "data": data,

@@ -145,11 +145,10 @@ def get(code: str) -> Rule:
     raise UnknownRule(code, suggest(code))
 
 
-# The rule pages (docs/rules/<CODE>.md, generated from this catalogue) as published with the
-# project's documentation; every finding links to its rule's page.
-DOCS_BASE = "https://github.com/stepsmith/stepsmith/blob/main/docs"
-
-
+# Every finding links to its rule's page: generated from this catalogue (rules/pages.py),
+# checked in, shipped in the package, so the link resolves wherever stepsmith is installed.
 def rule_url(code: str) -> str:
-    """The URL of a rule's page ("" code: the rules index)."""
-    return f"{DOCS_BASE}/rules/{code}.md" if code else f"{DOCS_BASE}/rules/README.md"
+    """The URI of a rule's page ("" code: the index of every rule)."""
+    from pathlib import Path
+
+    return (Path(__file__).resolve().parent / "pages" / f"{code or 'README'}.md").as_uri()

@@ -6,19 +6,14 @@ from __future__ import annotations
 import json
 
 import pytest
+from gitkit import committed_workflow, git
 from manifest_kit import BASE, write_workflow
 from stepsmith.runner.cli import main
-from test_reach_diff import git
 
 
 @pytest.fixture
 def repo(tmp_path, monkeypatch):
-    r = tmp_path / "repo"
-    r.mkdir()
-    git(r, "init", "-q", "-b", "main")
-    write_workflow(r / "wf", BASE)
-    git(r, "add", "-A")
-    git(r, "commit", "-q", "-m", "base")
+    r = committed_workflow(tmp_path)
     monkeypatch.chdir(r)
     return r
 
@@ -52,7 +47,7 @@ def test_changed_manifest_with_a_higher_version_is_clean(repo, capsys):
                    .replace("Draft a bill for each clean match.", "Draft bills."))
     assert problems(capsys, "--base", "HEAD", "wf") == (0, [])
     man.write_text(man.read_text().replace("version: 4", "version: 3"))
-    rc, probs = problems(capsys, "--base", "HEAD", "wf")
+    _rc, probs = problems(capsys, "--base", "HEAD", "wf")
     assert [p["code"] for p in probs] == ["SM401"] and "workflow.yaml" in probs[0]["message"]
 
 
@@ -72,7 +67,7 @@ def test_a_removed_step_file_counts_as_a_change(repo, capsys):
     git(repo, "commit", "-qam", "one step")
     git(repo, "tag", "one")
     (repo / "wf" / "steps" / "match.py").write_text("def match(invoices, purchase_orders, tolerance):\n    return []\n")
-    rc, probs = problems(capsys, "--base", "one", "wf")
+    _rc, probs = problems(capsys, "--base", "one", "wf")
     assert [p["code"] for p in probs] == ["SM401"]
 
 

@@ -3,32 +3,17 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-from pathlib import Path
 
 import pytest
+from gitkit import committed_workflow, git
 from manifest_kit import BASE, write_workflow
 from stepsmith.runner.cli import main
 from stepsmith.runner.reach import REACH_SENTENCE
 
 
-def git(repo: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
-    return subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True,
-                          text=True).stdout
-
-
 @pytest.fixture
 def repo(tmp_path):
-    r = tmp_path / "repo"
-    r.mkdir()
-    git(r, "init", "-q", "-b", "main")
-    write_workflow(r / "wf", BASE)
-    git(r, "add", "-A")
-    git(r, "commit", "-q", "-m", "base")
-    return r
+    return committed_workflow(tmp_path)
 
 
 def run_json(capsys, *argv) -> tuple[int, dict]:
