@@ -53,7 +53,7 @@ class CodeRef:
     @property
     def well_formed(self) -> bool:
         """What the schema accepts (`CODE_PATTERN`): one colon, a `.py` path, an ASCII name."""
-        return _CODE_RE.fullmatch(self.text) is not None
+        return _CODE_RE.fullmatch(self.text) is not None  # `$` alone would allow a final \n
 
     @property
     def normalised(self) -> str:

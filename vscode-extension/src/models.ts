@@ -11,6 +11,7 @@ import {
   ReachResponse,
   ReachStep,
 } from './protocol';
+import { plainText } from './markdown';
 
 // ---------------------------------------------------------------- reach view
 
@@ -110,16 +111,18 @@ export function reachTree(resp: ReachResponse | undefined | null): ReachNode[] {
 
 /** Plain-text table used by the "Show reach" command (a Markdown document). */
 export function reachMarkdown(resp: ReachResponse | undefined | null): string {
+  // names and errors are workflow data: plain text (issue 18), one line per table cell
+  const cell = (s: string) => plainText(s).replace(/\r\n|\r|\n/g, ' ');
   const lines: string[] = ['# What each step can reach', '', `_${REACH_SENTENCE}_`, ''];
   for (const wf of resp?.workflows ?? []) {
-    lines.push(`## ${wf.workflow}`, '');
+    lines.push(`## ${cell(wf.workflow)}`, '');
     if (wf.error) {
-      lines.push(`Manifest error: ${wf.error}`, '');
+      lines.push(`Manifest error: ${plainText(wf.error)}`, '');
       continue;
     }
     lines.push('| step | network | connections | sources | effects |', '|---|---|---|---|---|');
     for (const s of wf.steps) {
-      lines.push(`| ${s.id} | ${networkText(s.network)} | ${listText(s.connections)} | ${listText(s.sources)} | ${listText(s.effects)} |`);
+      lines.push(`| ${cell(s.id)} | ${cell(networkText(s.network))} | ${cell(listText(s.connections))} | ${cell(listText(s.sources))} | ${cell(listText(s.effects))} |`);
     }
     lines.push('');
   }
