@@ -8,10 +8,10 @@ from pathlib import Path
 
 
 def watch(args, req) -> int:
-    from rich.console import Console
     from stepsmith.runner.app import cases as suite
     from stepsmith.runner.app.errors import AppError
     from stepsmith.runner.cli import watch as w
+    from stepsmith.runner.cli.console import SafeConsole as Console
 
     out = Console(highlight=False, soft_wrap=True)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
