@@ -327,7 +327,6 @@ def _watch(args, paths) -> int:
         if changed is not None:
             print(f"[{time.strftime('%H:%M:%S')}] file(s) changed; checking again", flush=True)
         run(once_args)
-        print("waiting for changes... (Ctrl-C to stop)", flush=True)
 
     return watch.loop(list(paths), once)
 

@@ -22,7 +22,6 @@ def watch(args, req) -> int:
         except AppError as exc:  # a broken manifest mid-edit: say so, keep watching
             w.clear(out)
             out.print(f"stepsmith test: {exc}", markup=False)
-            out.print("waiting for changes... (Ctrl-C to stop)", markup=False)
             return
         total = len(selection.selected)
         if changed is not None:
@@ -44,7 +43,6 @@ def watch(args, req) -> int:
                 _print(out, err, outcome, args)
         else:
             out.print("no fixture is affected by this change", markup=False)
-        out.print("waiting for changes... (Ctrl-C to stop)", markup=False)
 
     return w.loop(list(req.paths), once)
 
