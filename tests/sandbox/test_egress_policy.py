@@ -247,3 +247,15 @@ def test_connection_list_is_bounded():
             s.close()
         proxy.close()
     assert proxy.serving() == 0
+
+
+def test_interfaces_that_cannot_be_read_make_nothing_public(monkeypatch):
+    """Fails closed: without this machine's own addresses, no address can be shown not to be
+    one of them."""
+    def unreadable():
+        raise OSError("netlink refused")
+
+    assert egress.AddressPolicy().public(["93.184.216.34", "2606:2800:220:1::1"]) != []
+    monkeypatch.setattr(egress.interfaces, "local_addresses", unreadable)
+    assert egress.AddressPolicy().public(["93.184.216.34", "2606:2800:220:1::1"]) == []
+    assert egress.is_public("93.184.216.34", 443) is False
