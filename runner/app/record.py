@@ -4,7 +4,9 @@ Refused before anything runs (UsageError): an existing fixture without `force`, 
 that is not a case name, a public_egress step without `live`. Refused after the run (Refused, or
 SandboxUnavailable for an unavailable step; the result travels on the error to be shown): a
 step that was refused / too large, undeclared or duplicate effects, a document in which a
-granted credential appears (belt and braces on top of the sandbox's redaction). Atomic write.
+granted credential appears (belt and braces on top of the sandbox's redaction), a failed live
+run of a public_egress step unless `record_failure` (its outcome at the other end is unknown: the
+request may have completed there, so the failure is no expectation). Atomic write.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ class RecordRequest:
     step: StepRequest
     name: str  # the case name
     force: bool = False
+    # a failed live run of a public_egress step is recorded only when asked for explicitly
+    record_failure: bool = False
 
 
 @dataclass(frozen=True)
@@ -84,6 +88,12 @@ def record_fixture(req: RecordRequest) -> Recorded:
     if status in NOT_RECORDABLE:
         kind = SandboxUnavailable if status == "unavailable" else Refused
         raise kind(f"not recorded: the step was {status}", result=res)
+    if (req.step.live and step.network == "public_egress" and status != "ok"
+            and not req.record_failure):
+        raise Refused(f"not recorded: the live run ended in {_failure(res)}; the call's outcome "
+                      "at the other end is unknown, so it is no expectation. Run it again when "
+                      "the service answers, or pass --record-failure to record this failure as "
+                      "the expected result", result=res)
     bad = check_effects(lw.workflow, step, res.get("effects") or [])
     if bad:
         raise Refused("not recorded: " + "; ".join(map(str, bad)), result=res)
@@ -101,3 +111,10 @@ def record_fixture(req: RecordRequest) -> Recorded:
     except OSError as exc:
         raise UsageError(f"cannot write {display_path(target)}: {exc.strerror or exc}") from exc
     return Recorded(target, status, res)
+
+
+def _failure(res: dict) -> str:
+    """`error (URLError)` / `wall_limit`: what the failed run ended in, one short phrase."""
+    status = str(res.get("status"))
+    err = res.get("error") or {}
+    return f"{status} ({err['type']})" if status == "error" and err.get("type") else status

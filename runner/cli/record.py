@@ -32,6 +32,9 @@ def register(sub) -> None:
                    help="case name (lowercase slug: a-z, 0-9, '-', '_'); with --case, the "
                    "fixtures' name (default: the case name)")
     p.add_argument("--force", action="store_true", help="overwrite an existing fixture")
+    p.add_argument("--record-failure", action="store_true",
+                   help="with --live: record a failed live call as the expected result (by "
+                   "default it is refused: its outcome at the other end is unknown)")
     p.add_argument("--case", metavar="CASE",
                    help="record one fixture per step from the workflow case "
                    "fixtures/_workflow/<CASE>.json (existing fixtures become pending changes)")
@@ -59,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
                   markup=False)
         return 2
     req = RecordRequest(StepRequest(args.path, args.step, args.inputs, args.at, args.seed,
-                                    args.live), args.name, args.force)
+                                    args.live), args.name, args.force,
+                        args.record_failure)
     try:
         rec = record_fixture(req)
     except AppError as exc:
@@ -68,6 +72,7 @@ def run(args: argparse.Namespace) -> int:
         raise
     out = Console(highlight=False, soft_wrap=True)
     print_result(out, rec.result, args.step)
-    out.print(f"recorded {display_path(rec.target)} (expected status {rec.status})",
+    note = " - a failed live call, recorded as asked" if rec.status != "ok" and args.live else ""
+    out.print(f"recorded {display_path(rec.target)} (expected status {rec.status}){note}",
               markup=False)
     return 0
