@@ -135,8 +135,22 @@ def _dispatch(parser: argparse.ArgumentParser, argv: list[str]) -> int:
         signal.signal(signal.SIGINT, previous)
 
 
+def _pasted_paths(args) -> None:
+    """PATHs as stepsmith prints them inside a workflow folder (its name, not `.`) work pasted
+    there: every printed id or command works where it was printed (selection.from_inside)."""
+    from stepsmith.runner.fixtures.selection import from_inside
+
+    for name in ("paths", "path"):
+        value = getattr(args, name, None)
+        if isinstance(value, list):
+            setattr(args, name, [from_inside(v) if isinstance(v, str) else v for v in value])
+        elif isinstance(value, str) and value not in ("-", ""):
+            setattr(args, name, from_inside(value))
+
+
 def _dispatch_args(parser: argparse.ArgumentParser, argv: list[str]) -> int:
     args = parser.parse_args(argv)
+    _pasted_paths(args)
     from stepsmith.runner.settings import SettingsError, activate, load_settings
 
     try:
