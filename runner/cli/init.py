@@ -102,6 +102,11 @@ def run(args: argparse.Namespace) -> int:
         for path, text in files.items():
             write_atomic(path, text, overwrite=False)
             written.append(path)
+        from stepsmith.runner.statedir import ignore_state
+
+        ignore = ignore_state(folder)  # local state (results, pending changes): never committed
+        files[ignore] = ""
+        written.append(ignore)
     except FileExistsError as exc:  # appeared meanwhile: take back what this run wrote
         for p in written:
             p.unlink(missing_ok=True)
