@@ -120,7 +120,11 @@ def collect(paths: list[str], first: bool = False):
             continue
         seen.add(key)
         wc = workflow_check(m)
-        for path, probs in wc.problems.items():
+        from stepsmith.runner.fixtures.lint import check_fixtures
+
+        # fixtures are part of the workflow: SF002-SF008 with positions
+        fixture_problems = check_fixtures(m, wc.manifest.workflow)
+        for path, probs in [*wc.problems.items(), *fixture_problems.items()]:
             rkey = Path(path).resolve()
             if rkey == key:
                 manifest_keys.add(rkey)
