@@ -6,7 +6,8 @@ it that holds a manifest are checked, as git/pytest/ruff find their root; a `.py
 manifest names is validated on its own, with no reach). Default: the current folder.
 
 Text output is ruff-style, `path:line:col: CODE message [step]`, with **1-based columns** (as
-ruff prints them). `--format json` emits Problem records exactly as the internal contract
+ruff prints them). The `[step]` suffix is always a step id from the manifest: for a finding in
+step code, the step(s) that run the function it is in (none for a helper function). `--format json` emits Problem records exactly as the internal contract
 defines them (line 1-based, column 0-based in code points, end exclusive).
 
 Exit status: 0 clean, 1 problems found, 2 usage or internal error (including a PATH given
@@ -90,8 +91,21 @@ def _validate_alone(path: Path):
     return [dataclasses.replace(p, path=str(path)) for p in validate(data, python="3.11", uses=())]
 
 
-def collect(paths: list[str], first: bool = False):
-    """Returns (problems_by_path: dict[Path, list[Problem]], files_checked: list[Path])."""
+def step_ids_by_function(step_files) -> dict[tuple[Path, str], list[str]]:
+    """{(step file, function): [ids of the steps running it]} from a check's `step_files`."""
+    out: dict[tuple[Path, str], list[str]] = {}
+    for path, uses in step_files.items():
+        for u in uses:
+            ids = out.setdefault((Path(path).resolve(), u.function), [])
+            if u.step_id not in ids:
+                ids.append(u.step_id)
+    return out
+
+
+def collect(paths: list[str], first: bool = False,
+            steps_of: dict[tuple[Path, str], list[str]] | None = None):
+    """Returns problems_by_path: dict[Path, list[Problem]]; `steps_of`, when given, receives
+    step_ids_by_function of every workflow checked."""
     from stepsmith.runner.model.grammar import is_manifest_name
     from stepsmith.runner.workspace.check import workflow_check
     from stepsmith.runner.workspace.discovery import discover
@@ -137,6 +151,9 @@ def collect(paths: list[str], first: bool = False):
                     seen_in.add(pr)
                     bucket.append(pr)
         step_files.update(Path(p).resolve() for p in wc.step_files)
+        if steps_of is not None:
+            for k, ids in step_ids_by_function(wc.step_files).items():
+                steps_of.setdefault(k, []).extend(i for i in ids if i not in steps_of.get(k, []))
     for py in py_files:
         key = py.resolve()
         if key in step_files or key in results:
@@ -159,8 +176,9 @@ def run(args) -> int:
         for p in missing:
             print(f"stepsmith check: {p}: no such file or folder", file=sys.stderr)
         return 2
+    steps_of: dict[tuple[Path, str], list[str]] = {}
     try:
-        results = collect(paths, first=args.first)
+        results = collect(paths, first=args.first, steps_of=steps_of)
     except UsageError as exc:
         print(f"stepsmith check: {exc}", file=sys.stderr)
         return 2
@@ -174,15 +192,15 @@ def run(args) -> int:
     for path in sorted(results, key=lambda p: _display(p)):
         shown = _display(path)
         for pr in sorted(results[path], key=lambda p: (p.span.line, p.span.column, p.code)):
-            rows.append((shown, pr))
-    n_files = len({shown for shown, _ in rows})
+            rows.append((shown, pr, steps_for(pr, path, steps_of)))
+    n_files = len({row[0] for row in rows})
     from stepsmith.runner.fixtures.stale import stale_under
 
     stale = stale_under(paths) if results else []
 
     if args.format == "json":
         out = []
-        for shown, pr in rows:
+        for shown, pr, _steps in rows:
             d = pr.to_json()
             d["path"] = shown
             out.append(d)
@@ -200,8 +218,9 @@ def run(args) -> int:
             # a folder named on the command line that holds nothing to check is a mistake
             # (exit 2); the bare default `.` (pre-commit in a repo without workflows) is not
             return 2 if args.paths else 0
-        for shown, pr in rows:
-            print(f"{shown}:{pr.span.line}:{pr.span.column + 1}: {pr.code} {message_with_step(pr)}")
+        for shown, pr, steps in rows:
+            print(f"{shown}:{pr.span.line}:{pr.span.column + 1}: {pr.code} "
+                  f"{message_with_step(pr, steps)}")
         for w in stale:
             print(f"{w.fixture}: {'error' if args.strict else 'warning'}: {w.message}")
         if rows:
@@ -215,9 +234,20 @@ def run(args) -> int:
     return 1 if rows or (stale and args.strict) else 0
 
 
-def message_with_step(pr) -> str:
+def steps_for(pr, path: Path, steps_of: dict) -> list[str] | None:
+    """The step ids of a finding in a step file (None: not a step file's finding, whose
+    `step` already is the step id)."""
+    if not pr.step or not pr.code.startswith("SS"):
+        return None
+    return steps_of.get((Path(path).resolve(), pr.step), [])
+
+
+def message_with_step(pr, steps: list[str] | None = None) -> str:
     """`message [step]`, naming the step once: a message that already says "(step 'x')"
-    (the schema's wording, kept for editors) drops it for the trailing tag."""
+    (the schema's wording, kept for editors) drops it for the trailing tag. The tag is always
+    step ids: `steps` for a step-code finding (Problem.step is the function there)."""
+    if steps is not None:
+        return pr.message + (f" [{', '.join(steps)}]" if steps else "")
     if not pr.step:
         return pr.message
     named = " (step '" + pr.step + "')"

@@ -123,7 +123,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"created workflow {slug!r} in {shown}:")
     for p in files:
         print(f"  {display_path(p)}")
-    print(f"next: stepsmith check {shown} && stepsmith test {shown}")
+    import shlex
+
+    quoted = shlex.quote(shown)  # a line to paste into a shell: `My Flow` stays one argument
+    print(f"next: stepsmith check {quoted} && stepsmith test {quoted}")
     return 0
 
 

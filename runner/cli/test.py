@@ -153,7 +153,8 @@ def _print(out, err, outcome, args) -> None:
 
         out.print(report.text(outcome.coverage()), markup=False)
     if outcome.not_run:
-        print_stopped(out, args.maxfail, outcome.not_run)
+        failed = sum(r.outcome in ("failed", "error") for r in outcome.results)
+        print_stopped(out, args.maxfail, outcome.not_run, failed)
     print_loop(outcome.loop, out, err)
 
 
