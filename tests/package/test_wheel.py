@@ -100,6 +100,9 @@ def test_pip_install_into_a_fresh_venv_then_use_it_elsewhere(dists, kind, tmp_pa
         == "0.1.0"
     installed = sh(py, "-c", "import stepsmith; print(stepsmith.schema_path())", cwd=work)
     assert str(venv) in installed  # the packaged schema, not the clone's
+    guide = sh(exe, "guide", cwd=work)  # the docs travel with the package (issue 20)
+    assert "## 3. Change the code, review the changed outputs" in guide
+    assert str(venv) in sh(exe, "guide", "--path", cwd=work)
     version = sh(exe, "--version", cwd=work)
     assert version.startswith("stepsmith 0.1.0 (harness ") and "Python 3." in version
     # the pytest plugin is registered by the wheel's entry point
