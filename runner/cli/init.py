@@ -136,4 +136,9 @@ def show_settings(settings) -> int:
     for key, value, origin in settings.rows():
         shown = json.dumps(value) if not isinstance(value, str) else value
         print(f"{key} = {shown}  # {origin}")
+    from stepsmith.runner.store.identity import runtime_identity
+
+    ident = runtime_identity()  # what stored results are tied to (hashes the harness)
+    print(f"runtime identity = harness {ident.harness_version} "
+          f"{ident.harness_source_sha256[:12]}, Python {ident.python_version}  # not a setting")
     return 0

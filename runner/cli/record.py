@@ -11,14 +11,20 @@ from __future__ import annotations
 
 import argparse
 
-from stepsmith.runner.app.record import (  # noqa: F401
-    CASE_NAME,
-    NOT_RECORDABLE,
-    fixture_document,
-)
+_REEXPORTS = {"CASE_NAME": "stepsmith.runner.app.record",
+              "NOT_RECORDABLE": "stepsmith.runner.app.record",
+              "fixture_document": "stepsmith.runner.app.record",
+              "write_atomic": "stepsmith.runner.safeio"}
 
-# the record use case's names, for the callers that import them from here (the server)
-from stepsmith.runner.safeio import write_atomic  # noqa: F401
+
+def __getattr__(name: str):
+    """The record use case's names, for the callers that import them from here, imported on
+    first use: `stepsmith --help` registers this module and must stay fast."""
+    if name in _REEXPORTS:
+        import importlib
+
+        return getattr(importlib.import_module(_REEXPORTS[name]), name)
+    raise AttributeError(name)
 
 
 def register(sub) -> None:
