@@ -137,7 +137,7 @@ def _dispatch(parser: argparse.ArgumentParser, argv: list[str]) -> int:
 def _pasted_paths(args) -> None:
     """PATHs as stepsmith prints them inside a workflow folder (its name, not `.`) work pasted
     there: every printed id or command works where it was printed (selection.from_inside)."""
-    from stepsmith.runner.fixtures.selection import from_inside
+    from stepsmith.runner.workspace.pasted import from_inside
 
     for name in ("paths", "path"):
         value = getattr(args, name, None)

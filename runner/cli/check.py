@@ -35,6 +35,9 @@ def register(sub) -> None:
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="folders, manifests or step files (default: .)")
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="check every workflow again instead of answering unchanged ones from "
+                   "the cache ($XDG_CACHE_HOME/stepsmith/check; also STEPSMITH_NO_CACHE=1)")
     p.add_argument("--strict", action="store_true",
                    help="stale wired fixtures (SF001 warnings) fail the check")
     mode = p.add_mutually_exclusive_group()
@@ -102,13 +105,45 @@ def step_ids_by_function(step_files) -> dict[tuple[Path, str], list[str]]:
     return out
 
 
-def collect(paths: list[str], first: bool = False,
-            steps_of: dict[tuple[Path, str], list[str]] | None = None):
-    """Returns problems_by_path: dict[Path, list[Problem]]; `steps_of`, when given, receives
-    step_ids_by_function of every workflow checked."""
-    from stepsmith.runner.model.grammar import is_manifest_name
+def check_unit(manifest: Path) -> dict:
+    """Everything `check` reports for one workflow, as JSON data (what the cache keeps):
+    problems by file (manifest, step files, fixtures), the step files and which steps run
+    each function, and the stale wired fixtures (SF001 warnings)."""
+    import dataclasses
+
+    from stepsmith.runner.fixtures.invoke import loaded_workflow
+    from stepsmith.runner.fixtures.lint import check_fixtures
+    from stepsmith.runner.fixtures.stale import stale_fixtures
+    from stepsmith.runner.fixtures.suite import _base_for, workflow_cases
     from stepsmith.runner.workspace.check import workflow_check
+
+    wc = workflow_check(manifest)
+    # fixtures are part of the workflow: SF002-SF008 with positions
+    found = [*wc.problems.items(), *check_fixtures(manifest, wc.manifest.workflow).items()]
+    try:
+        lw = loaded_workflow(manifest.resolve(), wc, _base_for(manifest))
+        stale = [dataclasses.asdict(s) for s in stale_fixtures(workflow_cases(lw))]
+    except Exception:  # noqa: BLE001  the workflow's own problems say what is wrong
+        stale = []
+    return {"problems": [[str(Path(p).resolve()), [pr.to_json() for pr in probs]]
+                         for p, probs in found],
+            "step_files": [str(Path(p).resolve()) for p in wc.step_files],
+            "steps_of": [[str(p), f, ids] for (p, f), ids in
+                         step_ids_by_function(wc.step_files).items()],
+            "stale": stale}
+
+
+def collect(paths: list[str], first: bool = False,
+            steps_of: dict[tuple[Path, str], list[str]] | None = None,
+            stale: list | None = None, cache: bool = True):
+    """Returns problems_by_path: dict[Path, list[Problem]]; `steps_of`, when given, receives
+    step_ids_by_function of every workflow checked, `stale` their SF001 warnings. `cache`:
+    answer unchanged workflows from the check cache (runner/cli/check_cache.py)."""
+    from stepsmith.runner.cli import check_cache
+    from stepsmith.runner.model.grammar import is_manifest_name
     from stepsmith.runner.workspace.discovery import discover
+
+    cache = cache and check_cache.enabled()
 
     manifests: list[Path] = []
     py_files: list[Path] = []
@@ -133,13 +168,14 @@ def collect(paths: list[str], first: bool = False,
         if key in seen:
             continue
         seen.add(key)
-        wc = workflow_check(m)
-        from stepsmith.runner.fixtures.lint import check_fixtures
-
-        # fixtures are part of the workflow: SF002-SF008 with positions
-        fixture_problems = check_fixtures(m, wc.manifest.workflow)
-        for path, probs in [*wc.problems.items(), *fixture_problems.items()]:
-            rkey = Path(path).resolve()
+        ck = check_cache.key(key, first) if cache else None
+        unit = check_cache.get(ck)
+        if unit is None:
+            unit = check_unit(m)
+            check_cache.put(ck, unit)
+        for path, dicts in unit["problems"]:
+            probs = [check_cache.problem_from_json(d) for d in dicts]
+            rkey = Path(path)
             if rkey == key:
                 manifest_keys.add(rkey)
             if first and rkey != key:
@@ -150,10 +186,15 @@ def collect(paths: list[str], first: bool = False,
                 if pr not in seen_in:  # a step file shared by two workflows: report once
                     seen_in.add(pr)
                     bucket.append(pr)
-        step_files.update(Path(p).resolve() for p in wc.step_files)
+        step_files.update(Path(p) for p in unit["step_files"])
         if steps_of is not None:
-            for k, ids in step_ids_by_function(wc.step_files).items():
-                steps_of.setdefault(k, []).extend(i for i in ids if i not in steps_of.get(k, []))
+            for p, function, ids in unit["steps_of"]:
+                have = steps_of.setdefault((Path(p), function), [])
+                have.extend(i for i in ids if i not in have)
+        if stale is not None and unit["stale"]:
+            from stepsmith.runner.fixtures.stale import StaleFixture
+
+            stale.extend(StaleFixture(**d) for d in unit["stale"])
     for py in py_files:
         key = py.resolve()
         if key in step_files or key in results:
@@ -177,8 +218,10 @@ def run(args) -> int:
             print(f"stepsmith check: {p}: no such file or folder", file=sys.stderr)
         return 2
     steps_of: dict[tuple[Path, str], list[str]] = {}
+    stale: list = []
     try:
-        results = collect(paths, first=args.first, steps_of=steps_of)
+        results = collect(paths, first=args.first, steps_of=steps_of, stale=stale,
+                          cache=not args.no_cache)
     except UsageError as exc:
         print(f"stepsmith check: {exc}", file=sys.stderr)
         return 2
@@ -194,9 +237,7 @@ def run(args) -> int:
         for pr in sorted(results[path], key=lambda p: (p.span.line, p.span.column, p.code)):
             rows.append((shown, pr, steps_for(pr, path, steps_of)))
     n_files = len({row[0] for row in rows})
-    from stepsmith.runner.fixtures.stale import stale_under
-
-    stale = stale_under(paths) if results else []
+    stale = stale if results else []
 
     if args.format == "json":
         out = []
