@@ -32,6 +32,10 @@ def register(sub) -> None:
                    help="parallel sandboxes (default: number of CPUs)")
     p.add_argument("--lf", "--last-failed", dest="last_failed", action="store_true",
                    help="run only the fixtures that failed last time (all when none did)")
+    p.add_argument("--ff", "--failed-first", dest="failed_first", action="store_true",
+                   help="run the fixtures that failed last time first, then the rest")
+    p.add_argument("--co", "--collect-only", dest="collect_only", action="store_true",
+                   help="list the selected fixtures' node ids; run nothing")
     p.add_argument("-x", "--exitfirst", dest="maxfail", action="store_const", const=1,
                    help="stop after the first failure or error")
     p.add_argument("--maxfail", type=int, dest="maxfail", metavar="N",
@@ -74,10 +78,13 @@ def run(args: argparse.Namespace) -> int:
         return 2
     req = suite.SuiteRequest(
         paths=args.paths or active().paths, steps=args.step, keywords=args.keyword,
-        last_failed=args.last_failed, jobs=active().jobs if args.jobs is None else args.jobs,
+        last_failed=args.last_failed, failed_first=args.failed_first, ci=_in_ci(),
+        jobs=active().jobs if args.jobs is None else args.jobs,
         maxfail=args.maxfail, live=args.live, update=args.update, strict=args.strict,
         coverage=bool(args.coverage or args.coverage_json or args.lcov), repeat=args.repeat)
     selection = suite.select(req)  # typed errors: runner/cli/errors.py
+    if args.collect_only:
+        return _collect_only(selection, args)
     reports = [f for f in (args.junit_xml, args.coverage_json, args.lcov) if f]
     for target in reports:  # fail before running anything, not after
         problem = _unwritable(target)
@@ -108,6 +115,24 @@ def run(args: argparse.Namespace) -> int:
     if outcome.failed:
         return 1
     return 2 if junit_failed else 0
+
+
+def _in_ci() -> bool:
+    """`CI` set to anything but empty/0/false, as CI services set it."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def _collect_only(selection, args) -> int:
+    ids = [c.id for c in selection.selected]
+    if args.format == "json":
+        import json
+
+        sys.stdout.write(json.dumps({"selected": ids}, indent=2) + "\n")
+        return 0
+    for i in ids:
+        print(i)
+    print(f"\n{len(ids)} fixture(s) selected")
+    return 0
 
 
 def _progress(err, args, selected):
