@@ -60,14 +60,16 @@ def run(args: argparse.Namespace) -> int:
         from stepsmith.runner.cli.record_case import run as run_case
 
         return run_case(args)
-    missing = [f for f, v in (("--step", args.step), ("--inputs", args.inputs),
-                              ("--at", args.at), ("--name", args.name)) if v is None]
+    missing = [f for f, v in (("--step", args.step), ("--at", args.at), ("--name", args.name))
+               if v is None]
     if missing:
         err.print(f"stepsmith record: the following arguments are required: "
                   f"{', '.join(missing)} (or --case CASE to record a whole workflow case)",
                   markup=False)
         return 2
-    req = RecordRequest(StepRequest(args.path, args.step, args.inputs, args.at, args.seed,
+    # without --inputs: every input must be a literal of the manifest (prepare names the rest)
+    inputs = args.inputs if args.inputs is not None else {}
+    req = RecordRequest(StepRequest(args.path, args.step, inputs, args.at, args.seed,
                                     args.live), args.name, args.force,
                         args.record_failure)
     try:
