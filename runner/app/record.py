@@ -29,6 +29,8 @@ class RecordRequest:
     force: bool = False
     # a failed live run of a public_egress step is recorded only when asked for explicitly
     record_failure: bool = False
+    # a public_egress step recorded offline: this file's JSON is the output (nothing runs)
+    response: str | None = None
 
 
 @dataclass(frozen=True)
@@ -75,9 +77,12 @@ def record_fixture(req: RecordRequest) -> Recorded:
     if target.exists() and not req.force:
         raise UsageError(f"{display_path(target)} exists; --force overwrites it (or choose "
                          "another --name)")
+    if req.response is not None:
+        return _write(req, p, target, _from_response(req, p), overwrite=req.force)
     if step.network == "public_egress" and not req.step.live:
         raise UsageError(f"{step.id} is a public_egress step: recording it needs --live (the "
-                         "fixture then serves this recording in tests)")
+                         "fixture then serves this recording in tests), or --response FILE "
+                         "with the output to record, offline")
     ensure_sandbox()
     try:
         granted = load_granted(lw, step, live=req.step.live)
@@ -102,15 +107,51 @@ def record_fixture(req: RecordRequest) -> Recorded:
     if leaked:
         raise Refused("not recorded: the fixture would contain the credential of "
                       f"connection(s) {', '.join(leaked)}")
+    return _write(req, p, target, (doc, res), overwrite=req.force)
+
+
+def _write(req: RecordRequest, p, target: Path, made: tuple[dict, dict], *,
+           overwrite: bool) -> Recorded:
+    import json
+
+    from stepsmith.runner.fixtures.invoke import display_path
+    from stepsmith.runner.safeio import write_atomic
+
+    doc, res = made
     text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
     try:
-        write_atomic(target, text, overwrite=req.force, root=lw.dir)
+        write_atomic(target, text, overwrite=overwrite, root=p.workflow.dir)
     except FileExistsError:  # appeared while the step ran: never clobber it
         raise UsageError(f"{display_path(target)} was created meanwhile; not overwritten "
                          "(--force overwrites it)") from None
     except OSError as exc:
         raise UsageError(f"cannot write {display_path(target)}: {exc.strerror or exc}") from exc
-    return Recorded(target, status, res)
+    return Recorded(target, str(res.get("status")), res)
+
+
+def _from_response(req: RecordRequest, p) -> tuple[dict, dict]:
+    """The fixture of a public_egress step whose output is the --response file's JSON: what
+    `stepsmith test` serves for it offline, recorded without a live call."""
+    from stepsmith.runner.fixtures.command_inputs import read_inputs
+    from stepsmith.runner.fixtures.invoke import InvokeError
+    from stepsmith.runner.fixtures.load import forbidden_fields
+
+    if p.step.network != "public_egress":
+        raise UsageError(f"--response is for public_egress steps (served from their recording "
+                         f"in tests); {p.step.id} runs offline: record it by running it")
+    if req.step.live:
+        raise UsageError("--response records without a live call; leave out --live")
+    try:
+        output = read_inputs(req.response)  # a JSON object, read like --inputs
+    except InvokeError as exc:
+        raise UsageError(str(exc).replace("inputs", "response")) from exc
+    bad = forbidden_fields(output)
+    if bad:
+        raise Refused("not recorded: the response carries forbidden field names at "
+                      + ", ".join(bad) + " (secret, credentials, api_key and token are never "
+                      "stored)")
+    res = {"status": "ok", "output": output, "effects": [], "served_from": "response"}
+    return fixture_document(p.given, p.at, req.step.seed, res), res
 
 
 def _failure(res: dict) -> str:

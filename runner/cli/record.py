@@ -38,6 +38,9 @@ def register(sub) -> None:
                    help="case name (lowercase slug: a-z, 0-9, '-', '_'); with --case, the "
                    "fixtures' name (default: the case name)")
     p.add_argument("--force", action="store_true", help="overwrite an existing fixture")
+    p.add_argument("--response", metavar="FILE",
+                   help="a public_egress step, offline: record FILE's JSON object as its "
+                   "output (nothing runs; tests serve it as the recording)")
     p.add_argument("--record-failure", action="store_true",
                    help="with --live: record a failed live call as the expected result (by "
                    "default it is refused: its outcome at the other end is unknown)")
@@ -71,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     inputs = args.inputs if args.inputs is not None else {}
     req = RecordRequest(StepRequest(args.path, args.step, inputs, args.at, args.seed,
                                     args.live), args.name, args.force,
-                        args.record_failure)
+                        args.record_failure, args.response)
     try:
         rec = record_fixture(req)
     except AppError as exc:
@@ -79,6 +82,10 @@ def run(args: argparse.Namespace) -> int:
             print_result(err, exc.result, args.step)
         raise
     out = Console(highlight=False, soft_wrap=True)
+    if args.response is not None:
+        out.print(f"recorded {display_path(rec.target)} from {args.response} (the step was not "
+                  "run: tests serve this output as its recording)", markup=False)
+        return 0
     print_result(out, rec.result, args.step)
     note = " - a failed live call, recorded as asked" if rec.status != "ok" and args.live else ""
     out.print(f"recorded {display_path(rec.target)} (expected status {rec.status}){note}",
