@@ -39,6 +39,10 @@ class BuildWithSchema(build_py):
         docs.mkdir(parents=True, exist_ok=True)
         for doc in DOCS:
             shutil.copyfile(doc, docs / doc.name)
+        rules = docs / "rules"  # one page per rule: the `url` of every finding
+        rules.mkdir(exist_ok=True)
+        for page in sorted((DOCS[0].parent / "rules").glob("*.md")):
+            shutil.copyfile(page, rules / page.name)
 
 
 setup(

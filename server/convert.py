@@ -79,7 +79,7 @@ def to_diagnostic(p: Problem, lines, encoding: str, source: str = "stepsmith") -
     data = {"rule": p.code, "step": p.step}
     if p.data:
         data["fix"] = p.data
-    return {
+    out = {
         "range": lsp_range(p.span, lines, encoding),
         "severity": 2 if p.severity == Severity.WARNING else 1,
         "code": p.code,
@@ -87,6 +87,12 @@ def to_diagnostic(p: Problem, lines, encoding: str, source: str = "stepsmith") -
         "message": p.message,
         "data": data,
     }
+    from stepsmith.runner.rules.pages import rule_url
+
+    href = rule_url(p.code)  # the rule's page, generated from the catalogue (docs/rules)
+    if href:
+        out["codeDescription"] = {"href": href}
+    return out
 
 
 def lsp_span(span: Span, lines, encoding: str):

@@ -241,9 +241,12 @@ def run(args) -> int:
 
     if args.format == "json":
         out = []
+        from stepsmith.runner.rules.pages import rule_url
+
         for shown, pr, _steps in rows:
             d = pr.to_json()
             d["path"] = shown
+            d["url"] = rule_url(pr.code)  # the rule's page (docs/rules/<CODE>.md)
             out.append(d)
         json.dump(
             {"problems": out, "files_checked": len(results), "files_with_problems": n_files,

@@ -61,7 +61,8 @@ def test_the_sdist_holds_what_a_build_needs(dists):
         names = {n.partition("/")[2] for n in t.getnames()}
     for need in ("setup.py", "pyproject.toml", "LICENSE", "docs/pypi.md",
                  "schemas/workflow.schema.json", "runner/harness/inside.py",
-                 "server/__init__.py", "stepsmith/py.typed"):
+                 "server/__init__.py", "stepsmith/py.typed", "docs/guide.md",
+                 "docs/rules/SF002.md"):
         assert need in names, need
 
 
@@ -71,7 +72,9 @@ def test_the_wheel_holds_a_proper_package(wheel):
         meta = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
         schema = json.loads(z.read("stepsmith/schemas/workflow.schema.json"))
     for need in ("stepsmith/__init__.py", "stepsmith/py.typed", "stepsmith/runner/cli/__init__.py",
-                 "stepsmith/server/__init__.py", "stepsmith/runner/harness/inside.py"):
+                 "stepsmith/server/__init__.py", "stepsmith/runner/harness/inside.py",
+                 "stepsmith/docs/guide.md", "stepsmith/docs/rules/SS201.md",
+                 "stepsmith/docs/rules/index.md"):
         assert need in names, need
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert "License-Expression: MIT" in meta
