@@ -59,5 +59,6 @@ def test_every_shell_block_of_the_guide_runs_as_written(tmp_path):
     assert '"largest": "INV-7"' in (wf / "fixtures" / "total" / "big-batch.json").read_text()
     assert (wf / "fixtures" / "flag" / "day1.json").exists()
     assert (wf / "fixtures" / "rates" / "day2.json").exists()
+    assert '"USD": "1.26"' in (wf / "fixtures" / "rates" / "today.json").read_text()
     assert not list((wf / ".stepsmith" / "pending").rglob("*.json"))
-    assert "6 passed, 1 recorded" in p.stdout
+    assert "6 passed, 2 recorded" in p.stdout
