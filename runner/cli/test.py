@@ -44,6 +44,9 @@ def register(sub) -> None:
                    help="show the N slowest fixtures (0: all)")
     p.add_argument("-v", "--verbose", action="store_true",
                    help="list every fixture with its outcome and time")
+    p.add_argument("--table", action="store_true",
+                   help="the per-workflow table with every workflow (by default, past 10 "
+                   "workflows it lists only those that did not pass)")
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.add_argument("--junit-xml", metavar="FILE", help="also write a JUnit XML report")
     p.add_argument("--live", action="store_true",
@@ -82,7 +85,11 @@ def run(args: argparse.Namespace) -> int:
         jobs=active().jobs if args.jobs is None else args.jobs,
         maxfail=args.maxfail, live=args.live, update=args.update, strict=args.strict,
         coverage=bool(args.coverage or args.coverage_json or args.lcov), repeat=args.repeat)
-    selection = suite.select(req)  # typed errors: runner/cli/errors.py
+    if args.format == "text" and sys.stderr.isatty():  # start-up shows from the start
+        with err.status("collecting fixtures (loading and checking the workflows)"):
+            selection = suite.select(req)  # typed errors: runner/cli/errors.py
+    else:
+        selection = suite.select(req)
     if args.collect_only:
         return _collect_only(selection, args)
     reports = [f for f in (args.junit_xml, args.coverage_json, args.lcov) if f]
@@ -101,8 +108,14 @@ def run(args: argparse.Namespace) -> int:
         outcome = suite.run(selection, req)
     else:
         bar, task = progress
+        failed = [0]
+
+        def done(r) -> None:
+            failed[0] += r.outcome in ("failed", "error")
+            bar.update(task, advance=1, failed=failed[0])
+
         with bar:
-            outcome = suite.run(selection, req, on_done=lambda _r: bar.advance(task))
+            outcome = suite.run(selection, req, on_done=done)
     from stepsmith.runner.cli.test_output import write_reports
 
     junit_failed = not write_reports(err, args, outcome)  # the results are still printed
@@ -148,8 +161,9 @@ def _progress(err, args, selected):
     )
 
     bar = Progress(TextColumn("[bold]testing fixtures"), BarColumn(), MofNCompleteColumn(),
-                   TimeElapsedColumn(), console=err, transient=True)
-    return bar, bar.add_task("fixtures", total=len(selected))
+                   TextColumn("[red]{task.fields[failed]} failed"), TimeElapsedColumn(),
+                   console=err, transient=True)
+    return bar, bar.add_task("fixtures", total=len(selected), failed=0)
 
 
 def _print(out, err, outcome, args) -> None:
@@ -170,7 +184,7 @@ def _print(out, err, outcome, args) -> None:
         out.print(f"no fixtures found in {where}: nothing to test "
                   "(record one with `stepsmith record`)")
     else:
-        print_text(out, outcome, show_stdout=args.show_stdout)
+        print_text(out, outcome, show_stdout=args.show_stdout, table_all=args.table)
     if args.durations is not None:
         print_durations(out, outcome.results, args.durations)
     if outcome.traced:
