@@ -29,7 +29,7 @@ def register(sub) -> None:
                    help="only fixtures whose id (workflow::step::case) matches the pytest "
                    "expression, e.g. 'add or double', 'not boom' (repeatable: any of them)")
     p.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
-                   help="parallel sandboxes (default: number of CPUs)")
+                   help="parallel sandboxes (default: twice the number of CPUs)")
     p.add_argument("--lf", "--last-failed", dest="last_failed", action="store_true",
                    help="run only the fixtures that failed last time (all when none did)")
     p.add_argument("--ff", "--failed-first", dest="failed_first", action="store_true",

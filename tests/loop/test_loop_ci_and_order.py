@@ -48,3 +48,13 @@ def test_failed_first(wf, capsys):
     code, out, _ = cli(capsys, "test", "wf", "--ff", "-v", "-j", "1")
     ids = re.findall(r"^(?:PASSED|FAILED) (\S+) \(", out, re.M)  # the -v lines
     assert ids[:1] == ["wf::add::z-bad"] and len(ids) == 2, out
+
+
+def test_default_jobs_is_twice_the_cpus():
+    """Measured (runner/fixtures/suite.default_jobs): latency-bound sandboxes run faster with
+    more than one per CPU; twice keeps a step at its CPU limit inside the wall limit."""
+    import os
+
+    from stepsmith.runner.fixtures.suite import default_jobs
+
+    assert default_jobs() == 2 * os.cpu_count()
