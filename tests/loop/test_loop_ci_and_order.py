@@ -58,3 +58,24 @@ def test_default_jobs_is_twice_the_cpus():
     from stepsmith.runner.fixtures.suite import default_jobs
 
     assert default_jobs() == 2 * os.cpu_count()
+
+
+def test_a_metadata_only_pending_change_is_labelled_so(wf, capsys):
+    """`record --case` again with only `recorded_from` different: not a "changed output"."""
+    import json
+
+    from stepsmith.runner.fixtures import pending
+    from stepsmith.runner.fixtures.load import load_fixture
+
+    fx, _ = load_fixture(wf / "fixtures" / "add" / "a-good.json")
+    doc = fx.to_json()
+    doc["recorded_from"] = {"case": "day1", "upstream": {}}
+    pending.write(wf, "add", "a-good", doc, fx.sha256,
+                  code=("steps/calc.py", (wf / "steps" / "calc.py").read_bytes()))
+    code, out, _ = cli(capsys, "review", "wf", "--list")
+    assert "metadata only" in out and "changed output" not in out, out
+    doc["expected"]["output"]["sum"] = "2.00"
+    pending.write(wf, "add", "a-good", doc, fx.sha256,
+                  code=("steps/calc.py", (wf / "steps" / "calc.py").read_bytes()))
+    code, out, _ = cli(capsys, "review", "wf", "--list")
+    assert "changed output" in out and json
