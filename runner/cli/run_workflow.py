@@ -70,8 +70,9 @@ def run(args: argparse.Namespace) -> int:
         if text and started_run:  # a run that started and then stopped: say so where it ran
             out.print(f"[red]✗ stopped[/]: {_first_clause(str(exc))}", markup=True)
             n = {k: sum(s.outcome == k for s in seen) for k in ("accepted", "reused")}
-            out.print(f"run {started_run[0]}: stopped — {n['accepted']} accepted, "
-                      f"{n['reused']} reused, 1 refused (the reason is on stderr)")
+            reused = f"{n['reused']} reused, " if n["reused"] else ""
+            out.print(f"run {started_run[0]}: stopped — {n['accepted']} accepted, {reused}"
+                      "1 refused (the reason is on stderr)")
         raise
     report = done.report
     if not text:
