@@ -9,11 +9,19 @@ run through the ``pytest11`` entry point): its hooks return at once and nothing 
 imported until a workflow is actually collected.
 
 When ``--stepsmith`` is given and no test paths are on the command line, only the fixtures
-are collected (the ``testpaths`` ini setting is not used).
+are collected (the ``testpaths`` ini setting is not used). ``--stepsmith`` alone (no PATH)
+collects the configured paths (``[tool.stepsmith] paths``), else ``.``.
+
+The items take part in pytest's own selection: the tree is workflow (a file node) -> step (a
+collector) -> case (an item), so an item's structured id is ``(folder, (step, case))`` and the
+ids in pytest's cache (``--lf``, ``--ff``, ``--sw``) match it. Node ids and paths inside a
+workflow folder given as plain test arguments narrow the run (pytest cannot resolve them
+itself: a workflow's fixtures are not Python files).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -21,9 +29,10 @@ import pytest
 
 def pytest_addoption(parser) -> None:
     group = parser.getgroup("stepsmith", "stepsmith workflow fixtures")
-    group.addoption("--stepsmith", action="append", default=[], metavar="PATH",
+    group.addoption("--stepsmith", action="append", default=[], metavar="PATH", nargs="?",
+                    const="",
                     help="collect the fixtures of the workflows under PATH as tests "
-                    "(repeatable)")
+                    "(repeatable; without PATH: the configured paths, else '.')")
     group.addoption("--stepsmith-live", action="store_true", default=False,
                     help="run public_egress steps against the network instead of serving "
                     "their recordings")
@@ -36,18 +45,21 @@ def pytest_configure(config) -> None:
         return
     from stepsmith.runner.fixtures.selection import SelectionError, parse_target
 
+    if "" in paths:  # the bare flag: the configured paths, else "."
+        paths = [p for p in paths if p] + _configured_paths()
     source = getattr(config, "args_source", None)
     explicit = source is not None and source.name == "ARGS"
     args = list(config.args) if explicit else []
     # a node id (PATH::step::case), a fixture file or a step file given to --stepsmith, or a
-    # node id under a --stepsmith path given as a test path: stepsmith's own selection, since
-    # pytest cannot resolve `::` parts inside a workflow folder
+    # node id or path inside a --stepsmith workflow given as a test path: stepsmith's own
+    # selection, since pytest cannot resolve `::` parts or fixture files inside a workflow
     try:
         targets = [parse_target(p) for p in paths]
         roots = [m.resolve().parent for t in targets for m in t.manifests]
         picked = []
         for a in list(args):
-            if "::" in a and _within(Path(a.partition("::")[0]).resolve(), roots):
+            part = a.partition("::")[0]
+            if ("::" in a or os.path.exists(part)) and _within(Path(part).resolve(), roots):
                 picked.append(parse_target(a))
                 args.remove(a)
         if picked:  # `pytest --stepsmith wf wf::add::simple` runs just that, as pytest would
@@ -63,6 +75,15 @@ def pytest_configure(config) -> None:
             if a not in args:
                 args.append(a)
     config.args = args
+
+
+def _configured_paths() -> list[str]:
+    from stepsmith.runner.settings import SettingsError, load_settings
+
+    try:
+        return list(load_settings(".").paths)
+    except SettingsError as exc:
+        raise pytest.UsageError(f"--stepsmith: {exc}") from None
 
 
 def _within(path: Path, roots: list[Path]) -> bool:
@@ -110,8 +131,6 @@ def pytest_collect_file(file_path: Path, parent):
     resolved = file_path.resolve()
     if resolved not in manifests:  # only what the one discovery found for --stepsmith
         return None
-    import os
-
     rel = os.path.relpath(resolved.parent, parent.config.rootpath)
     rel = rel.replace(os.sep, "/")
     if rel == "." or rel.startswith(".."):  # run from inside the workflow folder
@@ -133,9 +152,28 @@ class StepsmithWorkflow(pytest.File):
     def collect(self):
         from stepsmith.runner.app.cases import workflow_items
 
+        # one collector per step, in the order the cases come (so `folder::step::case` is
+        # the structured id (step, case) that pytest's cache and selection compare)
+        groups: dict[str, list] = {}
         for case in workflow_items(self.path, base=self.config.rootpath, shown=self.nodeid):
-            name = f"{case.step_id}::{case.case}" if case.step_id else case.case
-            yield StepsmithItem.from_parent(self, name=name, case=case)
+            groups.setdefault(case.step_id or "\0" + case.case, []).append(case)
+        for key, cases in groups.items():
+            if key.startswith("\0"):  # the workflow's own problems: an item of the file
+                yield StepsmithItem.from_parent(self, name=cases[0].case, case=cases[0])
+            else:
+                yield StepsmithStep.from_parent(self, name=key, cases=cases)
+
+
+class StepsmithStep(pytest.Collector):
+    """One step's fixtures."""
+
+    def __init__(self, *, cases, **kw):
+        super().__init__(**kw)
+        self.cases = cases
+
+    def collect(self):
+        for case in self.cases:
+            yield StepsmithItem.from_parent(self, name=case.case, case=case)
 
 
 class StepsmithItem(pytest.Item):

@@ -62,7 +62,7 @@ class Settings:
 
     def rows(self) -> list[tuple[str, Any, str]]:
         out = [("paths", self.paths, self.origin.get("paths", "default")),
-               ("jobs", self.jobs if self.jobs is not None else "number of CPUs",
+               ("jobs", self.jobs if self.jobs is not None else "twice the number of CPUs",
                 self.origin.get("jobs", "default"))]
         for k in ENGINE_LIMITS:
             out.append((f"limits.{k}", self.limits[k],

@@ -84,15 +84,18 @@ def to_diagnostic(p: Problem, lines, encoding: str, source: str = "stepsmith") -
         data["schema"] = True  # the manifest schema expresses it: a YAML extension reports it too
     from stepsmith.runner.rules import rule_url
 
-    return {
+    out = {
         "range": lsp_range(p.span, lines, encoding),
         "severity": 2 if p.severity == Severity.WARNING else 1,
         "code": p.code,
-        "codeDescription": {"href": rule_url(p.code)},  # the rule's page, linked by the editor
         "source": source,
         "message": p.message,
         "data": data,
     }
+    href = rule_url(p.code)  # the rule's page, generated from the catalogue (docs/rules)
+    if href:
+        out["codeDescription"] = {"href": href}
+    return out
 
 
 def lsp_span(span: Span, lines, encoding: str):

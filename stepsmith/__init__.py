@@ -9,7 +9,7 @@ from pathlib import Path
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "schema_path"]
+__all__ = ["__version__", "guide_path", "schema_path"]
 
 
 def schema_path() -> Path:
@@ -20,3 +20,12 @@ def schema_path() -> Path:
         if candidate.is_file():
             return candidate
     raise FileNotFoundError("workflow.schema.json is not installed with stepsmith")
+
+
+def guide_path() -> Path:
+    """The user guide (docs/guide.md): inside the installed package, or in the clone."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "docs" / "guide.md", here.parent / "docs" / "guide.md"):
+        if candidate.is_file():
+            return candidate
+    raise FileNotFoundError("the guide is not installed with stepsmith")

@@ -24,6 +24,8 @@ class SuiteRequest:
     steps: list[str] = field(default_factory=list)  # --step, any of them
     keywords: list[str] = field(default_factory=list)  # -k, any of them
     last_failed: bool = False
+    failed_first: bool = False  # --ff: what failed last time runs first
+    ci: bool = False  # in CI: no pending change is written (as insta's --ci)
     jobs: int | None = None
     maxfail: int | None = None
     live: bool = False
@@ -59,9 +61,11 @@ class LoopReport:
     stale: list = field(default_factory=list)  # StaleFixture
     strict: bool = False
     update: bool = False
+    ci_not_written: int = 0  # pending changes not written because CI is set
 
     def to_json(self) -> dict:
         return {"pending": [str(c.path) for c in self.written],
+                "ci_not_written": self.ci_not_written,
                 "pending_problems": self.problems,
                 "updated": [d.to_json() for d in self.decisions],
                 "stale": [s.to_json() for s in self.stale]}
@@ -218,6 +222,14 @@ def select(req: SuiteRequest) -> Selection:
         else:
             out.notes.append(f"no previously failed fixtures: running all {len(selected)} "
                              "(--lf)")
+    elif req.failed_first:
+        from stepsmith.runner.fixtures import lastfailed
+
+        first = lastfailed.only_failed(selected)
+        if first:
+            out.notes.append(f"run the {len(first)} fixture(s) that failed last time first "
+                             "(--ff)")
+            out.selected = first + [c for c in selected if c not in first]
     if req.shard is not None:
         from stepsmith.runner.fixtures import shard
 
@@ -259,18 +271,25 @@ def run(selection: Selection, req: SuiteRequest,
     if req.store_durations or (req.store_durations is None and req.shard is None):
         # the shards of one matrix must all see the same durations: a shard never writes them
         shard.record(results, req.durations_path)
-    loop = after_run(results, selection.workflows, update=req.update, strict=req.strict)
+    loop = after_run(results, selection.workflows, update=req.update, strict=req.strict,
+                     ci=req.ci)
     return SuiteOutcome(selection, results, seconds, loop, traced=req.coverage)
 
 
-def after_run(results, workflows, *, update: bool = False, strict: bool = False) -> LoopReport:
+def after_run(results, workflows, *, update: bool = False, strict: bool = False,
+              ci: bool = False) -> LoopReport:
     """Write the pending changes of failed fixtures (drop those of passing ones), accept them
-    with `update`, and find stale wired fixtures (SF001)."""
+    with `update`, and find stale wired fixtures (SF001). `ci` (without `update`): write
+    none, count them (a pending change is for a person to review, not for a CI runner)."""
     from stepsmith.runner.app import fixture_loop as loop
     from stepsmith.runner.fixtures import pending
     from stepsmith.runner.fixtures.stale import stale_fixtures
 
     report = LoopReport(strict=strict, update=update)
+    if ci and not update:
+        report.ci_not_written = sum(r.outcome == "failed" and r.acceptable for r in results)
+        report.stale = stale_fixtures([r.case for r in results])
+        return report
     report.written, report.problems = pending.sync(results)
     if update:
         shown = {w.dir: w.shown for w in workflows}

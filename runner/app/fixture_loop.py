@@ -35,7 +35,8 @@ class Item:
             c = self.change
             d.update(step=c.step_id, case=c.case, fixture=str(c.fixture_path),
                      pending=str(c.path), source=c.source, created_at=c.created_at,
-                     differences=[x.to_json() for x in c.differences()])
+                     differences=[x.to_json() for x in c.differences()],
+                     stale=c.stale())  # why accepting it will be refused, or None
         else:
             d.update(problem=self.problem.message, pending=str(self.problem.path))
         return d

@@ -106,6 +106,7 @@ def run_live_case(case: Case, source: str | None, trace: str | None = TRACE,
                                    messages=describe_result(res) or ["sandbox unavailable"]))
     out = compare(case, res)
     out.duration_ms = res.get("duration_ms") or (time.perf_counter() - t0) * 1000
+    out.code_file = (code.rel, code.source.encode("utf-8"))  # what ran: a pending change's code
     if len(raws) > 1:
         from stepsmith.runner.sandbox.repeat import compare_runs
 

@@ -4,7 +4,9 @@ Refused before anything runs (UsageError): an existing fixture without `force`, 
 that is not a case name, a public_egress step without `live`. Refused after the run (Refused, or
 SandboxUnavailable for an unavailable step; the result travels on the error to be shown): a
 step that was refused / too large, undeclared or duplicate effects, a document in which a
-granted credential appears (belt and braces on top of the sandbox's redaction). Atomic write.
+granted credential appears (belt and braces on top of the sandbox's redaction), a failed live
+run of a public_egress step unless `record_failure` (its outcome at the other end is unknown: the
+request may have completed there, so the failure is no expectation). Atomic write.
 """
 
 from __future__ import annotations
@@ -25,6 +27,10 @@ class RecordRequest:
     step: StepRequest
     name: str  # the case name
     force: bool = False
+    # a failed live run of a public_egress step is recorded only when asked for explicitly
+    record_failure: bool = False
+    # a public_egress step recorded offline: this file's JSON is the output (nothing runs)
+    response: str | None = None
 
 
 @dataclass(frozen=True)
@@ -91,9 +97,12 @@ def recorded_document(req: RecordRequest, *, overwriting_allowed: bool | None = 
     if target.exists() and not allowed:
         raise UsageError(f"{display_path(target)} exists; --force overwrites it (or choose "
                          "another --name)")
+    if req.response is not None:
+        return (lw, target, *_from_response(req, p))
     if step.network == "public_egress" and not req.step.live:
         raise UsageError(f"{step.id} is a public_egress step: recording it needs --live (the "
-                         "fixture then serves this recording in tests)")
+                         "fixture then serves this recording in tests), or --response FILE "
+                         "with the output to record, offline")
     ensure_sandbox()
     try:
         granted = load_granted(lw, step, live=req.step.live)
@@ -106,6 +115,12 @@ def recorded_document(req: RecordRequest, *, overwriting_allowed: bool | None = 
         raise kind(f"not recorded: the step was {status}", result=res)
     if (res.get("error") or {}).get("type") == "InputError":  # the inputs cannot cross
         raise Refused(f"not recorded: {res['error']['message']}", result=res)
+    if (req.step.live and step.network == "public_egress" and status != "ok"
+            and not req.record_failure):
+        raise Refused(f"not recorded: the live run ended in {_failure(res)}; the call's outcome "
+                      "at the other end is unknown, so it is no expectation. Run it again when "
+                      "the service answers, or pass --record-failure to record this failure as "
+                      "the expected result", result=res)
     bad = check_effects(lw.workflow, step, res.get("effects") or [])
     if bad:
         raise Refused("not recorded: " + "; ".join(map(str, bad)), result=res)
@@ -115,3 +130,35 @@ def recorded_document(req: RecordRequest, *, overwriting_allowed: bool | None = 
         raise Refused("not recorded: the fixture would contain the credential of "
                       f"connection(s) {', '.join(leaked)}")
     return lw, target, doc, res
+
+
+def _from_response(req: RecordRequest, p) -> tuple[dict, dict]:
+    """The fixture of a public_egress step whose output is the --response file's JSON: what
+    `stepsmith test` serves for it offline, recorded without a live call."""
+    from stepsmith.runner.fixtures.command_inputs import read_inputs
+    from stepsmith.runner.fixtures.invoke import InvokeError
+    from stepsmith.runner.fixtures.load import forbidden_fields
+
+    if p.step.network != "public_egress":
+        raise UsageError(f"--response is for public_egress steps (served from their recording "
+                         f"in tests); {p.step.id} runs offline: record it by running it")
+    if req.step.live:
+        raise UsageError("--response records without a live call; leave out --live")
+    try:
+        output = read_inputs(req.response)  # a JSON object, read like --inputs
+    except InvokeError as exc:
+        raise UsageError(str(exc).replace("inputs", "response")) from exc
+    bad = forbidden_fields(output)
+    if bad:
+        raise Refused("not recorded: the response carries forbidden field names at "
+                      + ", ".join(bad) + " (secret, credentials, api_key and token are never "
+                      "stored)")
+    res = {"status": "ok", "output": output, "effects": [], "served_from": "response"}
+    return fixture_document(p.given, p.at, req.step.seed, res), res
+
+
+def _failure(res: dict) -> str:
+    """`error (URLError)` / `wall_limit`: what the failed run ended in, one short phrase."""
+    status = str(res.get("status"))
+    err = res.get("error") or {}
+    return f"{status} ({err['type']})" if status == "error" and err.get("type") else status

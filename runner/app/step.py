@@ -60,6 +60,7 @@ def prepare(req: StepRequest) -> PreparedStep:
     step = lw.step(req.step)
     if step is None:
         raise UsageError(unknown_step_message(req.step, lw.step_ids, lw.shown))
+    given: dict = {}
     try:
         given = read_inputs(req.inputs) if isinstance(req.inputs, str) else dict(req.inputs)
         check_forbidden_inputs(given)
@@ -67,7 +68,9 @@ def prepare(req: StepRequest) -> PreparedStep:
         code = step_code(lw, step)
     except InvokeError as exc:
         kind = Refused if "forbidden" in str(exc) else UsageError
-        raise kind(str(exc)) from exc
+        hint = ("; give them with --inputs FILE" if not given and isinstance(req.inputs, dict)
+                and "no value for" in str(exc) else "")
+        raise kind(str(exc) + hint) from exc
     return PreparedStep(lw, step, code, given, inputs, at)
 
 

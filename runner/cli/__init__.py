@@ -30,26 +30,25 @@ COMMANDS = [
     "review",
     "serve",
     "mcp",
+    "guide",
 ]
 
 
 def version_text(version: str) -> str:
-    """`stepsmith --version`: the package and the runtime identity results are tied to."""
+    """`stepsmith --version`: the package, the harness version and the Python steps run on.
+    It imports no sandbox and hashes nothing (a CLI in shells and hooks answers this at once);
+    the full runtime identity, with the harness source hash results are tied to, is in
+    `stepsmith --show-settings`."""
     import platform
 
-    try:
-        from stepsmith.runner.store.identity import runtime_identity
+    from stepsmith.runner.harness import HARNESS_VERSION
 
-        ident = runtime_identity()
-        runtime = (f"harness {ident.harness_version} {ident.harness_source_sha256[:12]}, "
-                   f"Python {ident.python_version}")
-    except Exception as exc:  # noqa: BLE001  --version must always answer
-        runtime = f"Python {platform.python_version()}; runtime identity unavailable: {exc}"
-    return f"stepsmith {version} ({runtime})"
+    return (f"stepsmith {version} (harness {version}+h{HARNESS_VERSION}, "
+            f"Python {platform.python_version()})")
 
 
 class _Version(argparse.Action):
-    """Computed only when asked (the runtime identity hashes the harness source)."""
+    """Printed when asked, before any sub-command is looked at."""
 
     def __init__(self, option_strings, dest, version: str = "", **kw):
         super().__init__(option_strings, dest, **kw)
@@ -68,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Author, check and test-run sandboxed Python workflows.",
     )
     parser.add_argument("--version", action=_Version, nargs=0, version=__version__,
-                        help="print the version and the runtime identity, then exit")
+                        help="print the version (harness, Python), then exit")
     parser.add_argument("--show-settings", action="store_true",
                         help="print the resolved settings ([tool.stepsmith] in pyproject.toml "
                         "or stepsmith.toml, found upward) and where each came from, then exit")
@@ -139,8 +138,22 @@ def _dispatch(parser: argparse.ArgumentParser, argv: list[str]) -> int:
         signal.signal(signal.SIGINT, previous)
 
 
+def _pasted_paths(args) -> None:
+    """PATHs as stepsmith prints them inside a workflow folder (its name, not `.`) work pasted
+    there: every printed id or command works where it was printed (selection.from_inside)."""
+    from stepsmith.runner.workspace.pasted import from_inside
+
+    for name in ("paths", "path"):
+        value = getattr(args, name, None)
+        if isinstance(value, list):
+            setattr(args, name, [from_inside(v) if isinstance(v, str) else v for v in value])
+        elif isinstance(value, str) and value not in ("-", ""):
+            setattr(args, name, from_inside(value))
+
+
 def _dispatch_args(parser: argparse.ArgumentParser, argv: list[str]) -> int:
     args = parser.parse_args(argv)
+    _pasted_paths(args)
     from stepsmith.runner.settings import SettingsError, activate, load_settings
 
     try:

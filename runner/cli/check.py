@@ -6,7 +6,8 @@ it that holds a manifest are checked, as git/pytest/ruff find their root; a `.py
 manifest names is validated on its own, with no reach). Default: the current folder.
 
 Text output is ruff-style, `path:line:col: CODE message [step]`, with **1-based columns** (as
-ruff prints them). `--format json` emits Problem records exactly as the internal contract
+ruff prints them). The `[step]` suffix is always a step id from the manifest: for a finding in
+step code, the step(s) that run the function it is in (none for a helper function). `--format json` emits Problem records exactly as the internal contract
 defines them (line 1-based, column 0-based in code points, end exclusive).
 
 Exit status: 0 clean, 1 problems found, 2 usage or internal error (including a PATH given
@@ -61,6 +62,9 @@ def register(sub) -> None:
                    "when there is any)")
     p.add_argument("--show-fixes", action="store_true",
                    help="with --fix: list what was fixed, per file and rule")
+    p.add_argument("--no-cache", action="store_true",
+                   help="check every workflow again instead of answering unchanged ones from "
+                   "the cache ($XDG_CACHE_HOME/stepsmith/check; also STEPSMITH_NO_CACHE=1)")
     p.add_argument("--strict", action="store_true",
                    help="stale wired fixtures (SF001 warnings) fail the check")
     mode = p.add_mutually_exclusive_group()
@@ -117,11 +121,56 @@ def _validate_alone(path: Path):
     return [dataclasses.replace(p, path=str(path)) for p in validate(data, python="3.11", uses=())]
 
 
-def collect(paths: list[str], first: bool = False):
-    """Returns (problems_by_path: dict[Path, list[Problem]], files_checked: list[Path])."""
-    from stepsmith.runner.model.grammar import is_manifest_name
+def step_ids_by_function(step_files) -> dict[tuple[Path, str], list[str]]:
+    """{(step file, function): [ids of the steps running it]} from a check's `step_files`."""
+    out: dict[tuple[Path, str], list[str]] = {}
+    for path, uses in step_files.items():
+        for u in uses:
+            ids = out.setdefault((Path(path).resolve(), u.function), [])
+            if u.step_id not in ids:
+                ids.append(u.step_id)
+    return out
+
+
+def check_unit(manifest: Path) -> dict:
+    """Everything `check` reports for one workflow, as JSON data (what the cache keeps):
+    problems by file (manifest, step files, fixtures), the step files and which steps run
+    each function, and the stale wired fixtures (SF001 warnings)."""
+    import dataclasses
+
+    from stepsmith.runner.fixtures.invoke import loaded_workflow
+    from stepsmith.runner.fixtures.lint import check_fixtures
+    from stepsmith.runner.fixtures.stale import stale_fixtures
+    from stepsmith.runner.fixtures.suite import _base_for, workflow_cases
     from stepsmith.runner.workspace.check import workflow_check
+
+    wc = workflow_check(manifest)
+    # fixtures are part of the workflow: SF002-SF008 with positions
+    found = [*wc.problems.items(), *check_fixtures(manifest, wc.manifest.workflow).items()]
+    try:
+        lw = loaded_workflow(manifest.resolve(), wc, _base_for(manifest))
+        stale = [dataclasses.asdict(s) for s in stale_fixtures(workflow_cases(lw))]
+    except Exception:  # noqa: BLE001  the workflow's own problems say what is wrong
+        stale = []
+    return {"problems": [[str(Path(p).resolve()), [pr.to_json() for pr in probs]]
+                         for p, probs in found],
+            "step_files": [str(Path(p).resolve()) for p in wc.step_files],
+            "steps_of": [[str(p), f, ids] for (p, f), ids in
+                         step_ids_by_function(wc.step_files).items()],
+            "stale": stale}
+
+
+def collect(paths: list[str], first: bool = False,
+            steps_of: dict[tuple[Path, str], list[str]] | None = None,
+            stale: list | None = None, cache: bool = True):
+    """Returns problems_by_path: dict[Path, list[Problem]]; `steps_of`, when given, receives
+    step_ids_by_function of every workflow checked, `stale` their SF001 warnings. `cache`:
+    answer unchanged workflows from the check cache (runner/cli/check_cache.py)."""
+    from stepsmith.runner.cli import check_cache
+    from stepsmith.runner.model.grammar import is_manifest_name
     from stepsmith.runner.workspace.discovery import discover
+
+    cache = cache and check_cache.enabled()
 
     manifests: list[Path] = []
     py_files: list[Path] = []
@@ -146,9 +195,14 @@ def collect(paths: list[str], first: bool = False):
         if key in seen:
             continue
         seen.add(key)
-        wc = workflow_check(m)
-        for path, probs in wc.problems.items():
-            rkey = Path(path).resolve()
+        ck = check_cache.key(key, first) if cache else None
+        unit = check_cache.get(ck)
+        if unit is None:
+            unit = check_unit(m)
+            check_cache.put(ck, unit)
+        for path, dicts in unit["problems"]:
+            probs = [check_cache.problem_from_json(d) for d in dicts]
+            rkey = Path(path)
             if rkey == key:
                 manifest_keys.add(rkey)
             if first and rkey != key:
@@ -159,7 +213,15 @@ def collect(paths: list[str], first: bool = False):
                 if pr not in seen_in:  # a step file shared by two workflows: report once
                     seen_in.add(pr)
                     bucket.append(pr)
-        step_files.update(Path(p).resolve() for p in wc.step_files)
+        step_files.update(Path(p) for p in unit["step_files"])
+        if steps_of is not None:
+            for p, function, ids in unit["steps_of"]:
+                have = steps_of.setdefault((Path(p), function), [])
+                have.extend(i for i in ids if i not in have)
+        if stale is not None and unit["stale"]:
+            from stepsmith.runner.fixtures.stale import StaleFixture
+
+            stale.extend(StaleFixture(**d) for d in unit["stale"])
     for py in py_files:
         key = py.resolve()
         if key in step_files or key in results:
@@ -195,8 +257,11 @@ def run(args) -> int:
         fixed_counts = apply_fixes(paths, unsafe=args.unsafe_fixes, show=args.show_fixes)
         if fixed_counts is None:
             return 2
+    steps_of: dict[tuple[Path, str], list[str]] = {}
+    stale: list = []
     try:
-        results = collect(paths, first=args.first)
+        results = collect(paths, first=args.first, steps_of=steps_of, stale=stale,
+                          cache=not args.no_cache)
     except UsageError as exc:
         print(f"stepsmith check: {exc}", file=sys.stderr)
         return 2
@@ -214,11 +279,9 @@ def run(args) -> int:
     for path in sorted(results, key=lambda p: _display(p)):
         shown = _display(path)
         for pr in sorted(results[path], key=lambda p: (p.span.line, p.span.column, p.code)):
-            rows.append((shown, pr))
-    n_files = len({shown for shown, _ in rows})
-    from stepsmith.runner.fixtures.stale import stale_under
-
-    stale = stale_under(paths) if results else []
+            rows.append((shown, pr, steps_for(pr, path, steps_of)))
+    n_files = len({row[0] for row in rows})
+    stale = stale if results else []
 
     if args.format not in ("full", "text", "json"):
         return _render_other(args, results, rows, stale)
@@ -226,7 +289,7 @@ def run(args) -> int:
         return _render_statistics(args, rows, results)
     if args.format == "json":
         out = []
-        for shown, pr in rows:
+        for shown, pr, _steps in rows:
             out.append(problem_json(Finding(shown, pr)))
         json.dump(
             {"problems": out, "files_checked": len(results), "files_with_problems": n_files,
@@ -242,8 +305,9 @@ def run(args) -> int:
             # a folder named on the command line that holds nothing to check is a mistake
             # (exit 2); the bare default `.` (pre-commit in a repo without workflows) is not
             return 2 if args.paths else 0
-        for shown, pr in rows:
-            print(f"{shown}:{pr.span.line}:{pr.span.column + 1}: {pr.code} {message_with_step(pr)}")
+        for shown, pr, steps in rows:
+            print(f"{shown}:{pr.span.line}:{pr.span.column + 1}: {pr.code} "
+                  f"{message_with_step(pr, steps)}")
         for w in stale:
             print(f"{w.fixture}: {'error' if args.strict else 'warning'}: {w.message}")
         n_fixed = sum(fixed_counts.values()) if fixed_counts else 0
@@ -255,7 +319,7 @@ def run(args) -> int:
                   if n_fixed else f"Found {len(rows)} {noun} in {n_files} {fnoun}.")
             from stepsmith.runner.cli.check_fix import fixable_hint
 
-            fixable_hint([pr for _shown, pr in rows], unsafe=args.unsafe_fixes)
+            fixable_hint([row[1] for row in rows], unsafe=args.unsafe_fixes)
         elif n_fixed:
             print(f"Found {n_fixed} problem(s) ({n_fixed} fixed, 0 remaining).")
         else:
@@ -271,7 +335,7 @@ def _render_other(args, results, rows, stale) -> int:
 
     if args.statistics:
         return _render_statistics(args, rows, results)
-    findings = [Finding(shown, pr) for shown, pr in rows]
+    findings = [Finding(shown, pr) for shown, pr, _steps in rows]
     if args.format == "concise":
         text = fm.render_concise(findings)
     elif args.format == "json-lines":
@@ -300,7 +364,7 @@ def _render_other(args, results, rows, stale) -> int:
 def _render_statistics(args, rows, results) -> int:
     from stepsmith.runner.cli import check_formats as fm
 
-    stats = fm.statistics([Finding(shown, pr) for shown, pr in rows])
+    stats = fm.statistics([Finding(shown, pr) for shown, pr, _steps in rows])
     if args.format in ("json", "json-lines"):
         json.dump(stats, sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -333,7 +397,7 @@ def _watch(args, paths) -> int:
 
 def _status(rows, stale, strict: bool) -> int:
     """1 when an error was found; warnings (SM401, stale fixtures) only with --strict."""
-    errors = [pr for _shown, pr in rows if pr.severity != "warning"]
+    errors = [row[1] for row in rows if row[1].severity != "warning"]
     return 1 if errors or (strict and (rows or stale)) else 0
 
 
@@ -356,9 +420,20 @@ def _add_version_problems(paths, base: str, results) -> int:
     return 0
 
 
-def message_with_step(pr) -> str:
+def steps_for(pr, path: Path, steps_of: dict) -> list[str] | None:
+    """The step ids of a finding in a step file (None: not a step file's finding, whose
+    `step` already is the step id)."""
+    if not pr.step or not pr.code.startswith("SS"):
+        return None
+    return steps_of.get((Path(path).resolve(), pr.step), [])
+
+
+def message_with_step(pr, steps: list[str] | None = None) -> str:
     """`message [step]`, naming the step once: a message that already says "(step 'x')"
-    (the schema's wording, kept for editors) drops it for the trailing tag."""
+    (the schema's wording, kept for editors) drops it for the trailing tag. The tag is always
+    step ids: `steps` for a step-code finding (Problem.step is the function there)."""
+    if steps is not None:
+        return pr.message + (f" [{', '.join(steps)}]" if steps else "")
     if not pr.step:
         return pr.message
     named = " (step '" + pr.step + "')"

@@ -37,7 +37,7 @@ def _rule(code: str):
         return None
 
 
-def rule_url(code: str) -> str:
+def rule_url(code: str) -> str | None:
     from stepsmith.runner.rules import rule_url as url
 
     return url(code)
@@ -132,7 +132,7 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 def _sarif_rule(code: str) -> dict:
     rule = _rule(code)
     if rule is None:
-        return {"id": code, "helpUri": rule_url(code)}
+        return {"id": code}
     help_md = f"**{rule.code} {rule.name}**: {rule.summary}\n\n{rule.rationale}"
     if rule.example:
         help_md += f"\n\nRefused:\n\n```\n{rule.example}\n```"
@@ -141,16 +141,19 @@ def _sarif_rule(code: str) -> dict:
     props: dict = {"tags": ["security"] if rule.security else ["correctness"]}
     if rule.security:
         props["security-severity"] = "8.0" if code.startswith(("SS1", "SS2", "SS3")) else "5.0"
-    return {
+    out = {
         "id": rule.code,
         "name": rule.name,
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": rule.rationale},
         "help": {"text": f"{rule.summary} {rule.rationale}", "markdown": help_md},
-        "helpUri": rule_url(rule.code),
         "defaultConfiguration": {"level": "error"},
         "properties": props,
     }
+    url = rule_url(rule.code)
+    if url:
+        out["helpUri"] = url
+    return out
 
 
 def render_sarif(findings: list[Finding], *, version: str) -> str:
@@ -177,7 +180,7 @@ def render_sarif(findings: list[Finding], *, version: str) -> str:
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": {"name": "stepsmith", "version": version,
-                                "informationUri": rule_url("").rsplit("/", 1)[0] or "about:blank",
+                                **({"informationUri": index} if (index := rule_url("")) else {}),
                                 "rules": [_sarif_rule(c) for c in codes]}},
             "columnKind": "unicodeCodePoints",
             "results": results,

@@ -104,6 +104,11 @@ def run(args: argparse.Namespace) -> int:
         for path, text in files.items():
             write_atomic(path, text, overwrite=False)
             written.append(path)
+        from stepsmith.runner.statedir import ignore_state
+
+        ignore = ignore_state(folder)  # local state (results, pending changes): never committed
+        files[ignore] = ""
+        written.append(ignore)
     except FileExistsError as exc:  # appeared meanwhile: take back what this run wrote
         for p in written:
             p.unlink(missing_ok=True)
@@ -120,7 +125,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"created workflow {slug!r} in {shown}:")
     for p in files:
         print(f"  {display_path(p)}")
-    print(f"next: stepsmith check {shown} && stepsmith test {shown}")
+    import shlex
+
+    quoted = shlex.quote(shown)  # a line to paste into a shell: `My Flow` stays one argument
+    print(f"next: stepsmith check {quoted} && stepsmith test {quoted}")
     return 0
 
 
@@ -130,4 +138,9 @@ def show_settings(settings) -> int:
     for key, value, origin in settings.rows():
         shown = json.dumps(value) if not isinstance(value, str) else value
         print(f"{key} = {shown}  # {origin}")
+    from stepsmith.runner.store.identity import runtime_identity
+
+    ident = runtime_identity()  # what stored results are tied to (hashes the harness)
+    print(f"runtime identity = harness {ident.harness_version} "
+          f"{ident.harness_source_sha256[:12]}, Python {ident.python_version}  # not a setting")
     return 0

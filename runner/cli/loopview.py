@@ -42,9 +42,16 @@ def print_change(console, item) -> None:
         console.print(f"[bold red]UNUSABLE[/] {escape(item.id)}: {escape(item.problem.message)}")
         return
     c = item.change
-    what = "new fixture" if c.fixture_sha256 is None else "changed output"
-    console.print(f"[bold]{what}[/] {escape(item.id)}  [dim]{escape(display_path(c.fixture_path))}[/]")
     diffs = c.differences()
+    if c.fixture_sha256 is None:
+        what = "new fixture"
+    elif any(d.path.startswith("expected") for d in diffs):
+        what = "changed output"
+    elif any(d.path.startswith("inputs") for d in diffs):
+        what = "changed inputs"
+    else:  # only evaluation_time / seed / recorded_from: the expectation stays
+        what = "metadata only"
+    console.print(f"[bold]{what}[/] {escape(item.id)}  [dim]{escape(display_path(c.fixture_path))}[/]")
     print_differences(console, diffs)
     _, old = c.current()
     old_exp = (old or {}).get("expected")

@@ -11,14 +11,20 @@ from __future__ import annotations
 
 import argparse
 
-from stepsmith.runner.app.record import (  # noqa: F401
-    CASE_NAME,
-    NOT_RECORDABLE,
-    fixture_document,
-)
+_REEXPORTS = {"CASE_NAME": "stepsmith.runner.app.record",
+              "NOT_RECORDABLE": "stepsmith.runner.app.record",
+              "fixture_document": "stepsmith.runner.app.record",
+              "write_atomic": "stepsmith.runner.safeio"}
 
-# the record use case's names, for the callers that import them from here (the server)
-from stepsmith.runner.safeio import write_atomic  # noqa: F401
+
+def __getattr__(name: str):
+    """The record use case's names, for the callers that import them from here, imported on
+    first use: `stepsmith --help` registers this module and must stay fast."""
+    if name in _REEXPORTS:
+        import importlib
+
+        return getattr(importlib.import_module(_REEXPORTS[name]), name)
+    raise AttributeError(name)
 
 
 def register(sub) -> None:
@@ -32,6 +38,12 @@ def register(sub) -> None:
                    help="case name (lowercase slug: a-z, 0-9, '-', '_'); with --case, the "
                    "fixtures' name (default: the case name)")
     p.add_argument("--force", action="store_true", help="overwrite an existing fixture")
+    p.add_argument("--response", metavar="FILE",
+                   help="a public_egress step, offline: record FILE's JSON object as its "
+                   "output (nothing runs; tests serve it as the recording)")
+    p.add_argument("--record-failure", action="store_true",
+                   help="with --live: record a failed live call as the expected result (by "
+                   "default it is refused: its outcome at the other end is unknown)")
     p.add_argument("--case", metavar="CASE",
                    help="record one fixture per step from the workflow case "
                    "fixtures/_workflow/<CASE>.json (existing fixtures become pending changes)")
@@ -51,15 +63,18 @@ def run(args: argparse.Namespace) -> int:
         from stepsmith.runner.cli.record_case import run as run_case
 
         return run_case(args)
-    missing = [f for f, v in (("--step", args.step), ("--inputs", args.inputs),
-                              ("--at", args.at), ("--name", args.name)) if v is None]
+    missing = [f for f, v in (("--step", args.step), ("--at", args.at), ("--name", args.name))
+               if v is None]
     if missing:
         err.print(f"stepsmith record: the following arguments are required: "
                   f"{', '.join(missing)} (or --case CASE to record a whole workflow case)",
                   markup=False)
         return 2
-    req = RecordRequest(StepRequest(args.path, args.step, args.inputs, args.at, args.seed,
-                                    args.live), args.name, args.force)
+    # without --inputs: every input must be a literal of the manifest (prepare names the rest)
+    inputs = args.inputs if args.inputs is not None else {}
+    req = RecordRequest(StepRequest(args.path, args.step, inputs, args.at, args.seed,
+                                    args.live), args.name, args.force,
+                        args.record_failure, args.response)
     try:
         rec = record_fixture(req)
     except AppError as exc:
@@ -67,7 +82,12 @@ def run(args: argparse.Namespace) -> int:
             print_result(err, exc.result, args.step)
         raise
     out = Console(highlight=False, soft_wrap=True)
+    if args.response is not None:
+        out.print(f"recorded {display_path(rec.target)} from {args.response} (the step was not "
+                  "run: tests serve this output as its recording)", markup=False)
+        return 0
     print_result(out, rec.result, args.step)
-    out.print(f"recorded {display_path(rec.target)} (expected status {rec.status})",
+    note = " - a failed live call, recorded as asked" if rec.status != "ok" and args.live else ""
+    out.print(f"recorded {display_path(rec.target)} (expected status {rec.status}){note}",
               markup=False)
     return 0

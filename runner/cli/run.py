@@ -14,7 +14,7 @@ def register(sub) -> None:
     p = sub.add_parser("run", help="run one step once in a sandbox and print the result",
                        description="Run one step once in a fresh sandbox and print its typed "
                        "result.")
-    add_step_arguments(p)
+    add_step_arguments(p, required=False)
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.set_defaults(func=run)
 
@@ -28,6 +28,13 @@ def run(args: argparse.Namespace) -> int:
     from stepsmith.runner.cli.render import print_result
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)
+    if args.path.endswith(".json") and args.step is None and args.inputs is None:
+        _from_fixture(args)  # `stepsmith run FIXTURE`: its step, inputs, time and seed
+    missing = [f for f, v in (("--step", args.step), ("--inputs", args.inputs)) if v is None]
+    if missing:
+        err.print(f"stepsmith run: the following arguments are required: {', '.join(missing)} "
+                  "(or give a fixture file as PATH)", markup=False)
+        return 2
     p = prepare(StepRequest(args.path, args.step, args.inputs, args.at, args.seed, args.live))
     ensure_sandbox()
     if p.step.network == "public_egress" and not args.live:
@@ -42,3 +49,24 @@ def run(args: argparse.Namespace) -> int:
     else:
         print_result(Console(highlight=False, soft_wrap=True), res, p.step.id)
     return 0 if res.get("status") == "ok" else 1
+
+
+def _from_fixture(args: argparse.Namespace) -> None:
+    """Fill step, inputs, time and seed from `fixtures/<step>/<case>.json` (--at and --seed
+    given on the command line win); the workflow is the folder holding `fixtures/`."""
+    from pathlib import Path
+
+    from stepsmith.runner.app.errors import UsageError
+    from stepsmith.runner.fixtures.load import load_fixture
+
+    path = Path(args.path)
+    if not path.is_file():
+        raise UsageError(f"{args.path}: no such fixture file")
+    if path.parent.parent.name != "fixtures":
+        raise UsageError(f"{args.path}: a fixture lives in fixtures/<step-id>/<case>.json")
+    fx, problems = load_fixture(path, step_id=path.parent.name, shown=args.path)
+    if problems or fx is None:
+        raise UsageError("; ".join(str(p) for p in problems) or f"{args.path}: not a fixture")
+    args.path, args.step, args.inputs = str(path.parent.parent.parent), path.parent.name, fx.inputs
+    args.at = args.at if args.at is not None else fx.evaluation_time
+    args.seed = args.seed if args.seed is not None else fx.seed

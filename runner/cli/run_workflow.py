@@ -41,7 +41,10 @@ def run(args: argparse.Namespace) -> int:
     out = Console(highlight=False, soft_wrap=True)
     text = args.format == "text"
 
+    started_run: list = []
+
     def started(report) -> None:
+        started_run.append(report.run_id)
         if not text:
             return
         out.print(f"run [bold]{report.run_id}[/] of {report.workflow} v{report.version} "
@@ -51,9 +54,26 @@ def run(args: argparse.Namespace) -> int:
             out.print(f"[yellow]took the run over from {report.took_over_from}[/] "
                       "(that process is gone or its lease expired)")
 
-    done = run_workflow(RunRequest(args.path, args.case, args.run_id, args.live, args.wait),
-                        on_start=started,
-                        on_step=(lambda o: print_outcome(out, o)) if text else None)
+    from stepsmith.runner.app.errors import AppError
+
+    seen: list = []
+
+    def step_done(o) -> None:
+        seen.append(o)
+        if text:
+            print_outcome(out, o)
+
+    try:
+        done = run_workflow(RunRequest(args.path, args.case, args.run_id, args.live, args.wait),
+                            on_start=started, on_step=step_done)
+    except AppError as exc:
+        if text and started_run:  # a run that started and then stopped: say so where it ran
+            out.print(f"[red]✗ stopped[/]: {_first_clause(str(exc))}", markup=True)
+            n = {k: sum(s.outcome == k for s in seen) for k in ("accepted", "reused")}
+            reused = f"{n['reused']} reused, " if n["reused"] else ""
+            out.print(f"run {started_run[0]}: stopped — {n['accepted']} accepted, {reused}"
+                      "1 refused (the reason is on stderr)")
+        raise
     report = done.report
     if not text:
         sys.stdout.write(json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n")
@@ -64,3 +84,9 @@ def run(args: argparse.Namespace) -> int:
         out.print(f"run {report.run_id}: {state} — {n['accepted']} accepted, {n['reused']} "
                   f"reused, {n['failed']} failed, {done.total - len(report.steps)} not run")
     return 0 if report.ok else 1
+
+
+def _first_clause(message: str) -> str:
+    """The refusal's first sentence (the whole of it goes to stderr)."""
+    head = message.split(". ", 1)[0]
+    return head if len(head) < 200 else head[:197] + "..."

@@ -29,9 +29,13 @@ def register(sub) -> None:
                    help="only fixtures whose id (workflow::step::case) matches the pytest "
                    "expression, e.g. 'add or double', 'not boom' (repeatable: any of them)")
     p.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
-                   help="parallel sandboxes (default: number of CPUs)")
+                   help="parallel sandboxes (default: twice the number of CPUs)")
     p.add_argument("--lf", "--last-failed", dest="last_failed", action="store_true",
                    help="run only the fixtures that failed last time (all when none did)")
+    p.add_argument("--ff", "--failed-first", dest="failed_first", action="store_true",
+                   help="run the fixtures that failed last time first, then the rest")
+    p.add_argument("--co", "--collect-only", dest="collect_only", action="store_true",
+                   help="list the selected fixtures' node ids; run nothing")
     p.add_argument("-x", "--exitfirst", dest="maxfail", action="store_const", const=1,
                    help="stop after the first failure or error")
     p.add_argument("--maxfail", type=int, dest="maxfail", metavar="N",
@@ -52,6 +56,9 @@ def register(sub) -> None:
     p.add_argument("--watch", action="store_true",
                    help="run, then on every save re-run the fixtures the change affects "
                    "(Ctrl-C stops)")
+    p.add_argument("--table", action="store_true",
+                   help="the per-workflow table with every workflow (by default, past 10 "
+                   "workflows it lists only those that did not pass)")
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.add_argument("--junit-xml", metavar="FILE", help="also write a JUnit XML report")
     p.add_argument("--live", action="store_true",
@@ -95,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
             return 2
     req = suite.SuiteRequest(
         paths=args.paths or active().paths, steps=args.step, keywords=args.keyword,
-        last_failed=args.last_failed, jobs=active().jobs if args.jobs is None else args.jobs,
+        last_failed=args.last_failed, failed_first=args.failed_first, ci=_in_ci(),
+        jobs=active().jobs if args.jobs is None else args.jobs,
         maxfail=args.maxfail, live=args.live, update=args.update, strict=args.strict,
         coverage=bool(args.coverage or args.coverage_json or args.lcov), repeat=args.repeat,
         shard=shard, durations_path=args.durations_path, store_durations=args.store_durations)
@@ -103,7 +111,13 @@ def run(args: argparse.Namespace) -> int:
         from stepsmith.runner.cli.test_watch import watch
 
         return watch(args, req)
-    selection = suite.select(req)  # typed errors: runner/cli/errors.py
+    if args.format == "text" and sys.stderr.isatty():  # start-up shows from the start
+        with err.status("collecting fixtures (loading and checking the workflows)"):
+            selection = suite.select(req)  # typed errors: runner/cli/errors.py
+    else:
+        selection = suite.select(req)
+    if args.collect_only:
+        return _collect_only(selection, args)
     reports = [f for f in (args.junit_xml, args.coverage_json, args.lcov) if f]
     for target in reports:  # fail before running anything, not after
         problem = _unwritable(target)
@@ -120,8 +134,14 @@ def run(args: argparse.Namespace) -> int:
         outcome = suite.run(selection, req)
     else:
         bar, task = progress
+        failed = [0]
+
+        def done(r) -> None:
+            failed[0] += r.outcome in ("failed", "error")
+            bar.update(task, advance=1, failed=failed[0])
+
         with bar:
-            outcome = suite.run(selection, req, on_done=lambda _r: bar.advance(task))
+            outcome = suite.run(selection, req, on_done=done)
     from stepsmith.runner.cli.test_output import write_reports
 
     junit_failed = not write_reports(err, args, outcome)  # the results are still printed
@@ -134,6 +154,24 @@ def run(args: argparse.Namespace) -> int:
     if outcome.failed:
         return 1
     return 2 if junit_failed else 0
+
+
+def _in_ci() -> bool:
+    """`CI` set to anything but empty/0/false, as CI services set it."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def _collect_only(selection, args) -> int:
+    ids = [c.id for c in selection.selected]
+    if args.format == "json":
+        import json
+
+        sys.stdout.write(json.dumps({"selected": ids}, indent=2) + "\n")
+        return 0
+    for i in ids:
+        print(i)
+    print(f"\n{len(ids)} fixture(s) selected")
+    return 0
 
 
 def _progress(err, args, selected):
@@ -149,8 +187,9 @@ def _progress(err, args, selected):
     )
 
     bar = Progress(TextColumn("[bold]testing fixtures"), BarColumn(), MofNCompleteColumn(),
-                   TimeElapsedColumn(), console=err, transient=True)
-    return bar, bar.add_task("fixtures", total=len(selected))
+                   TextColumn("[red]{task.fields[failed]} failed"), TimeElapsedColumn(),
+                   console=err, transient=True)
+    return bar, bar.add_task("fixtures", total=len(selected), failed=0)
 
 
 def _print(out, err, outcome, args) -> None:
@@ -171,7 +210,7 @@ def _print(out, err, outcome, args) -> None:
         out.print(f"no fixtures found in {where}: nothing to test "
                   "(record one with `stepsmith record`)")
     else:
-        print_text(out, outcome, show_stdout=args.show_stdout)
+        print_text(out, outcome, show_stdout=args.show_stdout, table_all=args.table)
     if args.durations is not None:
         print_durations(out, outcome.results, args.durations)
     if outcome.traced:
@@ -179,7 +218,8 @@ def _print(out, err, outcome, args) -> None:
 
         out.print(report.text(outcome.coverage()), markup=False)
     if outcome.not_run:
-        print_stopped(out, args.maxfail, outcome.not_run)
+        failed = sum(r.outcome in ("failed", "error") for r in outcome.results)
+        print_stopped(out, args.maxfail, outcome.not_run, failed)
     print_loop(outcome.loop, out, err)
 
 

@@ -19,6 +19,10 @@ def print_loop(report, out, err) -> None:
         for d in report.decisions:
             print_decision(out if d.outcome != "refused" else err, d)
         out.print(f"--update: {summary(report.decisions)}")
+    elif report.ci_not_written:
+        out.print(f"CI is set: {report.ci_not_written} pending change(s) not written (a "
+                  "changed output is reviewed by a person: run `stepsmith test` locally, then "
+                  "`stepsmith review`)")
     elif report.written:
         where = sorted({display_path(c.workflow_dir) for c in report.written})
         out.print(f"{len(report.written)} pending change(s) written; review them with "

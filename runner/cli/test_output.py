@@ -26,10 +26,16 @@ def print_durations(console, results, n: int) -> None:
         console.print(f"  {escape(r.case.id)}  {r.duration_ms:.0f} ms")
 
 
-def print_stopped(console, maxfail: int | None, not_run: int) -> None:
-    plural = "s" if (maxfail or 0) != 1 else ""
-    console.print(f"[red]stopped after {maxfail} failure{plural}[/]: {not_run} fixture(s) "
-                  "not run (-x / --maxfail)")
+def print_stopped(console, maxfail: int | None, not_run: int, failed: int | None = None) -> None:
+    """`failed`: how many failed or errored in fact; fixtures already running when the limit
+    was reached finish and count (as pytest-xdist's), so it may exceed `maxfail`."""
+    failed = maxfail if failed is None else failed
+    plural = "s" if (failed or 0) != 1 else ""
+    flag = "-x" if maxfail == 1 else f"--maxfail {maxfail}"
+    more = (f"; {failed - maxfail} more finished while stopping"
+            if failed and maxfail and failed > maxfail else "")
+    console.print(f"[red]stopped after {failed} failure{plural}[/] ({flag}{more}): "
+                  f"{not_run} fixture(s) not run")
 
 
 def write_reports(err, args, outcome) -> bool:

@@ -41,7 +41,10 @@ def junit_xml(results, total_seconds: float) -> str:
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode")
 
 
-def print_text(console, outcome, show_stdout: bool = False) -> None:
+TABLE_MAX = 10  # more workflows than this: the table lists only those that did not pass
+
+
+def print_text(console, outcome, show_stdout: bool = False, table_all: bool = False) -> None:
     """Failures with their structured differences, the per-workflow table, the summary line.
     Workflows without any fixture at all (not merely none selected by --step / -k) are
     listed as such."""
@@ -93,6 +96,11 @@ def print_text(console, outcome, show_stdout: bool = False) -> None:
     for r in results:
         row = per.setdefault(r.case.workflow.shown, [0, 0, 0, 0])
         row[("passed", "recorded", "failed", "error").index(r.outcome)] += 1
+    hidden = 0
+    if len(per) > TABLE_MAX and not table_all:  # a long table would bury the summary line
+        shown = {n: r for n, r in per.items() if r[2] or r[3] or not any(r)}
+        hidden = len(per) - len(shown)
+        per = shown
     for name, row in per.items():
         cells = [str(x) if x else "[dim]0[/]" for x in row]
         if not any(row):
@@ -100,7 +108,10 @@ def print_text(console, outcome, show_stdout: bool = False) -> None:
         else:
             name_cell = escape(name)
         table.add_row(name_cell, *cells)
-    console.print(table)
+    if per:
+        console.print(table)
+    if hidden:
+        console.print(f"[dim]{hidden} more workflow(s) passed (--table lists every one)[/]")
     counts = [sum(r.outcome == o for r in results) for o in ("passed", "recorded", "failed",
                                                               "error")]
     style = "green" if not (counts[2] or counts[3]) else "red"

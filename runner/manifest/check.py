@@ -213,8 +213,9 @@ def check_workflow(
                 add("SM201", f"code file {file_part!r} is a folder, not a file", file_span, sid)
             else:
                 near = _near_step_files(folder, norm)
+                # relative to the workflow folder: the same words from any cwd (the server's)
                 add("SM201", f"code file {file_part!r} does not exist (looked in "
-                    f"{_display(fpath)})" + did_you_mean(norm, near), file_span, sid,
+                    f"{_in_folder(fpath, folder)})" + did_you_mean(norm, near), file_span, sid,
                     replace_fix(norm, near, file_span) if file_span != cnode.span else None)
             continue
         net_node = step.get("network")
@@ -266,9 +267,9 @@ def _near_step_files(folder: Path, norm: str, limit: int = 500) -> list[str]:
     return [f"{rel_parent}/{n}" if rel_parent else n for n in names]
 
 
-def _display(p: Path) -> str:
+def _in_folder(p: Path, folder) -> str:
     try:
-        return os.path.relpath(p)
+        return os.path.relpath(p, folder)
     except ValueError:
         return str(p)
 

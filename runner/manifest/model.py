@@ -46,6 +46,11 @@ from .zones import ZONES
 Slug = Annotated[str, StringConstraints(pattern=SLUG_PATTERN)]
 Name = Annotated[str, StringConstraints(pattern=NAME_PATTERN)]
 ParamName = Annotated[str, StringConstraints(pattern=PARAM_PATTERN)]
+# A channel is named by the platform it lives on (`finance-requests`, `#ops`, `Finance Team`),
+# not by our slug grammar: any one-line text, not padded, no control characters.
+CHANNEL_PATTERN = (r"^[^\x00-\x1f\x7f" + WHITESPACE_CLASS + r"](?:[^\x00-\x1f\x7f]*[^\x00-\x1f\x7f"
+                   + WHITESPACE_CLASS + r"])?$")  # whitespace spelled out: alike in every engine
+ChannelName = Annotated[str, StringConstraints(max_length=200, pattern=CHANNEL_PATTERN)]
 
 
 class _Strict(BaseModel):
@@ -217,8 +222,9 @@ class Source(_Strict):
     connection: Name | None = Field(
         default=None,
         description="kind connection: alias (from `connections`) this source is read through.")
-    channel: Name | None = Field(
-        default=None, description="kind channel: the channel whose records this source reads.")
+    channel: ChannelName | None = Field(
+        default=None, description="kind channel: the channel whose records this source reads, "
+        "named as its platform names it (e.g. finance-requests).")
     query: Name | None = Field(
         default=None, description="kind graph: the name of the graph query this source runs.")
     description: str = Field(default="", description="What this source holds, in plain language.")

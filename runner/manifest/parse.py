@@ -92,6 +92,16 @@ class ManifestDoc:
         return None
 
 
+
+# SM004's fix hint: what a missing key looks like when written
+_KEY_EXAMPLES = {
+    "workflow": "<slug>", "version": "1", "python": '"3.11"', "trigger": "{manual: {}}",
+    "steps": "[...]", "id": "<step-id>", "code": "steps/<file>.py:<function>",
+    "explanation": "<what this step does, in plain language>", "cron": '"0 7 * * 1-5"',
+    "connection": "<alias from connections>", "kind": "create", "key": "<payload field>",
+    "channel": "<channel name>", "query": "<graph query name>",
+}
+
 def _describe(value: Any) -> str:
     if value is None:
         return "nothing (empty value)"
@@ -255,7 +265,8 @@ def _map_error(err: dict, root: YNode | None, add) -> None:
         where = ""
         if parent_loc and isinstance(parent_loc[-1], str):
             where = f" in '{parent_loc[-1]}'"
-        add("SM004", f"missing required key '{key}'{where}{ctx}", span, step)
+        add("SM004", f"missing required key '{key}'{where}{ctx}; add "
+            f"`{key}: {_KEY_EXAMPLES.get(key, '...')}`", span, step)
         return
 
     if etype == "extra_forbidden":

@@ -38,6 +38,31 @@ def _def_reporter(sink: dict, fpath: Path, text: str, sig: FunctionSig, sid: str
     return report
 
 
+def _renamed(step: YMap, sig: FunctionSig, input_pairs, input_names, where: str,
+             sid: str | None, add, on_def) -> bool:
+    """Inputs without a parameter and as many parameters without an input, nothing else
+    wrong: the parameters were renamed (in order). One finding with the fix renaming the
+    inputs (and one echo on the `def` line) instead of an SM204 and an SM205 per name, twice."""
+    from stepsmith.runner.fixes import fix_data
+
+    unused = [p for p in input_pairs if p.name not in sig.params
+              and p.name not in ("connections", "effects")]
+    missing = [n for n in sig.params if n not in RESERVED_INPUTS and n not in input_names]
+    if len(unused) < 2 or len(unused) != len(missing) or sig.problems:
+        return False
+    pairs = ", ".join(f"'{p.name}' -> '{n}'" for p, n in zip(unused, missing))
+    fix = fix_data("rename-inputs", "Rename the inputs: " + pairs,
+                   [(p.key.span, n) for p, n in zip(unused, missing)])
+    add("SM204", f"inputs {', '.join(repr(p.name) for p in unused)} have no parameter in "
+        f"{sig.name}() ({where}), which takes {', '.join(repr(n) for n in missing)} instead: "
+        f"renamed? rename the inputs {pairs} (or the parameters back)", unused[0].key.span,
+        sid, fix)
+    if on_def is not None:
+        on_def("SM204", unused[0].key.span, f"{sig.name}()'s parameters do not match the "
+               f"manifest's inputs; renamed? {pairs}", unused[0].name)
+    return True
+
+
 def _check_signature(step: YMap, sig: FunctionSig, file_part: str, func_span: Span, cpair,
                      sid: str | None, add, on_def=None, fix_context=None) -> None:
     where = f"{file_part}:{sig.line}"
@@ -49,7 +74,9 @@ def _check_signature(step: YMap, sig: FunctionSig, file_part: str, func_span: Sp
     inputs = step.get("inputs")
     input_pairs = inputs.pairs if isinstance(inputs, YMap) else []
     input_names = {p.name for p in input_pairs}
-    for pair in input_pairs:
+    # a rename: said once; the SM204/SM205 per name below would repeat it
+    renamed = _renamed(step, sig, input_pairs, input_names, where, sid, add, on_def)
+    for pair in input_pairs if not renamed else ():
         if pair.name in ("connections", "effects"):
             continue  # SM108 already
         if pair.name not in params:
@@ -63,7 +90,8 @@ def _check_signature(step: YMap, sig: FunctionSig, file_part: str, func_span: Sp
                        f"'{pair.name}', which {sig.name}() has no parameter for", pair.name)
     ipair = step.pair("inputs")
     missing_at = ipair.key.span if ipair is not None else func_span
-    missing = [n for n in sig.params if n not in RESERVED_INPUTS and n not in input_names]
+    missing = [n for n in sig.params if n not in RESERVED_INPUTS and n not in input_names
+               and not renamed]
     add_fix = None
     if missing and fix_context:  # one fix adding every missing input, on each problem
         sources, readable = fixedits.sources_and_steps(fix_context[1], sid)

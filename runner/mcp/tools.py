@@ -43,7 +43,7 @@ class ProblemOut(BaseModel):
     end_column: int = Field(description="exclusive")
     step: str | None = Field(description="the step function (step files) or step id (manifests)")
     rationale: str
-    url: str = Field(description="the rule's page")
+    url: str | None = Field(description="the rule's page")
     fixes: list[FixOut] = Field(description="first = preferred; none for problems with no "
                                 "certain or likely fix")
 
@@ -87,7 +87,7 @@ class RuleOut(BaseModel):
     security: bool
     refused_example: str
     accepted_fix: str
-    url: str
+    url: str | None
 
 
 def _fix_out(scope: Scope, action, safe_kinds) -> FixOut:
@@ -109,7 +109,7 @@ def check(scope: Scope, paths: list[str] | None = None) -> CheckOutput:
     from stepsmith.runner.workspace.index import norm
 
     targets = [scope.resolve(p) for p in (paths or [None])]
-    results = collect([str(t) for t in targets])
+    results = collect([str(t) for t in targets], cache=False)  # an agent edits fast: read anew
     manifests = sorted({norm(f.manifest) for f in discover(targets)})
     snap = disk_snapshot(manifests)
     problems = []

@@ -145,10 +145,11 @@ def get(code: str) -> Rule:
     raise UnknownRule(code, suggest(code))
 
 
-# Every finding links to its rule's page: generated from this catalogue (rules/pages.py),
-# checked in, shipped in the package, so the link resolves wherever stepsmith is installed.
-def rule_url(code: str) -> str:
-    """The URI of a rule's page ("" code: the index of every rule)."""
-    from pathlib import Path
+# Every finding links to its rule's page: generated from this catalogue into docs/rules/
+# (rules/pages.py, drift-tested) and shipped in the package.
+def rule_url(code: str) -> str | None:
+    """The `file://` URI of a rule's page ("" code: the index of every rule); None only when
+    the pages are not installed."""
+    from stepsmith.runner.rules import pages
 
-    return (Path(__file__).resolve().parent / "pages" / f"{code or 'README'}.md").as_uri()
+    return pages.rule_url(code or "index")

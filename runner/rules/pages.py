@@ -1,8 +1,11 @@
-"""The rule pages: one Markdown page per rule (runner/rules/pages/<CODE>.md) and an index,
-generated from the catalogue, checked in, shipped in the package, and linked from every finding
-(`rule_url`: JSON `url`, SARIF `helpUri`, the LSP's `codeDescription.href`).
+"""One documentation page per rule, generated from the catalogue (issue 20): what the rule
+refuses, why, an example it refuses and a close one it accepts. `docs/rules/<CODE>.md` in the
+clone (checked in, drift-tested like the schema), `stepsmith/docs/rules/` in an installed
+package; every finding links to its page: `url` in `check --format json`, and
+`codeDescription.href` in the language server's diagnostics.
 
-`python -m stepsmith.runner.rules.pages --write` regenerates them; a test fails when they drift.
+    python -m stepsmith.runner.rules.pages --write docs/rules     # regenerate
+    python -m stepsmith.runner.rules.pages --check docs/rules     # exit 1 on drift
 """
 
 from __future__ import annotations
@@ -10,65 +13,79 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-PAGES = Path(__file__).resolve().parent / "pages"
+_KIND = {"SS": ("step code", "python"), "SM": ("the manifest", "yaml"),
+         "SF": ("fixtures", "text")}
 
 
 def page(rule) -> str:
-    kind = "security rule" if rule.security else "rule"
-    out = [f"# {rule.code} {rule.name}", "", f"_{kind}_", "", rule.summary, "",
+    what, lang = _KIND.get(rule.code[:2], ("workflows", "text"))
+    out = [f"# {rule.code} {rule.name}", "", f"Checked in {what}. {rule.summary}", "",
            "## Why", "", rule.rationale, ""]
     if rule.example:
-        out += ["## Refused", "", *_fenced(rule.example), ""]
+        out += ["## Refused", "", f"```{lang}", rule.example.rstrip("\n"), "```", ""]
     if rule.fix:
-        out += ["## Accepted", "", *_fenced(rule.fix), ""]
-    out += ["See every rule: [the catalogue](README.md), or `stepsmith rules`.", ""]
+        out += ["## Accepted", "", f"```{lang}", rule.fix.rstrip("\n"), "```", ""]
+    out += ["A security rule: no editor action suppresses it." if rule.security else
+            "Not a security rule.", "", "All rules: [index](index.md).", ""]
     return "\n".join(out)
 
 
-def index(rules) -> str:
-    out = ["# The rules", "", "Every finding stepsmith reports has a stable code. Step code: "
-           "`SS`; manifest: `SM`; fixtures: `SF`.", "", "| code | name | what it refuses |",
-           "|---|---|---|"]
-    out += [f"| [{r.code}]({r.code}.md) | {r.name} | {_cell(r.summary)} |" for r in rules]
-    return "\n".join(out) + "\n"
-
-
-def _fenced(code: str) -> list[str]:
-    """A code block whose fence is longer than any backtick run in the code (CommonMark)."""
-    import re
-
-    longest = max((len(m) for m in re.findall(r"`+", code)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return [fence, code.rstrip("\n"), fence]
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|")
-
-
-def expected() -> dict[str, str]:
-    """{file name: text} of every page as the catalogue makes it now."""
+def pages() -> dict[str, str]:
     from stepsmith.runner.rules import all_rules
 
-    rules = all_rules()
-    pages = {f"{r.code}.md": page(r) for r in rules}
-    pages["README.md"] = index(rules)
-    return pages
+    every = all_rules()
+    out = {f"{r.code}.md": page(r) for r in every}
+    index = ["# The rules", "", "Every finding of `stepsmith check`, the language server and "
+             "the sandbox's gate has one of these codes (`stepsmith rule CODE` prints a rule).",
+             "", "| code | name | what it refuses |", "|---|---|---|"]
+    index += [f"| [{r.code}]({r.code}.md) | {r.name} | {r.summary.replace('|', '/')} |"
+              for r in every]
+    out["index.md"] = "\n".join(index) + "\n"
+    return out
 
 
-def write(folder: Path = PAGES) -> list[str]:
-    folder.mkdir(exist_ok=True)
-    want = expected()
-    for stale in folder.glob("*.md"):
-        if stale.name not in want:
-            stale.unlink()
-    for name, text in want.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    return sorted(want)
+_BASE: list = []
+
+
+def rule_url(code: str) -> str | None:
+    """The `file://` URL of the code's page, installed with the package or in the clone;
+    None when there is none."""
+    if not _BASE:
+        here = Path(__file__).resolve()
+        found = None
+        for folder in (here.parents[2] / "docs" / "rules",  # installed: stepsmith/docs/rules
+                       here.parents[2].parent / "docs" / "rules"):  # clone: docs/rules
+            if (folder / "index.md").is_file():
+                found = folder
+                break
+        _BASE.append(found)
+    folder = _BASE[0]
+    if folder is None or not (folder / f"{code}.md").is_file():
+        return None
+    return (folder / f"{code}.md").as_uri()
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2 or argv[0] not in ("--write", "--check"):
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    folder = Path(argv[1])
+    want = pages()
+    if argv[0] == "--write":
+        folder.mkdir(parents=True, exist_ok=True)
+        for stale in folder.glob("*.md"):
+            if stale.name not in want:
+                stale.unlink()
+        for name, text in want.items():
+            (folder / name).write_text(text, encoding="utf-8")
+        return 0
+    have = {p.name: p.read_text(encoding="utf-8") for p in folder.glob("*.md")}
+    if have != want:
+        print(f"{folder} is out of date; regenerate it with "
+              f"`python -m stepsmith.runner.rules.pages --write {folder}`", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] != ["--write"]:
-        print("usage: python -m stepsmith.runner.rules.pages --write", file=sys.stderr)
-        sys.exit(2)
-    print(f"wrote {len(write())} pages to {PAGES}")
+    sys.exit(main(sys.argv[1:]))

@@ -78,6 +78,12 @@ class StoreError(Exception):
     """Anything the store refuses; the CLI prints str(exc) and exits 1."""
 
 
+def _short(sha: str) -> str:
+    from stepsmith.runner.store.identity import _short as short
+
+    return short(sha)
+
+
 class RequestMismatch(StoreError):
     def __init__(self, *, run_id: str, step_id: str, effect_key: str, stored_sha256: str,
                  fresh_sha256: str, differences: list[str]):
@@ -87,7 +93,8 @@ class RequestMismatch(StoreError):
         what = "; ".join(differences) or "the request differs"
         super().__init__(
             f"run {run_id!r}, step {step_id!r}: an accepted result exists for a DIFFERENT request "
-            f"(stored request sha256 {stored_sha256}, this request {fresh_sha256}): {what}. "
+            f"(stored request sha256 {_short(stored_sha256)}, this request "
+            f"{_short(fresh_sha256)}): {what}. "
             "Accepted results are immutable; start a new run (--run-id) to run the changed step."
         )
 

@@ -28,8 +28,17 @@ class RuntimeIdentity:
         for key in ("harness_version", "python_version", "harness_source_sha256"):
             a, b = getattr(self, key), getattr(other, key)
             if a != b:
-                out.append(f"{key}: stored {a}, this runtime {b}")
+                out.append(f"{key}: stored {_short(a)}, this runtime {_short(b)}")
         return out
+
+
+def _short(value) -> str:
+    """A sha256 as its first 12 hex digits (as git abbreviates): a refusal names which
+    identities differ without two 64-digit numbers to compare by eye."""
+    text = str(value)
+    if len(text) == 64 and all(c in "0123456789abcdef" for c in text):
+        return text[:12] + "…"
+    return text
 
 
 def _from_mapping(value) -> RuntimeIdentity | None:

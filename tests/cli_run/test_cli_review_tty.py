@@ -140,7 +140,8 @@ def _pending_via_api(wf, n):
         fx, _ = load_fixture(wf / "fixtures/add" / f"c{i:02d}.json")
         doc = fx.to_json()
         doc["expected"] = {"output": {"sum": f"{i}.50"}, "effects": []}
-        pending.write(wf, "add", f"c{i:02d}", doc, fx.sha256)
+        pending.write(wf, "add", f"c{i:02d}", doc, fx.sha256,
+                      code=("steps/calc.py", (wf / "steps/calc.py").read_bytes()))
 
 
 @pytest.mark.parametrize("command", ["review", "update"])

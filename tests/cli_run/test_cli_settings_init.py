@@ -111,11 +111,16 @@ def test_init_name_and_bad_inputs(tmp_path, capsys, monkeypatch):
 
 
 def test_version_prints_the_runtime_identity(capsys):
+    """Issue 20: `--version` names the harness version and Python at once (no sandbox import,
+    no hashing: tests/loop/test_loop_cli_imports.py); the whole identity with the harness
+    source hash is in `--show-settings`."""
     from stepsmith.runner.store.identity import runtime_identity
 
     code, out, _ = cli(capsys, "--version")
     ident = runtime_identity()
     assert code == 0
     assert out.startswith("stepsmith 0.")
-    assert ident.harness_version in out and ident.harness_source_sha256[:12] in out
+    assert ident.harness_version in out
     assert f"Python {platform.python_version()}" in out
+    code, out, _ = cli(capsys, "--show-settings")
+    assert code == 0 and ident.harness_source_sha256[:12] in out

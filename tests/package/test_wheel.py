@@ -1,6 +1,8 @@
-"""Issue 13: a proper package. Build the wheel, `pip install` it into a fresh venv, then use
-it from another folder as a pip user would: `stepsmith init`, `check`, `test`, `--version`,
-`import stepsmith`. Real pip, real venv, real sandbox."""
+"""Issue 13: a proper package; issue 20: the sdist too. `python -m build` makes the sdist and
+then the wheel FROM that sdist (the path a source install takes); each is `pip install`ed into a
+fresh venv outside the checkout and used from another folder as a pip user would: `stepsmith
+init`, `check`, `test`, `--version`, `import stepsmith`. Real build, real pip, real venv, real
+sandbox. scripts/test runs this module, so .ci/run does."""
 
 import json
 import os
@@ -24,17 +26,44 @@ def sh(*argv, cwd=None, timeout=600):
     return p.stdout
 
 
+def _tracked_files() -> list[str]:
+    """What a clean clone holds (so a file the build needs but git does not track fails here
+    as it would for a user), less the parts no package build reads."""
+    out = subprocess.run(["git", "-C", str(REPO), "ls-files", "--cached", "--others",
+                          "--exclude-standard"], capture_output=True, text=True, check=True)
+    skip = ("vscode-extension/", "tests/", "bench/", "examples/", ".ci/")
+    return [n for n in out.stdout.splitlines() if n and not n.startswith(skip)
+            and (REPO / n).is_file()]
+
+
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory):
+def dists(tmp_path_factory):
     src = tmp_path_factory.mktemp("src")
-    for name in ("pyproject.toml", "setup.py", "LICENSE"):
+    for name in _tracked_files():
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(REPO / name, src / name)
-    for name in ("stepsmith", "runner", "server", "schemas", "docs"):
-        shutil.copytree(REPO / name, src / name, ignore=shutil.ignore_patterns("__pycache__"))
     dist = tmp_path_factory.mktemp("dist")
-    sh(sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", dist, src)
+    sh(sys.executable, "-m", "build", "--outdir", dist, src, timeout=900)
     (whl,) = dist.glob("stepsmith-*.whl")
-    return whl
+    (sdist,) = dist.glob("stepsmith-*.tar.gz")
+    return {"wheel": whl, "sdist": sdist}
+
+
+@pytest.fixture(scope="module")
+def wheel(dists):
+    return dists["wheel"]
+
+
+def test_the_sdist_holds_what_a_build_needs(dists):
+    import tarfile
+
+    with tarfile.open(dists["sdist"]) as t:
+        names = {n.partition("/")[2] for n in t.getnames()}
+    for need in ("setup.py", "pyproject.toml", "LICENSE", "docs/pypi.md",
+                 "schemas/workflow.schema.json", "runner/harness/inside.py",
+                 "server/__init__.py", "stepsmith/py.typed", "docs/guide.md",
+                 "docs/rules/SF002.md"):
+        assert need in names, need
 
 
 def test_the_wheel_holds_a_proper_package(wheel):
@@ -43,7 +72,9 @@ def test_the_wheel_holds_a_proper_package(wheel):
         meta = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
         schema = json.loads(z.read("stepsmith/schemas/workflow.schema.json"))
     for need in ("stepsmith/__init__.py", "stepsmith/py.typed", "stepsmith/runner/cli/__init__.py",
-                 "stepsmith/server/__init__.py", "stepsmith/runner/harness/inside.py"):
+                 "stepsmith/server/__init__.py", "stepsmith/runner/harness/inside.py",
+                 "stepsmith/docs/guide.md", "stepsmith/docs/rules/SS201.md",
+                 "stepsmith/docs/rules/index.md"):
         assert need in names, need
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert "License-Expression: MIT" in meta
@@ -55,11 +86,13 @@ def test_the_wheel_holds_a_proper_package(wheel):
     assert not any(n.startswith(("tests/", "examples/")) for n in names)
 
 
-def test_pip_install_into_a_fresh_venv_then_use_it_elsewhere(wheel, tmp_path):
+@pytest.mark.parametrize("kind", ["wheel", "sdist"])
+def test_pip_install_into_a_fresh_venv_then_use_it_elsewhere(dists, kind, tmp_path):
     venv = tmp_path / "venv"
     sh(sys.executable, "-m", "venv", venv)
     py, exe = venv / "bin" / "python", venv / "bin" / "stepsmith"
-    sh(py, "-m", "pip", "install", "-q", "--disable-pip-version-check", wheel, timeout=900)
+    sh(py, "-m", "pip", "install", "-q", "--disable-pip-version-check", dists[kind],
+       timeout=900)
     work = tmp_path / "elsewhere"
     work.mkdir()
     out = sh(exe, "init", "ledger", "--name", "ledger-recon", cwd=work)
@@ -70,6 +103,9 @@ def test_pip_install_into_a_fresh_venv_then_use_it_elsewhere(wheel, tmp_path):
         == "0.1.0"
     installed = sh(py, "-c", "import stepsmith; print(stepsmith.schema_path())", cwd=work)
     assert str(venv) in installed  # the packaged schema, not the clone's
+    guide = sh(exe, "guide", cwd=work)  # the docs travel with the package (issue 20)
+    assert "## 3. Change the code, review the changed outputs" in guide
+    assert str(venv) in sh(exe, "guide", "--path", cwd=work)
     version = sh(exe, "--version", cwd=work)
     assert version.startswith("stepsmith 0.1.0 (harness ") and "Python 3." in version
     # the pytest plugin is registered by the wheel's entry point

@@ -64,8 +64,11 @@ def describe_mark_error(exc: yaml.MarkedYAMLError, text: str) -> tuple[str, Span
             lines.point(cm),
         )
     message = f"YAML syntax error: {problem}"
+    plain = _in_authors_terms(exc, lines, problem)
     if lines.char(mark) == "\t":
         message = "YAML syntax error: tab character; YAML indentation must use spaces"
+    elif plain is not None:
+        message = f"YAML syntax error: {plain}"
     elif exc.context and cm is not None and exc.problem_mark is not None:
         cl, cc = lines.pos(cm)
         message += f" (while {exc.context.strip().removeprefix('while ')} at line {cl + 1}, column {cc + 1})"
@@ -85,4 +88,45 @@ def _unbalanced_quote_before(lines: _EditorLines, last_line: int) -> tuple[int, 
         idx = [j for j, ch in enumerate(row) if ch == '"' and (j == 0 or row[j - 1] != "\\")]
         if len(idx) % 2 == 1:
             return i, idx[-1] if len(idx) == 1 else idx[0]
+    return None
+
+
+def _indent(row: str) -> int:
+    return len(row) - len(row.lstrip(" "))
+
+
+def _in_authors_terms(exc, lines: _EditorLines, problem: str) -> str | None:
+    """PyYAML's parser words for the common slips, said as the author sees them (positions
+    1-based, as editors show them); None: keep the parser's words."""
+    mark, cm = exc.problem_mark, exc.context_mark
+    if mark is None:
+        return None
+    line, col = lines.pos(mark)
+    if "expected '-' indicator" in problem and cm is not None:
+        # a key of a list item indented off its siblings
+        dash = lines.pos(cm)[1]
+        item = next((i for i in range(line - 1, -1, -1)
+                     if lines.row(i)[dash:dash + 2] == "- " and _indent(lines.row(i)) == dash),
+                    lines.pos(cm)[0])
+        row = lines.row(item)
+        key_col = dash + 2 + _indent(row[dash + 2:])
+        return (f"line {line + 1} is indented to column {_indent(lines.row(line)) + 1}, but the "
+                f"list item starting at line {item + 1} has its keys at column {key_col + 1}: "
+                "indent it to line up with them, or start a new item with '- '")
+    for opener, closer, what in (("[", "]", "list"), ("{", "}", "mapping")):
+        if f"expected ',' or '{closer}'" in problem and cm is not None:
+            ol, oc = lines.pos(cm)
+            return (f"the {what} `{opener}` opened at line {ol + 1}, column {oc + 1} is not "
+                    f"closed with `{closer}` (or a comma is missing between its items)")
+    if "mapping values are not allowed" in problem:
+        row = lines.row(line)
+        first = row.find(": ")
+        if 0 <= first < col:  # a second `: ` on a `key: value` line
+            return (f"the value on line {line + 1} contains ': ', which YAML reads as another "
+                    "key; quote the value (key: \"text: with a colon\")")
+        above = next((i for i in range(line - 1, -1, -1) if lines.row(i).strip()), None)
+        if above is not None:
+            return (f"line {line + 1} is indented under the key on line {above + 1}, which "
+                    "already has a value on its line: line it up with the keys above, or put "
+                    "the value on the lines below that key")
     return None

@@ -69,9 +69,11 @@ def check_top_level(ctx, stmt) -> None:
     if isinstance(stmt, _TOP_LEVEL_OK + _TOP_LEVEL_OWN_RULE) or is_docstring(stmt):
         return
     kind = _KINDS.get(type(stmt), type(stmt).__name__.lower())
+    fix = ("move it into the function that uses it (a setting can be a literal input in the "
+           "manifest)" if kind == "assignment" else "move it into a function")
     ctx.report("SS405", ctx.pos.first_line_span(stmt),
                f"top-level `{kind}` statement is not allowed; only functions, imports and "
-               "docstrings")
+               f"docstrings: {fix}")
 
 
 HANDLERS = {

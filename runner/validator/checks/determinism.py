@@ -19,11 +19,17 @@ def _seed_given(node: ast.Call) -> bool:
     return False
 
 
+def _seed_none(node: ast.Call) -> bool:
+    return any(kw.arg == "seed" and isinstance(kw.value, ast.Constant) and kw.value.value is None
+               for kw in node.keywords)
+
+
 def check_samples_call(ctx, node: ast.Call, func: ast.Attribute) -> None:
     ctx.approved.add(id(func))
     if not _seed_given(node):
-        ctx.report("SS501", ctx.pos.trailing_name_span(func),
-                   f"`.{func.attr}()` without an explicit `seed=` is not allowed",
+        what = ("with `seed=None` (unseeded) is not allowed: give it a seed"
+                if _seed_none(node) else "without an explicit `seed=` is not allowed")
+        ctx.report("SS501", ctx.pos.trailing_name_span(func), f"`.{func.attr}()` {what}",
                    data=fixes.add_seed(ctx, node))
 
 
