@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lsp import Client, bytecode_env, ours_cmd, uri  # noqa: E402
+from lsp_client import Client, bytecode_env, ours_cmd, uri
 
 STEP = '''def {name}(records, threshold):
     kept = []
