@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from stepsmith.runner.language.lines import function_spans
+from stepsmith.runner.language.lines import signature_fingerprint
 from stepsmith.runner.problems import Problem, Span
 from stepsmith.runner.workspace.snapshot import Buffer
 from stepsmith.server.workspace import is_manifest_path, uri_to_path
@@ -288,25 +288,17 @@ class Scheduler:
         problems = step_problems(ws, path, Buffer(snap.text, snap.version, snap.lines, snap.language_id))
         self._send(snap.uri, snap.version, problems, snap.lines)
         # cross-file: a changed function signature re-checks the manifests naming this file
-        if path and len(snap.text) <= ws.max_file_size:
-            fp = self._fingerprint(function_spans(snap.text, snap.lines), snap.lines,
-                                   bool(ws.index.crossfile(path)))
-            old = self.fingerprints.get(path)
-            self.fingerprints[path] = fp
-            if old is not None and old != fp:
-                for m in self.session.model.manifests_using(path):
-                    self.schedule("manifest", m.path)
-
-    def _fingerprint(self, functions, lines, with_lines: bool) -> tuple:
-        out = []
-        for f in functions:
-            header = []
-            for i in range(f.line - 1, min(f.end_line, f.line + 20)):
-                header.append(lines[i].rstrip())
-                if lines[i].rstrip().endswith(":"):
-                    break
-            out.append((f.name, "\n".join(header), f.line if with_lines else 0))
-        return tuple(out)
+        # (a file no manifest names has nothing to re-check: it keeps no fingerprint)
+        using = self.session.model.manifests_using(path) if path else []
+        if not using or len(snap.text) > ws.max_file_size:
+            self.fingerprints.pop(path, None)
+            return
+        fp = signature_fingerprint(snap.text, bool(ws.index.crossfile(path)))
+        old = self.fingerprints.get(path)
+        self.fingerprints[path] = fp
+        if old is not None and old != fp:
+            for m in using:
+                self.schedule("manifest", m.path)
 
     def _check_manifest(self, path: str, snap) -> None:
         try:

@@ -17,6 +17,9 @@ _NEWLINE_RE = re.compile(r"\r\n|\r|\n")
 _NOT_START = frozenset(" \t\f\r\n#)]}\\\x0b")
 _CONTINUATIONS = ("else", "elif", "except", "finally")
 _DEF_RE = re.compile(r"(?:async[ \t]+)?def[ \t]+(\w+)")
+# a `def` at the start of a line (after \n, \r\n or a lone \r)
+_LINE_DEF_RE = re.compile(r"(?:^|(?<=\r))(?:async[ \t]+)?def[ \t]+\w+", re.MULTILINE)
+_HEADER_LINES = 20
 
 
 def split_lines(text: str) -> list[str]:
@@ -84,3 +87,27 @@ def function_spans(text: str, lines: Sequence[str] | None = None) -> list[Functi
         if m:
             out.append(FunctionSpan(m.group(1), s + 1, m.start(1), bounds[k + 1]))
     return out
+
+
+def signature_fingerprint(text: str, with_lines: bool = False) -> tuple:
+    """What the workflow check reads from a step file, by text: each top-level `def` line with
+    its header up to the line ending in `:` (at most 20 lines), and with `with_lines` its line.
+    A change detector for the keystroke path (one regex scan, no line split): a `def` at the
+    start of a line inside a string only adds an entry, so it can cause an extra re-check,
+    never miss one."""
+    out = []
+    line, counted = 1, 0
+    for m in _LINE_DEF_RE.finditer(text):
+        if with_lines:
+            line += _NEWLINE_RE.subn("", text[counted:m.start()])[1]
+            counted = m.start()
+        header, pos = [], m.start()
+        for _ in range(_HEADER_LINES):
+            nl = _NEWLINE_RE.search(text, pos)
+            end = nl.start() if nl else len(text)
+            header.append(text[pos:end].rstrip())
+            if header[-1].endswith(":") or nl is None:
+                break
+            pos = nl.end()
+        out.append(("\n".join(header), line if with_lines else 0))
+    return tuple(out)
