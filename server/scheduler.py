@@ -158,8 +158,10 @@ class Scheduler:
         return res
 
     def forget(self, uri: str) -> None:
-        """(loop thread) A document closed or re-opened: its result goes, its waiters answer."""
+        """(loop thread) A document closed or re-opened: its result and signature fingerprint
+        go (a closed file's disk text re-checks its manifests anyway), its waiters answer."""
         self.results.pop(uri, None)
+        self.fingerprints.pop(uri_to_path(uri) or "", None)
         for _, fut in self.waiters.pop(uri, []):
             if not fut.done():
                 fut.set_result(False)
@@ -308,7 +310,12 @@ class Scheduler:
                 time.sleep(_TEST_SLOW)
             self._check_manifest_now(path, snap)
         finally:
-            self.attempted.add(path)
+            if path in self.session.model.manifests:  # not for one forgotten meanwhile
+                self.attempted.add(path)
+
+    def forget_manifest(self, path: str) -> None:
+        """(loop thread) A manifest left the index: nothing kept under its path."""
+        self.attempted.discard(path)
 
     def _check_manifest_now(self, path: str, snap) -> None:
         from stepsmith.runner.workspace.diagnostics import (

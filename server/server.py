@@ -305,6 +305,7 @@ class StepsmithServer(LanguageServer):
         m = model.manifests.get(path)
         files = list(m.step_files) if m is not None else []
         model.remove_manifest(path)
+        self.scheduler.forget_manifest(path)
         for f in files:
             uri = self.session.open_uri(f)
             if uri is not None:
