@@ -24,7 +24,8 @@ from lsp_client import Client, ours_cmd, pct, ruff_cmd, uri
 def workflow_manifest(file_name: str, functions: list[str]) -> str:
     """A manifest naming `functions` of steps/`file_name` (each a step of its own)."""
     lines = ["workflow: keystrokes", "version: 1", 'python: "3.11"', "trigger:", "  manual: {}",
-             "sources:", "  records: {description: Records}", "steps:"]
+             "connections:", "  ledger: {description: Ledger}",
+             "sources:", "  records: {connection: ledger, description: Records}", "steps:"]
     for i, fn in enumerate(functions):
         lines += [f"  - id: s{i}", f"    explanation: Summarise block {i}.",
                   f"    code: steps/{file_name}:{fn}", "    inputs:",

@@ -14,7 +14,7 @@ from stepsmith.server.convert import to_diagnostic
 from stepsmith.server.workspace import uri_to_path
 
 if TYPE_CHECKING:
-    from stepsmith.server.session import Session
+    from stepsmith.runner.workspace.snapshot import WorkspaceSnapshot
 
 FIXTURE_SOURCE = "stepsmith-fixtures"
 BAD = ("failed", "error")
@@ -65,9 +65,10 @@ class RunResults:
         return [to_diagnostic(Problem(code=p.code, message=p.message, span=span, step=p.step),
                               lines, encoding, source=FIXTURE_SOURCE) for p in probs]
 
-    def finish(self, session: Session, manifest_path: str, step_id: str, results: list[dict],
+    def finish(self, ws: WorkspaceSnapshot, manifest_path: str, step_id: str, results: list[dict],
                only: str | None) -> list[str]:
-        """Record a run's results; returns the paths whose fixture problems changed."""
+        """(run pool: reads and positions on the disk) Record a run's results; returns the
+        paths whose fixture problems changed."""
         key = (manifest_path, step_id)
         run = self.step_runs.setdefault(key, StepRun())
         if only is None:
@@ -95,7 +96,6 @@ class RunResults:
                                      span=Span(1, 0, 1, 1), step=step_id))
             self.problems[fp] = probs
             changed.append(fp)
-        ws = session.snapshot()
         for st in ws.steps_of(manifest_path):
             if st.id != step_id or st.target is None or st.code is None:
                 continue

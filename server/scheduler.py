@@ -39,12 +39,15 @@ _TEST_SLOW = float(os.environ.get("STEPSMITH_TEST_SLOW_ANALYSIS") or 0) if _TEST
 
 @dataclass(frozen=True)
 class DocResult:
-    """A document's problems at one version, positioned on `lines` (that version's text)."""
+    """A document's problems at one version, positioned on `lines` (that version's text), and
+    the notes the last traced fixture runs give that text ("no fixture takes this branch"):
+    everything computed here, on the worker; the publisher only converts."""
 
     uri: str
     version: int | None
     problems: tuple[Problem, ...]
     lines: tuple[str, ...]
+    notes: tuple = ()  # runner.language.coverage.UntakenBranch
 
 
 class Sink(Protocol):
@@ -52,6 +55,7 @@ class Sink(Protocol):
     `awaiting_ready` and `log_exception`, which any thread may call)."""
 
     def accepted(self, result: DocResult, refresh: bool) -> None: ...
+    def notes(self, path: str, text: str) -> tuple: ...  # worker thread: coverage notes
     def manifest_checked(self, path: str) -> None: ...
     def check_ready(self) -> None: ...
     def awaiting_ready(self) -> bool: ...
@@ -135,9 +139,10 @@ class Scheduler:
                     self.post(self.sink.check_ready)
 
     # ------------------------------------------------------------------ the version gate (loop)
-    def _send(self, uri: str | None, version: int | None, problems, lines) -> None:
+    def _send(self, uri: str | None, version: int | None, problems, lines, notes=()) -> None:
         if uri is not None:
-            self.post(self.deliver, DocResult(uri, version, tuple(problems), tuple(lines)))
+            self.post(self.deliver, DocResult(uri, version, tuple(problems), tuple(lines),
+                                              tuple(notes)))
 
     def deliver(self, result: DocResult) -> None:
         """(loop thread) Accept a result only for the document's current version."""
@@ -148,7 +153,7 @@ class Scheduler:
         self._wake_waiters(result.uri, result.version)
         # same version, different result: caused by another file (pull clients must re-pull)
         self.sink.accepted(result, refresh=prev is not None and prev.version == result.version
-                           and prev.problems != result.problems)
+                           and (prev.problems, prev.notes) != (result.problems, result.notes))
 
     def current(self, uri: str) -> DocResult | None:
         """The result for the document's current version, if there is one."""
@@ -288,7 +293,8 @@ class Scheduler:
             raise RuntimeError("deliberate analysis failure (test hook)")
         ws = self.session.snapshot()
         problems = step_problems(ws, path, Buffer(snap.text, snap.version, snap.lines, snap.language_id))
-        self._send(snap.uri, snap.version, problems, snap.lines)
+        notes = self.sink.notes(path, snap.text) if path else ()
+        self._send(snap.uri, snap.version, problems, snap.lines, notes)
         # cross-file: a changed function signature re-checks the manifests naming this file
         # (a file no manifest names has nothing to re-check: it keeps no fingerprint)
         using = self.session.model.manifests_using(path) if path else []

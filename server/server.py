@@ -257,6 +257,14 @@ class StepsmithServer(LanguageServer):
     def accepted(self, result: DocResult, refresh: bool) -> None:
         self.publisher.publish(result.uri, refresh=refresh)
 
+    def notes(self, path: str, text: str) -> tuple:
+        """(worker thread) The coverage notes of a step file's text from the last traced runs
+        (server/live.py): static branch analysis and the line carry, never on the loop."""
+        runs = self.runs
+        if runs is None or not path.endswith(".py") or not self.session.settings.coverageDiagnostics:
+            return ()
+        return tuple(runs.live.untaken(path, text))
+
     def manifest_checked(self, path: str) -> None:
         self.publisher.lenses_changed()  # lenses list the steps a function implements
 
@@ -316,7 +324,8 @@ class StepsmithServer(LanguageServer):
         session = self.session
         old = session.settings
         session.settings = old.merged(raw)
-        if old.maxFileSize != session.settings.maxFileSize:
+        new = session.settings
+        if (old.maxFileSize, old.coverageDiagnostics) != (new.maxFileSize, new.coverageDiagnostics):
             for uri in session.docs.uris():
                 self.scheduler.schedule("doc", uri)
         if self.runs is not None:

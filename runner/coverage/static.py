@@ -18,6 +18,8 @@ import ast
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from stepsmith.runner.pyparse import parse_module
+
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _NOT_EXECUTED = (ast.Global, ast.Nonlocal)
@@ -232,7 +234,7 @@ def _irrefutable(p: ast.pattern) -> bool:
 def analyse(source: str) -> StepFileShape:
     """The shape of `source` (SyntaxError if it does not parse)."""
     source = source.removeprefix("\ufeff")
-    tree = ast.parse(source)
+    tree = parse_module(source)
     count = len(source.splitlines())
     w = _Walker(count)
     w.block(_body(tree.body, scope=True), -1)

@@ -145,7 +145,8 @@ def test_many_flow_items():
 
 def _missing_refs_manifest(steps: int) -> str:
     lines = ["workflow: big", "version: 1", 'python: "3.11"', "trigger:\n  manual: {}",
-             "sources:\n  rows: {description: Rows}", "steps:"]
+             "connections:\n  ledger: {description: Ledger}",
+             "sources:\n  rows: {connection: ledger, description: Rows}", "steps:"]
     for s in range(steps):
         lines.append(f"  - id: step-{s}\n    explanation: Step {s}.\n    code: steps/s.py:f{s}\n"
                      f"    inputs:\n      records: sources.rows\n      other: steps.stap-{s}.output")

@@ -16,7 +16,8 @@ from stepsmith.server.server import create_server
 
 def manifest(steps: int, tag: str) -> str:
     lines = [f"workflow: mem-{tag}", "version: 1", 'python: "3.11"', "trigger:\n  manual: {}",
-             "sources:\n  rows: {description: Rows}", "steps:"]
+             "connections:\n  ledger: {description: Ledger}",
+             "sources:\n  rows: {connection: ledger, description: Rows}", "steps:"]
     for s in range(steps):
         lines.append(f"  - id: s{s}\n    explanation: Step {s}.\n"
                      f"    code: steps/s.py:s{s}\n    inputs:\n      records: sources.rows\n"
