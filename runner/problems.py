@@ -375,3 +375,12 @@ class _Box:
 
 
 dataclass_compatible(_Box, lambda: _declarations()["Box"])
+
+
+def message_with_step(pr: Problem) -> str:
+    """`message [step]`, naming the step once: a message that already says "(step 'x')"
+    (the schema's wording, kept for editors) drops it for the trailing tag."""
+    if not pr.step:
+        return pr.message
+    named = " (step '" + pr.step + "')"
+    return pr.message.replace(named, "") + f" [{pr.step}]"

@@ -22,6 +22,8 @@ import os
 import sys
 from pathlib import Path
 
+from stepsmith.runner.problems import message_with_step
+
 DESCRIPTION = __doc__.split("\n\n", 1)[1]
 
 
@@ -58,16 +60,8 @@ def _display(path: Path) -> str:
 
 
 def _first_per_step(problems):
-    try:
-        from stepsmith.runner.validator import first_violation_per_step
-    except ImportError:  # same behaviour, until the validator package is present
-        def first_violation_per_step(ps):
-            seen, out = set(), []
-            for p in sorted(ps, key=lambda p: (p.span.line, p.span.column, p.code)):
-                if p.step not in seen:
-                    seen.add(p.step)
-                    out.append(p)
-            return out
+    from stepsmith.runner.validator import first_violation_per_step
+
     return first_violation_per_step(problems)
 
 
@@ -211,10 +205,3 @@ def run(args) -> int:
     return 1 if rows or (stale and args.strict) else 0
 
 
-def message_with_step(pr) -> str:
-    """`message [step]`, naming the step once: a message that already says "(step 'x')"
-    (the schema's wording, kept for editors) drops it for the trailing tag."""
-    if not pr.step:
-        return pr.message
-    named = " (step '" + pr.step + "')"
-    return pr.message.replace(named, "") + f" [{pr.step}]"
