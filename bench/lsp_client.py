@@ -162,3 +162,29 @@ def bytecode_env(tmp: Path) -> dict:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
     return env
+
+
+def manifest_text(name: str, steps: list[str]) -> str:
+    """A manifest (one connection, one source `rows` from it) with the given step entries
+    (YAML list items, each starting `  - id: ...`): the benches' one generator."""
+    return "\n".join([f"workflow: {name}", "version: 1", 'python: "3.11"', "trigger:\n  manual: {}",
+                      "connections:\n  ledger: {description: Ledger}",
+                      "sources:\n  rows: {connection: ledger, description: Rows}", "steps:",
+                      *steps]) + "\n"
+
+
+def print_targets(targets: list[tuple[str, bool]]) -> int:
+    """Print `[met]` / `[MISSED]` per target; the exit status (0: all met)."""
+    for name, ok in targets:
+        print(f"  [{'met' if ok else 'MISSED'}] {name}")
+    return 0 if all(ok for _, ok in targets) else 1
+
+
+def int_options(argv, **defaults: int):
+    """The benches' command lines: `--name N` for each default."""
+    import argparse
+
+    ap = argparse.ArgumentParser()
+    for name, value in defaults.items():
+        ap.add_argument(f"--{name}", type=int, default=value)
+    return ap.parse_args(argv)

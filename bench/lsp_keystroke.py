@@ -11,26 +11,30 @@ see the same machine load (issue 21):
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lsp_client import Client, ours_cmd, pct, ruff_cmd, uri
+from lsp_client import (  # noqa: E402
+    Client,
+    int_options,
+    manifest_text,
+    ours_cmd,
+    pct,
+    print_targets,
+    ruff_cmd,
+    uri,
+)  # noqa: E402
 
 
 def workflow_manifest(file_name: str, functions: list[str]) -> str:
     """A manifest naming `functions` of steps/`file_name` (each a step of its own)."""
-    lines = ["workflow: keystrokes", "version: 1", 'python: "3.11"', "trigger:", "  manual: {}",
-             "connections:", "  ledger: {description: Ledger}",
-             "sources:", "  records: {connection: ledger, description: Records}", "steps:"]
-    for i, fn in enumerate(functions):
-        lines += [f"  - id: s{i}", f"    explanation: Summarise block {i}.",
-                  f"    code: steps/{file_name}:{fn}", "    inputs:",
-                  "      records: sources.records", f'      threshold: "{i}.00"']
-    return "\n".join(lines) + "\n"
+    return manifest_text("keystrokes", [
+        f"  - id: s{i}\n    explanation: Summarise block {i}.\n    code: steps/{file_name}:{fn}\n"
+        f'    inputs:\n      records: sources.rows\n      threshold: "{i}.00"'
+        for i, fn in enumerate(functions)])
 
 
 def _open(client: Client, path: Path, text: str) -> None:
@@ -116,11 +120,11 @@ def main(argv=None) -> int:
 
     from lsp import edits_for, step_file
 
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--edits", type=int, default=200)
-    ap.add_argument("--lines", type=int, default=1000)
-    args = ap.parse_args(argv)
-    rows(Path(tempfile.mkdtemp(prefix="stepsmith-keys-")), args.lines, args.edits, step_file, edits_for)
+    args = int_options(argv, edits=200, lines=1000)
+    out = rows(Path(tempfile.mkdtemp(prefix="stepsmith-keys-")), args.lines, args.edits,
+               step_file, edits_for)
+    print_targets([(f"{kind}: stepsmith p95 <= ruff p95", row.get("ratio_p95", 0) <= 1.0)
+                   for kind, row in out.items()])
     return 0
 
 

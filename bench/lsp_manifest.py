@@ -11,7 +11,6 @@ Target: the N=600 / N=200 ratio <= 3.5 (linear work is 3; the quadratic did-you-
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import tempfile
@@ -19,17 +18,14 @@ import threading
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lsp_client import Client, ours_cmd, uri  # noqa: E402
+from lsp_client import Client, int_options, manifest_text, ours_cmd, print_targets, uri  # noqa: E402
 
 
 def missing_refs_manifest(steps: int) -> str:
-    lines = ["workflow: big", "version: 1", 'python: "3.11"', "trigger:\n  manual: {}",
-             "connections:\n  ledger: {description: Ledger}",
-             "sources:\n  rows: {connection: ledger, description: Rows}", "steps:"]
-    for s in range(steps):
-        lines.append(f"  - id: step-{s}\n    explanation: Step {s}.\n    code: steps/s.py:f{s}\n"
-                     f"    inputs:\n      records: sources.rows\n      other: steps.stap-{s}.output")
-    return "\n".join(lines) + "\n"
+    return manifest_text("big", [
+        f"  - id: step-{s}\n    explanation: Step {s}.\n    code: steps/s.py:f{s}\n"
+        f"    inputs:\n      records: sources.rows\n      other: steps.stap-{s}.output"
+        for s in range(steps)])
 
 
 def first_diagnostics(root: Path, steps: int) -> tuple[float, float]:
@@ -81,11 +77,7 @@ def run(runs: int = 5) -> dict:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--runs", type=int, default=5)
-    res = run(ap.parse_args(argv).runs)
-    for name, ok in res["targets"]:
-        print(f"  [{'met' if ok else 'MISSED'}] {name}")
+    print_targets(run(int_options(argv, runs=5).runs)["targets"])
     return 0
 
 

@@ -11,25 +11,20 @@ patterns, each RSS after `cycles` against RSS after 100 in the same run (target:
 
 from __future__ import annotations
 
-import argparse
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lsp_client import Client, ours_cmd, uri  # noqa: E402
+from lsp_client import Client, int_options, manifest_text, ours_cmd, print_targets, uri  # noqa: E402
 
 DELETED = 3  # FileChangeType.Deleted
 
 
-def manifest_text(steps: int, tag: str) -> str:
-    lines = [f"workflow: mem-{tag}", "version: 1", 'python: "3.11"', "trigger:\n  manual: {}",
-             "connections:\n  ledger: {description: Ledger}",
-             "sources:\n  rows: {connection: ledger, description: Rows}", "steps:"]
-    for s in range(steps):
-        lines.append(f"  - id: s{s}\n    explanation: {'A step that does one small thing. ' * 3}\n"
-                     f"    code: steps/s.py:s{s}\n    inputs:\n      records: sources.rows")
-    return "\n".join(lines) + "\n"
+def big_manifest(steps: int, tag: str) -> str:
+    return manifest_text(f"mem-{tag}", [
+        f"  - id: s{s}\n    explanation: {'A step that does one small thing. ' * 3}\n"
+        f"    code: steps/s.py:s{s}\n    inputs:\n      records: sources.rows" for s in range(steps)])
 
 
 def cycles(root: Path, count: int, steps: int, distinct: bool) -> tuple[float, float]:
@@ -41,7 +36,7 @@ def cycles(root: Path, count: int, steps: int, distinct: bool) -> tuple[float, f
     for i in range(count):
         name = f"w{i}.workflow.yaml" if distinct else "one.workflow.yaml"
         path = root / name
-        text = manifest_text(steps, str(i))
+        text = big_manifest(steps, str(i))
         path.write_text(text)
         u = uri(path)
         c.notify("textDocument/didOpen", {"textDocument": {
@@ -75,13 +70,8 @@ def run(count: int = 1000, steps: int = 600) -> dict:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--cycles", type=int, default=1000)
-    ap.add_argument("--steps", type=int, default=600)
-    a = ap.parse_args(argv)
-    res = run(a.cycles, a.steps)
-    for name, ok in res["targets"]:
-        print(f"  [{'met' if ok else 'MISSED'}] {name}")
+    a = int_options(argv, cycles=1000, steps=600)
+    print_targets(run(a.cycles, a.steps)["targets"])
     return 0
 
 

@@ -34,12 +34,15 @@ def fixtures_root(folder: str | os.PathLike) -> str:
     return os.path.join(os.fspath(folder), grammar.FIXTURES_DIR)
 
 
-def _cases(step_dir: str) -> list[str]:
+def _names(folder: str) -> list[str]:
     try:
-        names = sorted(os.listdir(step_dir))
+        return sorted(os.listdir(folder))
     except OSError:
         return []
-    return [os.path.join(step_dir, n) for n in names
+
+
+def _cases(step_dir: str) -> list[str]:
+    return [os.path.join(step_dir, n) for n in _names(step_dir)
             if n.endswith(".json") and _plain_file(os.path.join(step_dir, n))]
 
 
@@ -59,7 +62,7 @@ def folder_fixture_files(folder: str | os.PathLike) -> list[str]:
     if not _plain_dir(root):
         return []
     out: list[str] = []
-    for step in sorted(os.listdir(root)):
+    for step in _names(root):
         d = os.path.join(root, step)
         if _plain_dir(d):
             out += _cases(d)
@@ -80,11 +83,7 @@ def step_of(fixture_path: str | os.PathLike) -> tuple[str, str] | None:
 
 def folder_manifests(folder: str) -> list[str]:
     """The manifests in `folder` itself (not below), sorted."""
-    try:
-        names = sorted(os.listdir(folder))
-    except OSError:
-        return []
-    return [os.path.join(folder, n) for n in names
+    return [os.path.join(folder, n) for n in _names(folder)
             if grammar.is_manifest_name(n) and _plain_file(os.path.join(folder, n))]
 
 

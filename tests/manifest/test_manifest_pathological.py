@@ -144,13 +144,13 @@ def test_many_flow_items():
 
 
 def _missing_refs_manifest(steps: int) -> str:
-    lines = ["workflow: big", "version: 1", 'python: "3.11"', "trigger:\n  manual: {}",
-             "connections:\n  ledger: {description: Ledger}",
-             "sources:\n  rows: {connection: ledger, description: Rows}", "steps:"]
-    for s in range(steps):
-        lines.append(f"  - id: step-{s}\n    explanation: Step {s}.\n    code: steps/s.py:f{s}\n"
-                     f"    inputs:\n      records: sources.rows\n      other: steps.stap-{s}.output")
-    return "\n".join(lines) + "\n"
+    import yaml
+    from stepsmith_wfkit import demo_manifest
+
+    return yaml.safe_dump(demo_manifest(steps=[
+        {"id": f"step-{s}", "explanation": f"Step {s}.", "code": f"steps/s.py:f{s}",
+         "inputs": {"a": "sources.numbers", "b": f"steps.stap-{s}.output"}}
+        for s in range(steps)]), sort_keys=False)
 
 
 def _comparisons(monkeypatch, text: str) -> tuple[int, list]:

@@ -21,29 +21,19 @@ from stepsmith.server.handlers import documents
 from stepsmith.server.server import create_server
 
 BOUND_MS = 100
-FUNC = '''def step_{i}(records, threshold):
-    limit = Decimal(threshold)
-    total = Decimal("0")
-    late = []
-    for row in records:
-        amount = Decimal(row["amount"])
-        total += amount
-        if amount > limit:
-            late.append(row["id"])
-    value_{i} = {i}
-    return {{"total": str(total), "late": late, "k": value_{i}}}
+FUNC = '''def block_{i}(rows, limit):
+    note = {i}
+    kept = [r for r in rows if r["n"] > limit]
+    if kept:
+        return {{"kept": len(kept), "k": note}}
+    return {{"kept": 0, "k": note}}
 
 
 '''
 
 
 def big_step_file(lines: int) -> str:
-    out, n, i = ["from decimal import Decimal\n\n\n"], 3, 0
-    while n < lines:
-        out.append(FUNC.format(i=i))
-        n += FUNC.count("\n")
-        i += 1
-    return "".join(out)
+    return "".join(FUNC.format(i=i) for i in range(lines // 8 + 1))
 
 
 def workflow(root):
@@ -53,13 +43,13 @@ def workflow(root):
         'workflow: lag\nversion: 1\npython: "3.11"\ntrigger: {manual: {}}\n'
         "connections:\n  ledger: {description: Ledger}\n"
         "sources:\n  rows: {connection: ledger, description: Rows}\nsteps:\n"
-        "  - id: first\n    explanation: The first block.\n    code: steps/big.py:step_0\n"
-        '    inputs: {records: sources.rows, threshold: "10.00"}\n')
+        "  - id: first\n    explanation: The first block.\n    code: steps/big.py:block_0\n"
+        '    inputs: {rows: sources.rows, limit: 10}\n')
     (root / "fixtures" / "first").mkdir(parents=True)
     (root / "fixtures" / "first" / "small.json").write_text(json.dumps({
-        "inputs": {"records": [{"id": 1, "amount": "5"}]},
+        "inputs": {"rows": [{"n": 1}]},
         "evaluation_time": "2026-12-01T07:00:00+00:00", "seed": 1,
-        "expected": {"output": {"total": "5", "late": [], "k": 0}}}))
+        "expected": {"output": {"kept": 0, "k": 0}}}))
     return root / "workflow.yaml", root / "steps" / "big.py"
 
 
@@ -123,8 +113,8 @@ async def test_coverage_notes_of_a_10000_line_file_never_block_the_loop(tmp_path
             documents.did_change(ls, T.DidChangeTextDocumentParams(
                 T.VersionedTextDocumentIdentifier(uri=uri, version=version),
                 [T.TextDocumentContentChangePartial(
-                    range=T.Range(T.Position(9, 0), T.Position(9, 14)),
-                    text=f"    value_0 = {version}")]))
+                    range=T.Range(T.Position(1, 0), T.Position(1, 12)),
+                    text=f"    note = {version}")]))
             await until(lambda v=version: notes_published(v))
         await ls.runner.run_step(str(manifest), "first")
         await until(lambda: ls.scheduler.idle())

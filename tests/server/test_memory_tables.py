@@ -7,22 +7,20 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+import yaml
 from lsprotocol import types as T
 from pygls.uris import from_fs_path
+from stepsmith_wfkit import demo_manifest
 
 from stepsmith.server.handlers import documents
 from stepsmith.server.server import create_server
 
 
 def manifest(steps: int, tag: str) -> str:
-    lines = [f"workflow: mem-{tag}", "version: 1", 'python: "3.11"', "trigger:\n  manual: {}",
-             "connections:\n  ledger: {description: Ledger}",
-             "sources:\n  rows: {connection: ledger, description: Rows}", "steps:"]
-    for s in range(steps):
-        lines.append(f"  - id: s{s}\n    explanation: Step {s}.\n"
-                     f"    code: steps/s.py:s{s}\n    inputs:\n      records: sources.rows\n"
-                     f"      other: steps.missing{s}.output")
-    return "\n".join(lines) + "\n"
+    return yaml.safe_dump(demo_manifest(workflow=f"mem-{tag}", steps=[
+        {"id": f"s{s}", "explanation": f"Step {s}.", "code": f"steps/s.py:s{s}",
+         "inputs": {"a": "sources.numbers", "b": f"steps.missing{s}.output"}}
+        for s in range(steps)]), sort_keys=False)
 
 
 async def settle(ls) -> None:
