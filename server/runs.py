@@ -89,14 +89,12 @@ class Runner:
 
     def sandbox_status(self) -> tuple[bool, str]:
         if self._sandbox is None:
-            fake = os.environ.get("STEPSMITH_TEST_NO_SANDBOX")
-            if fake and os.environ.get("STEPSMITH_TEST_HOOKS") == "1":  # test-suite only
-                self._sandbox = (False, fake)
-                return self._sandbox
             try:
-                from stepsmith.runner.sandbox import sandbox_available
+                probe = self.ls.sandbox_probe
+                if probe is None:
+                    from stepsmith.runner.sandbox import sandbox_available as probe
 
-                self._sandbox = tuple(sandbox_available())
+                self._sandbox = tuple(probe())
             except Exception as exc:  # the runner is not importable: still serve diagnostics
                 self._sandbox = (False, f"the stepsmith runner is unavailable: {exc}")
         return self._sandbox

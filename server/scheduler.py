@@ -19,6 +19,7 @@ import asyncio
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -32,9 +33,6 @@ if TYPE_CHECKING:
     from stepsmith.server.session import Session
 
 log = logging.getLogger(__name__)
-_TEST_HOOKS = os.environ.get("STEPSMITH_TEST_HOOKS") == "1"  # the test-suite's failure injection
-# test-suite only: seconds added to workflow discovery and to every manifest check (start-up races)
-_TEST_SLOW = float(os.environ.get("STEPSMITH_TEST_SLOW_ANALYSIS") or 0) if _TEST_HOOKS else 0.0
 
 
 @dataclass(frozen=True)
@@ -79,6 +77,9 @@ class Scheduler:
         self.discovered = False
         self._discover_lock = threading.Lock()
         self.attempted: set[str] = set()  # manifests whose check ran (even if it failed)
+        # injected by the test-suite's server (tests/server/hooked_server.py), never set here:
+        self.delay = 0.0  # seconds added to discovery and to every manifest check (a slow disk)
+        self.fail_marker: str | None = None  # a step file holding it fails its analysis
 
     # ------------------------------------------------------------------ scheduling
     def start(self) -> None:
@@ -235,10 +236,8 @@ class Scheduler:
             if self.discovered and not force:
                 return
             try:
-                if _TEST_SLOW:
-                    import time
-
-                    time.sleep(_TEST_SLOW)
+                if self.delay:
+                    time.sleep(self.delay)
                 new = self.session.model.discover()
             except Exception as exc:
                 self.sink.log_exception("workflow discovery failed", exc)
@@ -289,8 +288,8 @@ class Scheduler:
     def _analyze_step(self, snap, path: str | None) -> None:
         from stepsmith.runner.workspace.diagnostics import step_problems
 
-        if _TEST_HOOKS and "# stepsmith-test: crash-analysis" in snap.text:
-            raise RuntimeError("deliberate analysis failure (test hook)")
+        if self.fail_marker is not None and self.fail_marker in snap.text:
+            raise RuntimeError("deliberate analysis failure (injected)")
         ws = self.session.snapshot()
         problems = step_problems(ws, path, Buffer(snap.text, snap.version, snap.lines, snap.language_id))
         notes = self.sink.notes(path, snap.text) if path else ()
@@ -310,10 +309,8 @@ class Scheduler:
 
     def _check_manifest(self, path: str, snap) -> None:
         try:
-            if _TEST_SLOW:
-                import time
-
-                time.sleep(_TEST_SLOW)
+            if self.delay:
+                time.sleep(self.delay)
             self._check_manifest_now(path, snap)
         finally:
             if path in self.session.model.manifests:  # not for one forgotten meanwhile

@@ -13,6 +13,7 @@ import logging
 import os
 import sys
 import traceback
+from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types as T
@@ -140,6 +141,8 @@ class StepsmithServer(LanguageServer):
         self.ready_waiters: list[asyncio.Future] = []
         self.exit_code: int | None = None  # set by `exit`; None: the client went away
         self.request_tasks: dict[Any, asyncio.Task] = {}  # request id -> its cancellable task
+        # () -> (available, why not): None asks the sandbox; injected by the test-suite's server
+        self.sandbox_probe: Callable[[], tuple[bool, str]] | None = None
         from concurrent.futures import ThreadPoolExecutor
 
         # language services run here, never on the event loop (a 5 MB document's symbols

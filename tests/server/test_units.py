@@ -105,3 +105,14 @@ def test_every_handler_module_is_registered_once():
     for name in handlers.HANDLERS:
         assert (Path(handlers.__file__).parent / f"{name}.py").is_file(), name
     create_server()  # registers every handler: raises on a method registered twice
+
+
+def test_production_modules_read_no_test_switches():
+    """Issue 21: the test-suite injects its hooks (tests/server/hooked_server.py); no module of
+    the product reads a STEPSMITH_TEST_* variable."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    for folder in ("server", "runner"):
+        for path in sorted((root / folder).rglob("*.py")):
+            assert "STEPSMITH_TEST_" not in path.read_text(), path
