@@ -31,12 +31,17 @@ class StepRun:
 
 
 def anchor_in(lines) -> Span:
-    """Where a fixture's result goes: its `"expected"` key (else the first character)."""
-    for i, line in enumerate(lines):
-        j = line.find('"expected"')
-        if j >= 0:
-            return Span(i + 1, j, i + 1, j + len('"expected"'))
-    return Span(1, 0, 1, 1)
+    """Where a fixture's result goes: the fixture's own top-level `"expected"` key, found by
+    the fixtures' JSON locator (runner/fixtures/jsonpos.py; never an input that happens to be
+    named so); else the first character."""
+    from stepsmith.runner.fixtures.jsonpos import locate
+
+    text = "".join(lines).replace("\r\n", "\n").replace("\r", "\n")  # one line per editor line
+    at = locate(text, ("expected",))
+    if at is None:
+        return Span(1, 0, 1, 1)
+    line, column = at  # both 1-based
+    return Span(line, column - 1, line, column - 1 + len('"expected"'))
 
 
 class RunResults:
