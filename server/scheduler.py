@@ -293,14 +293,18 @@ class Scheduler:
         ws = self.session.snapshot()
         problems = step_problems(ws, path, Buffer(snap.text, snap.version, snap.lines, snap.language_id))
         notes = self.sink.notes(path, snap.text) if path else ()
+        self._signature_changes(ws, path, snap.text)
+        # last: once posted, the loop wants the GIL; work done after would delay it
         self._send(snap.uri, snap.version, problems, snap.lines, notes)
-        # cross-file: a changed function signature re-checks the manifests naming this file
-        # (a file no manifest names has nothing to re-check: it keeps no fingerprint)
+
+    def _signature_changes(self, ws, path: str | None, text: str) -> None:
+        """A changed function signature re-checks the manifests naming this file (a file no
+        manifest names has nothing to re-check: it keeps no fingerprint)."""
         using = self.session.model.manifests_using(path) if path else []
-        if not using or len(snap.text) > ws.max_file_size:
+        if not using or len(text) > ws.max_file_size:
             self.fingerprints.pop(path, None)
             return
-        fp = signature_fingerprint(snap.text, bool(ws.index.crossfile(path)))
+        fp = signature_fingerprint(text, bool(ws.index.crossfile(path)))
         old = self.fingerprints.get(path)
         self.fingerprints[path] = fp
         if old is not None and old != fp:
