@@ -171,7 +171,6 @@ def test_signature_fingerprint_sees_headers_not_bodies():
 def test_signature_fingerprint_agrees_with_function_spans_on_generated_files():
     from hypothesis import given, settings
     from hypothesis import strategies as st
-
     from stepsmith.runner.language.lines import signature_fingerprint
 
     part = st.sampled_from(["def f(a):\n", "def g(a, b):\n", "    x = 1\n", "\n", "# c\n",

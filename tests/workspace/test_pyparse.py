@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from stepsmith.runner import pyparse
 from stepsmith.runner.pyparse import parse_module
 
