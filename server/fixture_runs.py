@@ -223,7 +223,7 @@ class Runner:
     @staticmethod
     def _load(snapshot, manifest_path: str, from_buffer: bool):
         from stepsmith.runner.fixtures.invoke import LoadedWorkflow, display_path
-        from stepsmith.runner.workspace.check import workflow_check
+        from stepsmith.runner.workspace.workflow_check import workflow_check
 
         read = snapshot.buffer_text if from_buffer else None
         mpath = Path(manifest_path)

@@ -188,7 +188,7 @@ class StepsmithServer(LanguageServer):
     @property
     def runner(self):
         if self.runs is None:
-            from stepsmith.server.runs import Runner
+            from stepsmith.server.fixture_runs import Runner
 
             self.runs = Runner(self)
         return self.runs

@@ -87,7 +87,7 @@ def _validate_alone(path: Path):
 def collect(paths: list[str], first: bool = False):
     """Returns (problems_by_path: dict[Path, list[Problem]], files_checked: list[Path])."""
     from stepsmith.runner.model.grammar import is_manifest_name
-    from stepsmith.runner.workspace.check import workflow_check
+    from stepsmith.runner.workspace.workflow_check import workflow_check
     from stepsmith.runner.workspace.discovery import discover
 
     manifests: list[Path] = []

@@ -159,7 +159,7 @@ class WorkspaceSnapshot:
         return split_lines(getattr(doc, "text", "") or "")
 
     def steps_of(self, manifest_path: str, doc=None) -> list[StepEntry]:
-        from stepsmith.runner.language.manifest import step_items
+        from stepsmith.runner.language.manifest_services import step_items
 
         doc = doc if doc is not None else self.manifest_doc(manifest_path)
         if doc is None:

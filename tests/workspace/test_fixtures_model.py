@@ -74,7 +74,7 @@ def test_owners_are_the_manifests_declaring_the_step(tmp_path):
 
 def test_run_this_fixture_uses_the_manifest_declaring_its_step(tmp_path):
     """Issue 21: the run used the folder's FIRST manifest, which does not declare `y`."""
-    from stepsmith.server.runs import Runner
+    from stepsmith.server.fixture_runs import Runner
 
     manifest(tmp_path, "a.workflow.yaml", ["x"])
     second = manifest(tmp_path, "b.workflow.yaml", ["y"])
