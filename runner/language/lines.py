@@ -17,8 +17,10 @@ _NEWLINE_RE = re.compile(r"\r\n|\r|\n")
 _NOT_START = frozenset(" \t\f\r\n#)]}\\\x0b")
 _CONTINUATIONS = ("else", "elif", "except", "finally")
 _DEF_RE = re.compile(r"(?:async[ \t]+)?def[ \t]+(\w+)")
-# a `def` at the start of a line (after \n, \r\n or a lone \r)
-_LINE_DEF_RE = re.compile(r"(?:^|(?<=\r))(?:async[ \t]+)?def[ \t]+\w+", re.MULTILINE)
+# `def name` anywhere (a literal prefix: the regex engine skips to each "def" fast); whether it
+# starts its line (after an optional `async`) is checked on the line's own text
+_ANY_DEF_RE = re.compile(r"def[ \t]+\w+")
+_ASYNC_RE = re.compile(r"async[ \t]+")
 _HEADER_LINES = 20
 
 
@@ -97,11 +99,15 @@ def signature_fingerprint(text: str, with_lines: bool = False) -> tuple:
     never miss one."""
     out = []
     line, counted = 1, 0
-    for m in _LINE_DEF_RE.finditer(text):
-        if with_lines:
-            line += _NEWLINE_RE.subn("", text[counted:m.start()])[1]
-            counted = m.start()
-        header, pos = [], m.start()
+    for m in _ANY_DEF_RE.finditer(text):
+        start = max(text.rfind("\n", 0, m.start()), text.rfind("\r", 0, m.start())) + 1
+        if start != m.start() and not _ASYNC_RE.fullmatch(text, start, m.start()):
+            continue  # not at the start of its line
+        if with_lines:  # line breaks before `start` (a \r\n never straddles a line start)
+            seg = text[counted:start]
+            line += seg.count("\n") + seg.count("\r") - seg.count("\r\n")
+            counted = start
+        header, pos = [], start
         for _ in range(_HEADER_LINES):
             nl = _NEWLINE_RE.search(text, pos)
             end = nl.start() if nl else len(text)
