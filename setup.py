@@ -36,6 +36,6 @@ class BuildWithSchema(build_py):
 setup(
     packages=packages,
     package_dir=package_dir,
-    package_data={"stepsmith": ["py.typed"]},
+    package_data={"stepsmith": ["py.typed"], "stepsmith.runner.rules": ["pages/*.md"]},
     cmdclass={"build_py": BuildWithSchema},
 )

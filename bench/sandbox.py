@@ -82,7 +82,7 @@ def bare(exe: str):
 def bwrap_nothing():
     sfd = seccomp.memfd_with(seccomp.bpf(False), "bench-seccomp")
     try:
-        cmd = cmdline.command(live_network=False, faketime_spec="2026-12-01 07:00:00",
+        cmd = cmdline.command(live_network=False, faketime_spec="1796108400",
                               seccomp_fd=sfd, args_fd=None, bootstrap="pass")
         # started as the runner starts it: a root runner drops to the sandbox user first
         p = launcher.popen(cmd, cmdline.layout(), env={}, pass_fds=(sfd,),

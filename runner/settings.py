@@ -13,11 +13,17 @@ keys), found upward from the path a command is given (as ruff finds its configur
 The limits default to the engine's values, which are also their hard ceiling: a step that
 passed locally with more room would fail in the engine. An unknown setting, a value of the
 wrong type or a limit above its ceiling is a usage error (exit 2) naming it.
+
+A cloned folder's settings are untrusted input (issue 18): the file is read through
+runner/safeio.py (a regular file whose real path lies in its own folder, at most CONFIG_CAP
+bytes), and every `paths` entry must lie inside that folder, the project folder, so a bare
+`stepsmith test` there never runs or writes pending changes anywhere else.
 """
 
 from __future__ import annotations
 
 import difflib
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +34,7 @@ ENGINE_LIMITS = {"cpu_seconds": 2, "wall_seconds": 5.0, "memory_mb": 256, "outpu
 LIMIT_MINIMUM = {"cpu_seconds": 1, "wall_seconds": 0.5, "memory_mb": 64, "output_kb": 1}
 MAX_JOBS = 64
 TOP_KEYS = ("paths", "jobs", "limits")
+CONFIG_CAP = 1024 * 1024  # a pyproject.toml is a few KiB; this only stops a hostile one
 
 
 class SettingsError(Exception):
@@ -69,11 +76,13 @@ def find_config(start: Path) -> tuple[Path, dict] | None:
     start = start.resolve()
     folder = start if start.is_dir() else start.parent
     for d in [folder, *folder.parents]:
+        # lexists, not is_file: a symlink to a device or out of the folder is refused (by
+        # _read), never skipped in favour of a file further up
         own = d / "stepsmith.toml"
-        if own.is_file():
+        if os.path.lexists(own):
             return own, _read(own)
         py = d / "pyproject.toml"
-        if py.is_file():
+        if os.path.lexists(py):
             table = _read(py).get("tool", {}).get("stepsmith")
             if table is not None:
                 if not isinstance(table, dict):
@@ -83,13 +92,37 @@ def find_config(start: Path) -> tuple[Path, dict] | None:
 
 
 def _read(path: Path) -> dict:
+    from stepsmith.runner import safeio
+
     try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
+        data = safeio.read_bytes(path, root=path.parent, cap=CONFIG_CAP)
+        return tomllib.loads(data.decode("utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise SettingsError(f"{path}: invalid TOML: {exc}") from None
+    except UnicodeDecodeError:
+        raise SettingsError(f"{path}: not UTF-8") from None
+    except safeio.UnsafePath as exc:  # outside its folder, not a regular file, too large
+        raise SettingsError(f"{exc}; not used as settings") from None
     except OSError as exc:
         raise SettingsError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def _project_paths(path: Path, value: list[str]) -> list[str]:
+    """`paths` entries, each inside the project folder (the settings file's own folder, real
+    path: a symlinked subfolder that leads out counts as outside)."""
+    from stepsmith.runner import safeio
+
+    project = path.parent
+    out = []
+    for v in value:
+        full = Path(v) if Path(v).is_absolute() else project / v
+        if not safeio.inside(full, project):
+            raise SettingsError(
+                f"{path}: paths entry {v!r} is outside the project folder {project} "
+                "(settings may only name folders inside it; give folders elsewhere on the "
+                "command line)")
+        out.append(str(full))
+    return out
 
 
 def _unknown(where: str, key: str, known) -> SettingsError:
@@ -114,8 +147,7 @@ def load_settings(start: str | Path = ".") -> Settings:
             if not (isinstance(value, list) and value and all(isinstance(v, str) and v
                                                               for v in value)):
                 raise SettingsError(f"{path}: paths must be a non-empty list of strings")
-            s.paths = [str(path.parent / v) if not Path(v).is_absolute() else v
-                       for v in value]
+            s.paths = _project_paths(path, value)
             s.origin["paths"] = origin
         elif key == "jobs":
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_JOBS:

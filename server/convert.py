@@ -77,12 +77,18 @@ def lsp_range(span: Span, lines, encoding: str) -> dict:
 
 def to_diagnostic(p: Problem, lines, encoding: str, source: str = "stepsmith") -> dict:
     data = {"rule": p.code, "step": p.step}
-    if p.data:
-        data["fix"] = p.data
+    fix = {k: v for k, v in p.data.items() if k != "schema"} if p.data else None
+    if fix:
+        data["fix"] = fix
+    if p.data and p.data.get("schema"):
+        data["schema"] = True  # the manifest schema expresses it: a YAML extension reports it too
+    from stepsmith.runner.rules import rule_url
+
     return {
         "range": lsp_range(p.span, lines, encoding),
         "severity": 2 if p.severity == Severity.WARNING else 1,
         "code": p.code,
+        "codeDescription": {"href": rule_url(p.code)},  # the rule's page, linked by the editor
         "source": source,
         "message": p.message,
         "data": data,

@@ -31,6 +31,9 @@ class SuiteRequest:
     strict: bool = False  # stale wired fixtures fail the run
     coverage: bool = False  # trace the step files (line and branch coverage)
     repeat: int = 1  # run each fixture this many times in fresh sandboxes (determinism)
+    shard: tuple[int, int] | None = None  # (K, N): only the K-th of N balanced parts
+    durations_path: str | None = None  # one durations file (CI cache) instead of .stepsmith/
+    store_durations: bool | None = None  # None: only when not sharding (shards read, never write)
 
 
 @dataclass
@@ -115,7 +118,10 @@ class SuiteOutcome:
         for shown in sorted(by_file):
             source, traces = by_file[shown]
             # traces name the manifest's path; a file no fixture ran has none to match
-            fc = combine(traces[0][1].file if traces else shown, source, traces)
+            try:
+                fc = combine(traces[0][1].file if traces else shown, source, traces)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                continue  # as coverage.py skips a file it cannot parse (the check names it)
             out.append(dataclasses.replace(fc, file=shown))
         return out
 
@@ -212,6 +218,15 @@ def select(req: SuiteRequest) -> Selection:
         else:
             out.notes.append(f"no previously failed fixtures: running all {len(selected)} "
                              "(--lf)")
+    if req.shard is not None:
+        from stepsmith.runner.fixtures import shard
+
+        k, n = req.shard
+        durations = shard.known_durations(out.selected, req.durations_path)
+        total = len(out.selected)
+        out.selected = shard.select_shard(out.selected, k, n, durations)
+        out.notes.append(f"shard {k}/{n}: {len(out.selected)} of {total} fixture(s) "
+                         f"({'balanced by last durations' if durations else 'no durations yet'})")
     return out
 
 
@@ -227,7 +242,7 @@ def ensure_sandbox(cases: list[Case]) -> None:
 
 
 def run(selection: Selection, req: SuiteRequest,
-        on_done: Callable[[CaseResult], None] | None = None) -> SuiteOutcome:
+        on_done: Callable[[CaseResult], None] | None = None, stop=None) -> SuiteOutcome:
     """Run the selected fixtures (in parallel sandboxes), then the fixture loop."""
     from stepsmith.runner.fixtures import lastfailed
     from stepsmith.runner.fixtures.suite import run_cases
@@ -235,9 +250,15 @@ def run(selection: Selection, req: SuiteRequest,
     ensure_sandbox(selection.selected)
     t0 = time.perf_counter()
     results = run_cases(selection.selected, jobs=req.jobs, live=req.live, on_done=on_done,
-                        maxfail=req.maxfail, coverage=req.coverage, repeat=req.repeat)
+                        maxfail=req.maxfail, coverage=req.coverage, repeat=req.repeat,
+                        stop=stop)
     seconds = time.perf_counter() - t0
     lastfailed.update(results)
+    from stepsmith.runner.fixtures import shard
+
+    if req.store_durations or (req.store_durations is None and req.shard is None):
+        # the shards of one matrix must all see the same durations: a shard never writes them
+        shard.record(results, req.durations_path)
     loop = after_run(results, selection.workflows, update=req.update, strict=req.strict)
     return SuiteOutcome(selection, results, seconds, loop, traced=req.coverage)
 

@@ -53,6 +53,26 @@ def fixture_document(given: dict, at: str | None, seed: int | None, res: dict) -
 def record_fixture(req: RecordRequest) -> Recorded:
     import json
 
+    from stepsmith.runner.fixtures.invoke import display_path
+    from stepsmith.runner.safeio import write_atomic
+
+    lw, target, doc, res = recorded_document(req)
+    text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    try:
+        write_atomic(target, text, overwrite=req.force, root=lw.dir)
+    except FileExistsError:  # appeared while the step ran: never clobber it
+        raise UsageError(f"{display_path(target)} was created meanwhile; not overwritten "
+                         "(--force overwrites it)") from None
+    except OSError as exc:
+        raise UsageError(f"cannot write {display_path(target)}: {exc.strerror or exc}") from exc
+    return Recorded(target, res.get("status"), res)
+
+
+def recorded_document(req: RecordRequest, *, overwriting_allowed: bool | None = None):
+    """Run the step for a recording and check what would be written: (LoadedWorkflow, the
+    fixture's path, its document, the result). Refused / UsageError as `record` says them.
+    `overwriting_allowed` (default `req.force`): whether an existing fixture may be replaced
+    (a pending change proposes a replacement without writing the fixture)."""
     from stepsmith.runner.fixtures.effects import check_effects
     from stepsmith.runner.fixtures.invoke import (
         InvokeError,
@@ -61,14 +81,14 @@ def record_fixture(req: RecordRequest) -> Recorded:
         load_granted,
         secrets_in,
     )
-    from stepsmith.runner.safeio import write_atomic
 
     if not CASE_NAME.match(req.name):
         raise UsageError(f"case name {req.name!r} is not a case name ({CASE_RULE})")
     p = prepare(req.step)
     lw, step = p.workflow, p.step
     target = lw.dir / "fixtures" / step.id / f"{req.name}.json"
-    if target.exists() and not req.force:
+    allowed = req.force if overwriting_allowed is None else overwriting_allowed
+    if target.exists() and not allowed:
         raise UsageError(f"{display_path(target)} exists; --force overwrites it (or choose "
                          "another --name)")
     if step.network == "public_egress" and not req.step.live:
@@ -84,6 +104,8 @@ def record_fixture(req: RecordRequest) -> Recorded:
     if status in NOT_RECORDABLE:
         kind = SandboxUnavailable if status == "unavailable" else Refused
         raise kind(f"not recorded: the step was {status}", result=res)
+    if (res.get("error") or {}).get("type") == "InputError":  # the inputs cannot cross
+        raise Refused(f"not recorded: {res['error']['message']}", result=res)
     bad = check_effects(lw.workflow, step, res.get("effects") or [])
     if bad:
         raise Refused("not recorded: " + "; ".join(map(str, bad)), result=res)
@@ -92,12 +114,4 @@ def record_fixture(req: RecordRequest) -> Recorded:
     if leaked:
         raise Refused("not recorded: the fixture would contain the credential of "
                       f"connection(s) {', '.join(leaked)}")
-    text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-    try:
-        write_atomic(target, text, overwrite=req.force, root=lw.dir)
-    except FileExistsError:  # appeared while the step ran: never clobber it
-        raise UsageError(f"{display_path(target)} was created meanwhile; not overwritten "
-                         "(--force overwrites it)") from None
-    except OSError as exc:
-        raise UsageError(f"cannot write {display_path(target)}: {exc.strerror or exc}") from exc
-    return Recorded(target, status, res)
+    return lw, target, doc, res

@@ -26,6 +26,7 @@ COMMANDS = [
     "init",
     "review",
     "serve",
+    "mcp",
 ]
 
 

@@ -22,6 +22,7 @@ import os
 import sys
 from pathlib import Path
 
+from stepsmith.runner.cli.check_formats import Finding, problem_json
 from stepsmith.runner.problems import message_with_step
 
 DESCRIPTION = __doc__.split("\n\n", 1)[1]
@@ -35,7 +36,29 @@ def register(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="folders, manifests or step files (default: .)")
-    p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    p.add_argument("--output-format", "--format", dest="format", default="full",
+                   choices=("full", "text", "concise", "json", "json-lines", "github", "gitlab",
+                            "sarif", "junit"),
+                   help="full (default; `text` is the same), concise, json, json-lines, github "
+                   "(workflow commands), gitlab (Code Quality), sarif (2.1.0), junit")
+    p.add_argument("--statistics", action="store_true",
+                   help="count the findings per rule instead of listing them")
+    p.add_argument("--base", metavar="REV", default=None,
+                   help="also check each workflow against the git revision REV as an immutable "
+                   "version: changed since REV with the same `version:` warns (SM401), a lower "
+                   "one is an error (SM402)")
+    p.add_argument("--watch", action="store_true",
+                   help="check, then check again on every save (Ctrl-C stops)")
+    p.add_argument("--fix", action="store_true",
+                   help="apply the safe fixes to the files, then report what remains")
+    p.add_argument("--unsafe-fixes", action="store_true",
+                   help="with --fix or --diff: also apply the guesses (did-you-mean); fixes "
+                   "that widen what a step can reach are never applied from here")
+    p.add_argument("--diff", action="store_true",
+                   help="print the fixes as a unified diff instead of writing them (exit 1 "
+                   "when there is any)")
+    p.add_argument("--show-fixes", action="store_true",
+                   help="with --fix: list what was fixed, per file and rule")
     p.add_argument("--strict", action="store_true",
                    help="stale wired fixtures (SF001 warnings) fail the check")
     mode = p.add_mutually_exclusive_group()
@@ -149,6 +172,19 @@ def run(args) -> int:
         for p in missing:
             print(f"stepsmith check: {p}: no such file or folder", file=sys.stderr)
         return 2
+    if getattr(args, "watch", False):
+        return _watch(args, paths)
+    fixed_counts = None
+    if args.diff:
+        from stepsmith.runner.cli.check_fix import print_diff
+
+        return print_diff(paths, unsafe=args.unsafe_fixes)
+    if args.fix:
+        from stepsmith.runner.cli.check_fix import apply_fixes
+
+        fixed_counts = apply_fixes(paths, unsafe=args.unsafe_fixes, show=args.show_fixes)
+        if fixed_counts is None:
+            return 2
     try:
         results = collect(paths, first=args.first)
     except UsageError as exc:
@@ -160,6 +196,10 @@ def run(args) -> int:
         print(f"stepsmith check: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
 
+    if args.base is not None:
+        status = _add_version_problems(paths, args.base, results)
+        if status:
+            return status
     rows = []
     for path in sorted(results, key=lambda p: _display(p)):
         shown = _display(path)
@@ -170,12 +210,14 @@ def run(args) -> int:
 
     stale = stale_under(paths) if results else []
 
+    if args.format not in ("full", "text", "json"):
+        return _render_other(args, results, rows, stale)
+    if args.statistics:
+        return _render_statistics(args, rows, results)
     if args.format == "json":
         out = []
         for shown, pr in rows:
-            d = pr.to_json()
-            d["path"] = shown
-            out.append(d)
+            out.append(problem_json(Finding(shown, pr)))
         json.dump(
             {"problems": out, "files_checked": len(results), "files_with_problems": n_files,
              "warnings": [w.to_json() for w in stale]},
@@ -194,14 +236,109 @@ def run(args) -> int:
             print(f"{shown}:{pr.span.line}:{pr.span.column + 1}: {pr.code} {message_with_step(pr)}")
         for w in stale:
             print(f"{w.fixture}: {'error' if args.strict else 'warning'}: {w.message}")
+        n_fixed = sum(fixed_counts.values()) if fixed_counts else 0
         if rows:
             noun = "problem" if len(rows) == 1 else "problems"
             fnoun = "file" if n_files == 1 else "files"
-            print(f"Found {len(rows)} {noun} in {n_files} {fnoun}.")
+            done = f" ({n_fixed} fixed, {len(rows)} remaining)" if n_fixed else ""
+            print(f"Found {len(rows) + n_fixed} {noun} in {n_files} {fnoun}{done}."
+                  if n_fixed else f"Found {len(rows)} {noun} in {n_files} {fnoun}.")
+            from stepsmith.runner.cli.check_fix import fixable_hint
+
+            fixable_hint([pr for _shown, pr in rows], unsafe=args.unsafe_fixes)
+        elif n_fixed:
+            print(f"Found {n_fixed} problem(s) ({n_fixed} fixed, 0 remaining).")
         else:
             print("All checks passed!")
     if not results:
         return 2 if args.paths else 0
-    return 1 if rows or (stale and args.strict) else 0
+    return _status(rows, stale, args.strict)
+
+
+def _render_other(args, results, rows, stale) -> int:
+    """The CI formats: one document on stdout, whatever it holds; exit status as `full`."""
+    from stepsmith.runner.cli import check_formats as fm
+
+    if args.statistics:
+        return _render_statistics(args, rows, results)
+    findings = [Finding(shown, pr) for shown, pr in rows]
+    if args.format == "concise":
+        text = fm.render_concise(findings)
+    elif args.format == "json-lines":
+        text = fm.render_json_lines(findings)
+    elif args.format == "github":
+        text = fm.render_github(findings)
+    elif args.format == "gitlab":
+        text = fm.render_gitlab(findings)
+    elif args.format == "sarif":
+        from stepsmith import __version__
+
+        text = fm.render_sarif(findings, version=__version__)
+    else:
+        text = fm.render_junit(findings, sorted({_display(p) for p in results}))
+    sys.stdout.write(text)
+    if not results:
+        return 2 if args.paths else 0
+    return _status(rows, stale, args.strict)
+
+
+def _render_statistics(args, rows, results) -> int:
+    from stepsmith.runner.cli import check_formats as fm
+
+    stats = fm.statistics([Finding(shown, pr) for shown, pr in rows])
+    if args.format in ("json", "json-lines"):
+        json.dump(stats, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(fm.render_statistics(stats))
+    if not results:
+        return 2 if args.paths else 0
+    return _status(rows, [], args.strict)
+
+
+def _watch(args, paths) -> int:
+    """`check --watch`: the whole check again after every batch of saves (as ruff's)."""
+    import argparse
+    import time
+
+    from rich.console import Console
+    from stepsmith.runner.cli import watch
+
+    console = Console(highlight=False, soft_wrap=True)
+    once_args = argparse.Namespace(**{**vars(args), "watch": False, "paths": list(paths)})
+
+    def once(changed) -> None:
+        watch.clear(console)
+        if changed is not None:
+            print(f"[{time.strftime('%H:%M:%S')}] file(s) changed; checking again", flush=True)
+        run(once_args)
+        print("waiting for changes... (Ctrl-C to stop)", flush=True)
+
+    return watch.loop(list(paths), once)
+
+
+def _status(rows, stale, strict: bool) -> int:
+    """1 when an error was found; warnings (SM401, stale fixtures) only with --strict."""
+    errors = [pr for _shown, pr in rows if pr.severity != "warning"]
+    return 1 if errors or (strict and (rows or stale)) else 0
+
+
+def _add_version_problems(paths, base: str, results) -> int:
+    """`--base REV`: SM401/SM402 for every workflow under `paths`; 2 on a git error."""
+    from stepsmith.runner.revisions import GitError
+    from stepsmith.runner.revisions.gitrev import Revision
+    from stepsmith.runner.revisions.versions import version_problems
+    from stepsmith.runner.workspace.discovery import discover
+
+    try:
+        rev = None
+        for found in discover([Path(p) for p in paths]):
+            rev = rev or Revision(found.manifest, base)
+            for pr in version_problems(found.manifest, rev):
+                results.setdefault(found.manifest.resolve(), []).append(pr)
+    except GitError as exc:
+        print(f"stepsmith check --base: {exc}", file=sys.stderr)
+        return 2
+    return 0
 
 

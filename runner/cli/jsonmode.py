@@ -24,11 +24,12 @@ class _Tracked:
         self.text: list[str] = []
 
     def write(self, s: str) -> int:
-        if s:
+        n = self._stream.write(s)  # a write that raised (text no encoder takes) wrote nothing:
+        if s:                      # the guard then still prints its one error document
             self.written = True
             if self._keep:
                 self.text.append(s)
-        return self._stream.write(s)
+        return n
 
     def __getattr__(self, name):  # isatty, flush, encoding, fileno, buffer ...
         return getattr(self._stream, name)

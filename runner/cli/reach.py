@@ -27,7 +27,13 @@ def register(sub) -> None:
                    "manifest (default: the configured paths, else .)")
     p.add_argument("--explain", action="store_true",
                    help="also show each step's plain-language explanation")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=("text", "json", "markdown"), default="text",
+                   help="output format (markdown: with --diff, for a pull-request comment)")
+    p.add_argument("--diff", nargs="?", const="HEAD", default=None, metavar="REV",
+                   help="show only what changed since the git revision REV (default HEAD): "
+                   "steps added or removed, network, connections, sources, effects")
+    p.add_argument("--fail-on-widen", action="store_true",
+                   help="with --diff: exit 1 when a change widens what a step can reach")
     p.set_defaults(func=run)
 
 
@@ -46,6 +52,10 @@ def run(args) -> int:
     from stepsmith.runner.reach import REACH_SENTENCE, reach_rows
     from stepsmith.runner.settings import active
 
+    if args.diff is not None and args.path is None and os.path.exists(args.diff):
+        # `reach --diff PATH`: PATH is the folder and REV the default (as `git diff PATH`);
+        # a revision that is also a file name is given as `--diff=REV PATH`
+        args.path, args.diff = args.diff, "HEAD"
     if args.path is None:
         args.path = active().paths[0]
     path = Path(args.path)
@@ -55,6 +65,14 @@ def run(args) -> int:
     if path.is_file() and path.suffix.lower() not in (".yaml", ".yml"):
         print(f"stepsmith reach: {args.path}: not a workflow manifest (give the workflow folder "
               "or its workflow.yaml / *.workflow.yaml)", file=sys.stderr)
+        return 2
+    if args.diff is not None:
+        from stepsmith.runner.cli.reach_diff import run_diff
+
+        return run_diff(args, path)
+    if args.format == "markdown" or args.fail_on_widen:
+        print("stepsmith reach: --format markdown and --fail-on-widen need --diff",
+              file=sys.stderr)
         return 2
     manifests = _manifests(path)
     if not manifests:

@@ -11,6 +11,10 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    # the start folder (an editor's workspace) is no place to import the server's modules from
+    from stepsmith.server.safepath import drop_start_folder
+
+    drop_start_folder()
     from stepsmith.server.main import main
 
     argv = []

@@ -40,6 +40,18 @@ def register(sub) -> None:
                    help="show the N slowest fixtures (0: all)")
     p.add_argument("-v", "--verbose", action="store_true",
                    help="list every fixture with its outcome and time")
+    p.add_argument("--shard", metavar="K/N", default=None,
+                   help="run only the K-th of N deterministic parts of the selected fixtures, "
+                   "balanced by the last run's durations (a CI matrix runs 1/N .. N/N)")
+    p.add_argument("--durations-path", metavar="FILE", default=None,
+                   help="read and write the fixtures' durations in FILE (for a CI cache) "
+                   "instead of each workflow's .stepsmith/durations.json")
+    p.add_argument("--store-durations", action="store_true", default=None,
+                   help="record the durations also when running a shard (a whole run always "
+                   "records them; shards only read them, so every shard sees the same)")
+    p.add_argument("--watch", action="store_true",
+                   help="run, then on every save re-run the fixtures the change affects "
+                   "(Ctrl-C stops)")
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.add_argument("--junit-xml", metavar="FILE", help="also write a JUnit XML report")
     p.add_argument("--live", action="store_true",
@@ -72,11 +84,25 @@ def run(args: argparse.Namespace) -> int:
     if args.durations is not None and args.durations < 0:
         err.print("stepsmith test: --durations must be 0 (all) or more", markup=False)
         return 2
+    shard = None
+    if args.shard is not None:
+        from stepsmith.runner.fixtures.shard import ShardError, parse_shard
+
+        try:
+            shard = parse_shard(args.shard)
+        except ShardError as exc:
+            err.print(f"stepsmith test: {exc}", markup=False)
+            return 2
     req = suite.SuiteRequest(
         paths=args.paths or active().paths, steps=args.step, keywords=args.keyword,
         last_failed=args.last_failed, jobs=active().jobs if args.jobs is None else args.jobs,
         maxfail=args.maxfail, live=args.live, update=args.update, strict=args.strict,
-        coverage=bool(args.coverage or args.coverage_json or args.lcov), repeat=args.repeat)
+        coverage=bool(args.coverage or args.coverage_json or args.lcov), repeat=args.repeat,
+        shard=shard, durations_path=args.durations_path, store_durations=args.store_durations)
+    if args.watch:
+        from stepsmith.runner.cli.test_watch import watch
+
+        return watch(args, req)
     selection = suite.select(req)  # typed errors: runner/cli/errors.py
     reports = [f for f in (args.junit_xml, args.coverage_json, args.lcov) if f]
     for target in reports:  # fail before running anything, not after

@@ -1,23 +1,40 @@
 """Per-fixture coverage (`sandbox.Coverage`, one per invocation) combined per step file,
-against the file's static shape (`static.analyse`), so what no fixture ran can be named:
-missing statements, and branch arcs no fixture took. Pure functions."""
+against the file's static shape (`static.analyse`, coverage.py's own analysis), so what no
+fixture ran can be named: missing statements, and branch arcs no fixture took. The numbers
+are coverage.py's (`coverage.results.Analysis` and `Numbers`, branch=True). Pure functions."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from stepsmith.runner.coverage.static import StepFileShape, analyse
+from stepsmith.runner.coverage.static import Arc, StepFileShape, analyse
 from stepsmith.runner.sandbox.trace import Coverage
 
 
 @dataclass(frozen=True)
+class Ran:
+    """One fixture's trace translated onto statements (`StepFileShape.translate`)."""
+
+    lines: frozenset[int]
+    arcs: frozenset[Arc]
+
+
+@dataclass(frozen=True)
 class FileCoverage:
-    """One step file's coverage over a set of fixtures (`fixtures`: name -> its trace)."""
+    """One step file's coverage over a set of fixtures (`fixtures`: name -> its raw trace;
+    `ran`: name -> that trace translated)."""
 
     file: str
     shape: StepFileShape
     fixtures: Mapping[str, Coverage]
+    ran: Mapping[str, Ran] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.ran and self.fixtures:
+            object.__setattr__(self, "ran", {
+                name: Ran(*self.shape.translate(c.lines, c.arcs, c.truncated))
+                for name, c in self.fixtures.items()})
 
     @property
     def statements(self) -> frozenset[int]:
@@ -25,50 +42,77 @@ class FileCoverage:
 
     @property
     def executed(self) -> frozenset[int]:
-        ran: set[int] = set()
-        for cov in self.fixtures.values():
-            ran |= cov.lines
-        return frozenset(ran) & self.shape.statements
+        out: set[int] = set()
+        for r in self.ran.values():
+            out |= r.lines
+        return frozenset(out)
 
     @property
     def missing(self) -> frozenset[int]:
         return self.shape.statements - self.executed
 
     @property
-    def taken_arcs(self) -> frozenset[tuple[int, int]]:
-        taken: set[tuple[int, int]] = set()
-        for cov in self.fixtures.values():
-            taken |= cov.arcs
-        return frozenset(taken) & self.shape.arcs
+    def executed_arcs(self) -> frozenset[Arc]:
+        """Every arc some fixture took (translated; branch or not, possible or not)."""
+        out: set[Arc] = set()
+        for r in self.ran.values():
+            out |= r.arcs
+        return frozenset(out)
 
     @property
-    def missing_arcs(self) -> frozenset[tuple[int, int]]:
-        """Every possible branch arc no fixture took (also those of lines that never ran)."""
-        return self.shape.arcs - self.taken_arcs
+    def taken_arcs(self) -> frozenset[Arc]:
+        """Possible branch arcs some fixture took (coverage.py's `executed_branches`)."""
+        return frozenset(a for a in self.executed_arcs & self.shape.possible
+                         if a[0] in self.shape.branches)
 
     @property
-    def partial_arcs(self) -> frozenset[tuple[int, int]]:
-        """Untaken arcs of branch lines that did run: what coverage.py lists as `a->b`."""
-        ran = self.executed
-        return frozenset(a for a in self.missing_arcs if a[0] in ran)
+    def missing_arcs(self) -> frozenset[Arc]:
+        """Branch arcs no fixture took, also those of lines that never ran (coverage.py's
+        `missing_branches`; a `# pragma: no branch` line has none)."""
+        return frozenset(a for a in self.shape.arcs - self.executed_arcs
+                         if a[0] not in self.shape.no_branch)
+
+    @property
+    def partial_arcs(self) -> frozenset[Arc]:
+        """Untaken arcs of branch lines that did run."""
+        missing = self.missing
+        return frozenset(a for a in self.missing_arcs if a[0] not in missing)
 
     @property
     def partial_branches(self) -> int:
-        """BrPart: branch lines that ran but did not take every way out."""
-        return len({a for a, _ in self.partial_arcs})
+        """coverage.py's BrPart: the untaken arcs of branch lines that ran (arcs, not lines)."""
+        return len(self.partial_arcs)
+
+    @property
+    def num_branches(self) -> int:
+        return len(self.shape.arcs)
+
+    @property
+    def covered_branches(self) -> int:
+        return self.num_branches - len(self.missing_arcs)
 
     @property
     def percent(self) -> float:
-        total = len(self.statements) + len(self.shape.arcs)
+        total = len(self.statements) + self.num_branches
         if not total:
             return 100.0
-        return 100.0 * (len(self.executed) + len(self.taken_arcs)) / total
+        return 100.0 * (len(self.executed) + self.covered_branches) / total
+
+    @property
+    def percent_statements(self) -> float:
+        n = len(self.statements)
+        return 100.0 * len(self.executed) / n if n else 100.0
+
+    @property
+    def percent_branches(self) -> float:
+        n = self.num_branches
+        return 100.0 * self.covered_branches / n if n else 100.0
 
     def fixture_hits(self, line: int) -> int:
-        return sum(1 for c in self.fixtures.values() if line in c.lines)
+        return sum(1 for r in self.ran.values() if line in r.lines)
 
-    def arc_hits(self, arc: tuple[int, int]) -> int:
-        return sum(1 for c in self.fixtures.values() if arc in c.arcs)
+    def arc_hits(self, arc: Arc) -> int:
+        return sum(1 for r in self.ran.values() if arc in r.arcs)
 
 
 def combine(file: str, source: str, traces: Mapping[str, Coverage] | Iterable[tuple[str, Coverage]]

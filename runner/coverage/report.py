@@ -3,45 +3,56 @@ executed/missing lines, missing branches, per-fixture detail) and LCOV tracefile
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from stepsmith.runner.coverage.combine import FileCoverage
 
 
 def display_percent(pc: float) -> str:
-    """As coverage.py shows it: never 100% unless complete, never 0% unless nothing ran."""
+    """coverage.py's `display_covered` at precision 0 ("87", as in its JSON report): never
+    "100" unless complete, never "0" unless nothing ran. The text table appends "%"."""
     if 0 < pc < 1:
-        return "1%"
-    if 99 < pc < 100:
-        return "99%"
-    return f"{round(pc):d}%"
+        pc = 1.0
+    elif 99 < pc < 100:
+        pc = 99.0
+    else:
+        pc = round(pc)
+    return f"{pc:.0f}"
 
 
-def _dest(d: int) -> str:
-    return "exit" if d < 0 else str(d)
+def _ranges(statements: Iterable[int], lines: Iterable[int]) -> list[tuple[int, int]]:
+    """Runs of `lines` over consecutive `statements` (coverage.py's `_line_ranges`)."""
+    want = set(lines)
+    pairs: list[tuple[int, int]] = []
+    start = end = 0
+    for stmt in sorted(statements):
+        if stmt in want:
+            start = start or stmt
+            end = stmt
+        elif start:
+            pairs.append((start, end))
+            start = 0
+    if start:
+        pairs.append((start, end))
+    return pairs
 
 
 def missing_text(fc: FileCoverage) -> str:
-    """coverage.py's Missing column: runs of missing statements ("3-4") and, for branch lines
-    that ran, the arcs not taken ("6->8", "10->exit"), in line order."""
-    stmts = sorted(fc.statements)
-    missing = fc.missing
-    items: list[tuple[int, str]] = []
-    i = 0
-    while i < len(stmts):
-        if stmts[i] in missing:
-            j = i
-            while j + 1 < len(stmts) and stmts[j + 1] in missing:
-                j += 1
-            a, b = stmts[i], stmts[j]
-            items.append((a, str(a) if a == b else f"{a}-{b}"))
-            i = j + 1
-        else:
-            i += 1
-    for a, d in sorted(fc.partial_arcs, key=lambda x: (x[0], x[1] < 0, abs(x[1]))):
-        items.append((a, f"{a}->{_dest(d)}"))
-    items.sort(key=lambda x: x[0])
-    return ", ".join(t for _, t in items)
+    """coverage.py's Missing column for `fc` (see `format_missing`)."""
+    return format_missing(fc.statements, fc.missing, fc.missing_arcs)
+
+
+def format_missing(statements: Iterable[int], missing: Iterable[int],
+                   missing_arcs: Iterable[tuple[int, int]]) -> str:
+    """coverage.py's `format_lines`: runs of missing statements ("3-4", runs over consecutive
+    statements) and, for branch lines that ran, the arcs not taken ("6->8", "10->exit")
+    unless their destination is itself a missing line (that line already says it)."""
+    missing = set(missing)
+    items = [(a, str(a) if a == b else f"{a}-{b}") for a, b in _ranges(statements, missing)]
+    for a, d in missing_arcs:
+        if a not in missing and d not in missing:
+            items.append((a, f"{a}->{d if d > 0 else 'exit'}"))
+    return ", ".join(t for _, t in sorted(items))
 
 
 def text(files: Sequence[FileCoverage], *, show_missing: bool = True) -> str:
@@ -50,16 +61,16 @@ def text(files: Sequence[FileCoverage], *, show_missing: bool = True) -> str:
                                                                      else [])
     rows = []
     for fc in files:
-        row = [fc.file, str(len(fc.statements)), str(len(fc.missing)), str(len(fc.shape.arcs)),
-               str(fc.partial_branches), display_percent(fc.percent)]
+        row = [fc.file, str(len(fc.statements)), str(len(fc.missing)), str(fc.num_branches),
+               str(fc.partial_branches), display_percent(fc.percent) + "%"]
         rows.append(row + ([missing_text(fc)] if show_missing else []))
     stmts = sum(len(f.statements) for f in files)
     miss = sum(len(f.missing) for f in files)
-    br = sum(len(f.shape.arcs) for f in files)
+    br = sum(f.num_branches for f in files)
     part = sum(f.partial_branches for f in files)
-    done = stmts - miss + sum(len(f.taken_arcs) for f in files)
+    done = stmts - miss + sum(f.covered_branches for f in files)
     pc = 100.0 * done / (stmts + br) if stmts + br else 100.0
-    total = ["TOTAL", str(stmts), str(miss), str(br), str(part), display_percent(pc)]
+    total = ["TOTAL", str(stmts), str(miss), str(br), str(part), display_percent(pc) + "%"]
     total += [""] if show_missing else []
     width = max(len(r[0]) for r in [head, total, *rows])
     nums = [max(len(r[k]) for r in [head, total, *rows]) for k in range(1, 6)]
@@ -74,40 +85,58 @@ def text(files: Sequence[FileCoverage], *, show_missing: bool = True) -> str:
     return "\n".join([line(head), rule, *[line(r) for r in rows], rule, line(total)]) + "\n"
 
 
-def _summary(fc: FileCoverage) -> dict:
-    return {"num_statements": len(fc.statements), "covered_lines": len(fc.executed),
-            "missing_lines": len(fc.missing), "num_branches": len(fc.shape.arcs),
-            "covered_branches": len(fc.taken_arcs), "missing_branches": len(fc.missing_arcs),
-            "num_partial_branches": fc.partial_branches,
-            "percent_covered": round(fc.percent, 2),
-            "percent_covered_display": display_percent(fc.percent)}
+def _summary(n_statements: int, n_executed: int, n_branches: int, n_covered_branches: int,
+             n_partial: int) -> dict:
+    """coverage.py's JSON summary (`JsonReporter.make_summary` + `make_branch_summary`)."""
+    def pc(num: int, den: int) -> float:
+        return 100.0 * num / den if den > 0 else 100.0
+
+    covered = pc(n_executed + n_covered_branches, n_statements + n_branches)
+    stmts, brs = pc(n_executed, n_statements), pc(n_covered_branches, n_branches)
+    return {"covered_lines": n_executed, "num_statements": n_statements,
+            "percent_covered": covered, "percent_covered_display": display_percent(covered),
+            "missing_lines": n_statements - n_executed, "excluded_lines": 0,
+            "percent_statements_covered": stmts,
+            "percent_statements_covered_display": display_percent(stmts),
+            "num_branches": n_branches, "num_partial_branches": n_partial,
+            "covered_branches": n_covered_branches,
+            "missing_branches": n_branches - n_covered_branches,
+            "percent_branches_covered": brs,
+            "percent_branches_covered_display": display_percent(brs)}
+
+
+def _file_summary(fc: FileCoverage) -> dict:
+    out = _summary(len(fc.statements), len(fc.executed), fc.num_branches, fc.covered_branches,
+                   fc.partial_branches)
+    out["excluded_lines"] = len(fc.shape.excluded)
+    return out
 
 
 def to_json(files: Sequence[FileCoverage]) -> dict:
-    """coverage.py-like JSON: per file its summary, executed and missing lines, executed and
-    missing branch arcs, and per fixture the lines and arcs it ran (for per-test detail)."""
-    out: dict = {"meta": {"format": 1, "branch_coverage": True}, "files": {}}
+    """coverage.py's JSON report (format 3, branch=True: per file `executed_lines`,
+    `summary`, `missing_lines`, `excluded_lines`, `executed_branches`, `missing_branches`;
+    `totals`), plus per file and fixture the lines and branch arcs it ran (per-test detail)."""
+    out: dict = {"meta": {"format": 3, "branch_coverage": True}, "files": {}}
     for fc in files:
         out["files"][fc.file] = {
-            "summary": _summary(fc),
             "executed_lines": sorted(fc.executed),
+            "summary": _file_summary(fc),
             "missing_lines": sorted(fc.missing),
+            "excluded_lines": sorted(fc.shape.excluded),
             "executed_branches": [list(a) for a in sorted(fc.taken_arcs)],
             "missing_branches": [list(a) for a in sorted(fc.missing_arcs)],
-            "fixtures": {name: {"executed_lines": sorted(c.lines & fc.statements),
+            "fixtures": {name: {"executed_lines": sorted(r.lines),
                                 "executed_branches": [list(a) for a in
-                                                      sorted(c.arcs & fc.shape.arcs)],
-                                "truncated": c.truncated}
-                         for name, c in sorted(fc.fixtures.items())},
+                                                      sorted(r.arcs & fc.shape.arcs)],
+                                "truncated": fc.fixtures[name].truncated}
+                         for name, r in sorted(fc.ran.items())},
         }
-    stmts = sum(len(f.statements) for f in files)
-    ran = sum(len(f.executed) for f in files)
-    br = sum(len(f.shape.arcs) for f in files)
-    took = sum(len(f.taken_arcs) for f in files)
-    out["totals"] = {"num_statements": stmts, "covered_lines": ran, "missing_lines": stmts - ran,
-                     "num_branches": br, "covered_branches": took,
-                     "percent_covered": round(100.0 * (ran + took) / (stmts + br), 2)
-                     if stmts + br else 100.0}
+    totals = _summary(sum(len(f.statements) for f in files),
+                      sum(len(f.executed) for f in files), sum(f.num_branches for f in files),
+                      sum(f.covered_branches for f in files),
+                      sum(f.partial_branches for f in files))
+    totals["excluded_lines"] = sum(len(f.shape.excluded) for f in files)
+    out["totals"] = totals
     return out
 
 
@@ -126,5 +155,5 @@ def lcov(files: Sequence[FileCoverage], test_name: str = "") -> str:
             for i, d in enumerate(dests):
                 taken = str(fc.arc_hits((line, d))) if line in ran else "-"
                 out.append(f"BRDA:{line},0,{i},{taken}")
-        out += [f"BRF:{len(fc.shape.arcs)}", f"BRH:{len(fc.taken_arcs)}", "end_of_record"]
+        out += [f"BRF:{fc.num_branches}", f"BRH:{fc.covered_branches}", "end_of_record"]
     return "\n".join(out) + "\n"

@@ -1,41 +1,97 @@
-"""Static shape of a step file, computed in the parent from its AST (never from the sandbox):
-which lines are statements, which arcs a branch can take, which physical lines belong to a
-multi-line statement, and which names each statement binds.
+"""Static shape of a step file, computed in the parent from its text (never from the sandbox).
 
-Conventions follow coverage.py: a statement is counted on its first line (a decorated
-``def`` on its first decorator); an arc is (from_line, to_line) between statement lines, and
-leaving a code object is (line, -first_line of that code object) ("line->exit"); the module's
-first line is 1. Branches are the lines of ``if``/``elif``, ``while`` (not ``while True``),
-``for`` and ``case`` (a ``case`` that can fail falls through to the next one). ``try`` is not a
-branch (coverage.py's report has no try arcs either: any line may raise); its ``except`` lines
-are statements. Docstrings, ``global``/``nonlocal``, ``else:``/``finally:`` lines execute
-nothing and are not statements.
+Statements, the arcs the code can take and which lines are branches are coverage.py's own
+static analysis (`coverage.parser.PythonParser`, with coverage.py's default exclusion and
+partial-branch patterns), and `StepFileShape.translate` turns a raw trace (lines and arcs as a
+tracer with coverage.py's conventions records them: (-first_line, line) entering a code object,
+(line, -first_line) leaving it) into statement lines and arcs exactly as coverage.py's analysis
+does: multi-line statements onto their first line, jumps out of ``with`` blocks through the
+``with`` line fixed, a line's self-arc onto its only way out. So the report agrees with
+``coverage run --branch`` on the same executions (tests/reference/test_coverage_agreement.py).
+
+Which physical lines belong to a multi-line statement and which names each statement binds
+(for the values trace, `layout`) are computed here from the AST: a statement is counted on its
+first line, a compound statement's header may span lines.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Mapping
+import functools
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from stepsmith.runner.pyparse import parse_module
 
-_LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _NOT_EXECUTED = (ast.Global, ast.Nonlocal)
+
+Arc = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Our own part of the shape (what the values trace needs; no coverage.py import)."""
+
+    line_map: Mapping[int, int]  # physical line -> its statement's line (where they differ)
+    assigns: Mapping[int, tuple[str, ...]]  # statement line -> names it binds, in order
+    line_count: int
 
 
 @dataclass(frozen=True)
 class StepFileShape:
+    """coverage.py's view of a step file: `statements`; `branches` (branch line -> every
+    destination it may take; a branch line is one with more than one way out); `arcs` (every
+    possible branch arc); `possible` (every possible arc, branch or not); `excluded` and
+    `no_branch` lines (coverage.py's default `# pragma: no cover` / `no branch` patterns)."""
+
     statements: frozenset[int]
-    branches: Mapping[int, frozenset[int]]  # branch line -> every destination it may take
-    line_map: Mapping[int, int]  # physical line -> its statement's line (where they differ)
-    assigns: Mapping[int, tuple[str, ...]]  # statement line -> names it binds, in order
+    branches: Mapping[int, frozenset[int]]
+    line_map: Mapping[int, int]
+    assigns: Mapping[int, tuple[str, ...]]
     line_count: int
-    arcs: frozenset[tuple[int, int]] = field(default=frozenset())  # every possible branch arc
+    arcs: frozenset[Arc] = field(default=frozenset())
+    possible: frozenset[Arc] = field(default=frozenset())
+    excluded: frozenset[int] = field(default=frozenset())
+    no_branch: frozenset[int] = field(default=frozenset())
+    _translate_arcs: Callable[[Iterable[Arc]], set[Arc]] | None = field(
+        default=None, compare=False, repr=False)
+    _first_line: Callable[[int], int] | None = field(default=None, compare=False, repr=False)
 
     def statement_of(self, line: int) -> int:
         return self.line_map.get(line, line)
+
+    @functools.cached_property
+    def _single_exits(self) -> dict[int, int]:
+        """Lines with exactly one possible way out -> that way."""
+        dests: dict[int, set[int]] = {}
+        for a, b in self.possible:
+            dests.setdefault(a, set()).add(b)
+        return {a: next(iter(d)) for a, d in dests.items() if len(d) == 1}
+
+    def translate(self, lines: Iterable[int], arcs: Iterable[Arc], truncated: bool = False
+                  ) -> tuple[frozenset[int], frozenset[Arc]]:
+        """(executed statement lines, executed arcs) of a raw trace, as coverage.py's
+        analysis makes them (`coverage.results.analysis_from_file_reporter`): executed lines
+        are the statements among the (first lines of the) lines the arcs touch, arcs go
+        through the parser's translation, and a self-arc counts as the line's only way out
+        when it has exactly one, else not at all. `lines` (the trace's own statement lines)
+        count only when the arcs were cut at their cap (`truncated`)."""
+        tr = self._translate_arcs or set
+        first = self._first_line or (lambda n: n)
+        arcs = set(arcs)
+        touched = {n for a in arcs for n in a if n > 0}
+        if truncated:
+            touched |= {n for n in lines if n > 0}
+        executed = frozenset(first(n) for n in touched) & self.statements
+        single = self._single_exits
+        fixed: set[Arc] = set()
+        for a, b in tr(arcs):
+            if a != b:
+                fixed.add((a, b))
+            elif a in single:
+                fixed.add((a, single[a]))
+        return executed, frozenset(tr(fixed))
 
 
 def first_line(node: ast.AST) -> int:
@@ -134,12 +190,11 @@ def _assigned(node: ast.stmt) -> list[str]:
 
 
 class _Walker:
-    def __init__(self, line_count: int):
-        self.statements: set[int] = set()
-        self.branches: dict[int, set[int]] = {}
+    """Statement lines (for the line map) and the names each binds; no arcs (coverage.py's)."""
+
+    def __init__(self) -> None:
         self.line_map: dict[int, int] = {}
         self.assigns: dict[int, tuple[str, ...]] = {}
-        self.line_count = line_count
 
     def claim(self, start: int, end: int, line: int) -> None:
         for n in range(start, end + 1):
@@ -148,97 +203,76 @@ class _Walker:
             else:
                 self.line_map.pop(n, None)
 
-    def statement(self, line: int, end: int) -> None:
-        self.statements.add(line)
-        self.claim(line, end, line)
+    def block(self, stmts: list[ast.stmt]) -> None:
+        for node in stmts:
+            self.node(node)
 
-    def block(self, stmts: list[ast.stmt], after: int) -> None:
-        for i, node in enumerate(stmts):
-            nxt = first_line(stmts[i + 1]) if i + 1 < len(stmts) else after
-            self.node(node, nxt)
-
-    def entry(self, stmts: list[ast.stmt], otherwise: int) -> int:
-        return first_line(stmts[0]) if stmts else otherwise
-
-    def node(self, node: ast.stmt, nxt: int) -> None:
+    def node(self, node: ast.stmt) -> None:
         line = first_line(node)
         end = _header_end(node) if _is_compound(node) else (node.end_lineno or node.lineno)
-        self.statement(line, end)
+        self.claim(line, end, line)
         names = _assigned(node)
         if names:
             self.assigns[line] = tuple(names)
         if isinstance(node, _DEFS):
-            body = _body(node.body, scope=True)
-            exit_ = -line
-            self.block(body, exit_)
+            self.block(_body(node.body, scope=True))
             return
-        if isinstance(node, ast.If):
-            body, orelse = _body(node.body, False), _body(node.orelse, False)
-            self.branches[line] = {self.entry(body, nxt), self.entry(orelse, nxt)}
-            self.block(body, nxt)
-            self.block(orelse, nxt)
-        elif isinstance(node, _LOOPS):
-            body, orelse = _body(node.body, False), _body(node.orelse, False)
-            leave = self.entry(orelse, nxt)
-            forever = isinstance(node, ast.While) and isinstance(node.test, ast.Constant) \
-                and bool(node.test.value)
-            if not forever:  # `while True:` always enters: no branch
-                self.branches[line] = {self.entry(body, line), leave}
-            self.block(body, line)
-            self.block(orelse, nxt)
-        elif isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
-            final = _body(node.finalbody, False)
-            after = self.entry(final, nxt)
-            orelse = _body(node.orelse, False)
-            self.block(_body(node.body, False), self.entry(orelse, after))
-            for h in node.handlers:
-                hl = h.lineno
-                hend = (h.type.end_lineno if h.type is not None else hl) or hl
-                self.statement(hl, hend)
-                if h.name:
-                    self.assigns[hl] = (h.name,)
-                self.block(_body(h.body, False), after)
-            self.block(orelse, after)
-            self.block(final, nxt)
-        elif isinstance(node, (ast.With, ast.AsyncWith)):
-            self.block(_body(node.body, False), nxt)
-        elif isinstance(node, ast.Match):
-            for i, case in enumerate(node.cases):
-                cl = case.pattern.lineno
-                cend = (case.guard or case.pattern).end_lineno or cl
-                self.statement(cl, cend)
-                names: list[str] = []
-                _bound_names(case.pattern, names)
-                if names:
-                    self.assigns[cl] = tuple(names)
-                fail = case_line(node.cases[i + 1]) if i + 1 < len(node.cases) else nxt
-                body = _body(case.body, False)
-                irrefutable = case.guard is None and _irrefutable(case.pattern)
-                if not irrefutable:
-                    self.branches[cl] = {self.entry(body, nxt), fail}
-                self.block(body, nxt)
+        for part in ("body", "orelse", "finalbody"):
+            self.block(_body(getattr(node, part, None) or [], False))
+        for h in getattr(node, "handlers", None) or []:
+            hend = (h.type.end_lineno if h.type is not None else h.lineno) or h.lineno
+            self.claim(h.lineno, hend, h.lineno)
+            if h.name:
+                self.assigns[h.lineno] = (h.name,)
+            self.block(_body(h.body, False))
+        for case in getattr(node, "cases", None) or []:
+            cl = case.pattern.lineno
+            self.claim(cl, (case.guard or case.pattern).end_lineno or cl, cl)
+            bound: list[str] = []
+            _bound_names(case.pattern, bound)
+            if bound:
+                self.assigns[cl] = tuple(bound)
+            self.block(_body(case.body, False))
 
 
-def case_line(case: ast.match_case) -> int:
-    return case.pattern.lineno
-
-
-def _irrefutable(p: ast.pattern) -> bool:
-    if isinstance(p, ast.MatchAs):
-        return p.pattern is None or _irrefutable(p.pattern)
-    if isinstance(p, ast.MatchOr):
-        return any(_irrefutable(x) for x in p.patterns)
-    return False
+def layout(source: str) -> Layout:
+    """The line map and bound names of `source` (SyntaxError if it does not parse)."""
+    source = source.removeprefix("\ufeff")
+    tree = parse_module(source)  # ast.parse's tree, without holding the GIL for a big file
+    w = _Walker()
+    w.block(_body(tree.body, scope=True))
+    return Layout(dict(w.line_map), dict(w.assigns), len(source.splitlines()))
 
 
 def analyse(source: str) -> StepFileShape:
-    """The shape of `source` (SyntaxError if it does not parse)."""
-    source = source.removeprefix("\ufeff")
-    tree = parse_module(source)
-    count = len(source.splitlines())
-    w = _Walker(count)
-    w.block(_body(tree.body, scope=True), -1)
-    branches = {k: frozenset(v) for k, v in w.branches.items() if len(v) > 1}
-    arcs = frozenset((k, d) for k, v in branches.items() for d in v)
-    return StepFileShape(frozenset(w.statements), branches, dict(w.line_map),
-                         dict(w.assigns), count, arcs)
+    """The shape of `source` (SyntaxError if it does not parse). Memoised per text: the
+    editor asks again for the same ran text on every keystroke (a traced live run warms it
+    off the server's event loop, runner/app/live.py)."""
+    return _analyse(source.removeprefix("\ufeff"))
+
+
+@functools.lru_cache(maxsize=16)
+def _analyse(source: str) -> StepFileShape:
+    from coverage.config import DEFAULT_EXCLUDE, DEFAULT_PARTIAL, DEFAULT_PARTIAL_ALWAYS
+    from coverage.exceptions import NotPython
+    from coverage.misc import join_regex
+    from coverage.parser import PythonParser
+
+    ours = layout(source)
+    parser = PythonParser(text=source, exclude=join_regex(DEFAULT_EXCLUDE))
+    try:
+        parser.parse_source()
+        possible = frozenset(parser.arcs())
+    except NotPython as exc:
+        raise SyntaxError(str(exc)) from None
+    exits = {line: n for line, n in parser.exit_counts().items() if n > 1}
+    excluded = frozenset(parser.excluded)
+    arcs = frozenset(a for a in possible if a[0] in exits and a[1] not in excluded)
+    branches: dict[int, set[int]] = {}
+    for a, b in arcs:
+        branches.setdefault(a, set()).add(b)
+    no_branch = parser.lines_matching(join_regex(DEFAULT_PARTIAL + DEFAULT_PARTIAL_ALWAYS))
+    return StepFileShape(frozenset(parser.statements),
+                         {k: frozenset(v) for k, v in branches.items()}, ours.line_map,
+                         ours.assigns, ours.line_count, arcs, possible, excluded,
+                         frozenset(no_branch), parser.translate_arcs, parser.first_line)

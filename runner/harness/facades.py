@@ -92,12 +92,17 @@ def _datetime_facade():
     if pinned is not None and pinned.tzinfo is None:
         pinned = pinned.replace(tzinfo=real.UTC)
 
-    # naive reads are the evaluation time in the workflow's timezone (a fixed offset the
-    # parent resolved for this instant); aware reads convert the same instant as asked
-    local = real.timezone(real.timedelta(seconds=REQ.get("utc_offset_seconds") or 0))  # noqa: F821
+    # naive reads are the evaluation time in the sandbox's local zone, which the harness set
+    # to the workflow's (TZ, from the request): the C library computes it from the zone's
+    # TZif file, fold included (the second 01:30 of a repeated hour has fold=1), exactly as
+    # every other naive operation of the real classes does
+    epoch = real.datetime(1970, 1, 1, tzinfo=real.UTC)
 
     def _now_local():
-        return _now_utc().astimezone(local)
+        u = _now_utc()
+        d = u - epoch
+        return real.datetime.fromtimestamp(d.days * 86400 + d.seconds).replace(
+            microsecond=u.microsecond)
 
     def _now_utc():
         if pinned is None:
@@ -113,7 +118,7 @@ def _datetime_facade():
         @classmethod
         def now(cls, tz=None):
             if tz is None:
-                r = _now_local().replace(tzinfo=None)
+                r = _now_local()
             else:
                 r = _now_utc().astimezone(tz)
             return cls(r.year, r.month, r.day, r.hour, r.minute, r.second, r.microsecond,
@@ -127,6 +132,23 @@ def _datetime_facade():
         @classmethod
         def today(cls):
             return cls.now(None)
+
+        # CPython (3.11) drops `fold` when these two build an instance of a subclass: the
+        # second 01:30 of a repeated hour came back as the first. Built by the real class,
+        # then copied with its fold.
+        @classmethod
+        def fromtimestamp(cls, t, tz=None):
+            return _copy(cls, real.datetime.fromtimestamp(t, tz))
+
+        @classmethod
+        def combine(cls, date, time, tzinfo=True):
+            r = (real.datetime.combine(date, time) if tzinfo is True
+                 else real.datetime.combine(date, time, tzinfo))
+            return _copy(cls, r)
+
+    def _copy(cls, r):
+        return cls(r.year, r.month, r.day, r.hour, r.minute, r.second, r.microsecond,
+                   r.tzinfo, fold=r.fold)
 
     class date(real.date, metaclass=_ReadOnlyClass):
         __slots__ = ()

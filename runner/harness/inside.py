@@ -219,7 +219,7 @@ def _main():
         output = fn(**kwargs)
         if tracer is not None:
             tracer["stop"]()
-        encoded = _encode(output)
+        encoded = _encode(output, "result")  # data: strictly JSON (encode.py)
     except MemoryError:
         return {"status": "memory_limit", "message": "the step ran out of memory",
                 "stdout": capture.text()}
@@ -257,9 +257,10 @@ def _with_violations(res):
 
 def _take_request():
     """The request's globals; a spare first installs the validator (its request is not
-    there yet), then reads the request. The pinned clock and the granted connections'
-    variables arrive with it: libfaketime re-reads FAKETIME on every clock call
-    (FAKETIME_NO_CACHE=1), and a spare had neither on its command line. All of this runs
+    there yet), then reads the request. The pinned clock, the local zone and the granted
+    connections' variables arrive with it: libfaketime re-reads FAKETIME on every clock call
+    (FAKETIME_NO_CACHE=1), TZ is re-read by tzset(), and a spare had none of them on its
+    command line. All of this runs
     before any step code."""
     global REQ, _STEP_FILE, _SOURCE
     if REQ is None:
@@ -271,11 +272,16 @@ def _take_request():
                 pass
         REQ = marshal.loads(_READ(int.from_bytes(_READ(8), "big")))
         posix.dup2(_NULL, 0)
-    for k, v in [(b"FAKETIME", REQ.get("faketime"))] + list((REQ.get("environ") or {}).items()):
+    for k, v in [(b"FAKETIME", REQ.get("faketime")), (b"TZ", REQ.get("tz"))] \
+            + list((REQ.get("environ") or {}).items()):
         if v is not None:
             k = k if type(k) is bytes else k.encode()
             posix.putenv(k, v.encode())
             posix.environ[k] = v.encode()
+    if REQ.get("tz") is not None:  # the C library's local zone is now the workflow's
+        import time
+
+        time.tzset()
     _STEP_FILE = REQ["filename"]
     # A UTF-8 byte-order mark is not part of the code: the validator ignores it (as Python
     # does for a file), so the harness does too (compile() of a str refuses U+FEFF).

@@ -114,6 +114,7 @@ class Effects:
             msg = f"effect {name!r} payload has no key field {key_field!r}"
             _VIOLATIONS.append(("effect", msg))
             raise EffectError(msg)
-        snapshot = _encode(payload)  # copy now; later mutation must not change the intent
+        # copy now (later mutation must not change the intent); data: strictly JSON
+        snapshot = _encode(payload, f"effect {name!r} payload")
         _EFFECTS.append((name, None if key_field is None else _encode(payload[key_field]),
                          snapshot))

@@ -4,16 +4,20 @@ asked for (inside.py executes it with ``CONF`` and ``SECRETS`` in its globals; i
 
 ``CONF`` (from the parent): ``mode`` ("coverage" or "values"), ``filename`` (only frames whose
 code comes from that file are traced), ``lmap`` {physical line: statement line} for the lines
-of multi-line statements (so a statement is one line, as coverage.py counts it), ``assigns``
-{statement line: [names bound there]} (values mode), and the caps.
+of multi-line statements (the values and ``lines`` are per statement line), ``assigns``
+{statement line: [names bound there]} (values mode), the interpreter's ``resume`` and
+``push_exc_info`` opcodes, and the caps.
 
 Python 3.11 (the pinned version) has no ``sys.monitoring``, so this is ``sys.settrace``: the
 global function answers each new frame with ``None`` unless the frame runs the step file's
 code, so facade, validator and harness frames cost one call each and no line events.
 
-Lines and arcs are recorded like coverage.py's: an arc (from, to) between consecutive
-statements of one frame, (-first_line, line) on entering a code object and (line,
--first_line) on leaving it. Values: when a frame leaves a statement line, the reprs of the
+Arcs are recorded as coverage.py's own tracer (pytracer.py) records them, on raw line
+numbers: (previous line, line) on every line event of one frame (self-arcs too), entering a
+code object (-first_line, line), leaving it (line, -first_line); a generator resumed goes on
+from its last line and a yield is no exit, a handler's PUSH_EXC_INFO line event is skipped.
+The parent translates them as coverage.py's analysis does (coverage/static.py), so they are
+never mapped here. Values: when a frame leaves a statement line, the reprs of the
 names that statement binds (read from the frame's locals), and a function's return value;
 per line the first and the last such snapshot are kept (a loop body's first and last
 iteration). Every repr is bounded and never cut inside a granted credential (the parent
@@ -37,8 +41,15 @@ _VALUES = _MODE == "values"
 # code objects whose "return" is not a value the author wrote
 _NO_RETURN = frozenset({"<module>", "<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>"})
 _GENERATOR_FLAGS = 0x20 | 0x200 | 0x80 | 0x100  # generator, async generator, coroutine
+# opcode numbers of this interpreter (the parent's own binary), for coverage.py's tests of
+# real calls and returns (generators) and of exception-handler line events
+_RESUME = CONF.get("resume")  # noqa: F821
+_PUSH_EXC_INFO = CONF.get("push_exc_info")  # noqa: F821
+if _PUSH_EXC_INFO is None:
+    _PUSH_EXC_INFO = -1  # no such opcode: no line event is skipped
+_LASTI_IS_YIELD = sys.version_info[:2] != (3, 13)
+_RETURN_LINE = sys.version_info >= (3, 14)  # 3.14 may report a new line only on return
 
-_lines = set()
 _arcs = set()
 _values = {}  # statement line -> [hits, first snapshot, last snapshot]
 _state = {"chars": 0, "truncated": False}
@@ -139,42 +150,78 @@ def _snapshot(frame, line, returned, has_return):
         entry[4] = size
 
 
+def _real_call(frame):
+    """coverage.py's test (pytracer.py): a "call" event starts a frame, or resumes a
+    generator; on 3.11+ the RESUME instruction's argument says which (0: a real call)."""
+    code = frame.f_code
+    if _RESUME is not None:
+        return code.co_code[frame.f_lasti + 1] == 0
+    return frame.f_lasti < 0
+
+
+def _real_return(frame):
+    """coverage.py's test: a "return" event that is not a generator's yield (one that
+    resumes next) leaves the code object."""
+    code = frame.f_code.co_code
+    lasti = frame.f_lasti
+    if len(code) == lasti + 2:
+        return True
+    if _LASTI_IS_YIELD:
+        lasti += 2
+    return code[lasti] != _RESUME
+
+
+def _arc(a, b):
+    if len(_arcs) < _MAX_ARCS:
+        _arcs.add((a, b))
+    else:
+        _state["truncated"] = True
+
+
 def _tracer(frame, event, arg):
     code = frame.f_code
     if code.co_filename != _FILE:
         return None
     first = code.co_firstlineno
-    last = [-first]
+    try:
+        last = [-first if _real_call(frame) else frame.f_lineno]
+    except BaseException:
+        last = [-first]
+    vlast = [-first]  # values: the statement line being left (statement lines, deduplicated)
     raised = [False]
     wants_return = _VALUES and code.co_name not in _NO_RETURN and \
         not code.co_flags & _GENERATOR_FLAGS
+
+    co = code.co_code  # coverage.py skips the line event of a handler's PUSH_EXC_INFO
+    arcs = _arcs
 
     def local(frame, event, arg):
         try:
             if event == "line":
                 ln = frame.f_lineno
-                ln = _LMAP.get(ln, ln)
-                prev = last[0]
-                raised[0] = False
-                if ln == prev:
+                if _VALUES:
+                    raised[0] = False
+                    sl = _LMAP.get(ln, ln)
+                    if sl != vlast[0]:
+                        if vlast[0] > 0:
+                            _snapshot(frame, vlast[0], None, False)
+                        vlast[0] = sl
+                if co[frame.f_lasti] == _PUSH_EXC_INFO:
                     return local
-                if len(_lines) < _MAX_LINES:
-                    _lines.add(ln)
+                if len(arcs) < _MAX_ARCS:
+                    arcs.add((last[0], ln))  # raw lines, self-arcs too: the parent translates
                 else:
                     _state["truncated"] = True
-                if len(_arcs) < _MAX_ARCS:
-                    _arcs.add((prev, ln))
-                else:
-                    _state["truncated"] = True
-                if _VALUES and prev > 0:
-                    _snapshot(frame, prev, None, False)
                 last[0] = ln
             elif event == "return":
-                prev = last[0]
-                if len(_arcs) < _MAX_ARCS:
-                    _arcs.add((prev, -first))
-                if _VALUES and prev > 0:
-                    _snapshot(frame, prev, arg, wants_return and not raised[0])
+                if _real_return(frame):
+                    ln = frame.f_lineno
+                    if _RETURN_LINE and ln is not None and ln != last[0]:
+                        _arc(last[0], ln)
+                        last[0] = ln
+                    _arc(last[0], -first)
+                if _VALUES and vlast[0] > 0:
+                    _snapshot(frame, vlast[0], arg, wants_return and not raised[0])
             elif event == "exception":
                 raised[0] = True
         except BaseException:  # advisory: a failing trace never fails the step
@@ -193,7 +240,11 @@ def stop():
 
 
 def result():
-    out = {"lines": sorted(_lines), "arcs": sorted([a, b] for a, b in _arcs),
+    # the statement lines the arcs touch (multi-line statements onto their first line)
+    lines = {_LMAP.get(n, n) for arc in _arcs for n in arc if n > 0}
+    if len(lines) > _MAX_LINES:
+        _state["truncated"] = True
+    out = {"lines": sorted(lines)[:_MAX_LINES], "arcs": sorted([a, b] for a, b in _arcs),
            "truncated": _state["truncated"]}
     if _VALUES:
         vals = []

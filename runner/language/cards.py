@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from . import markdown as md
+
 NETWORK_MEANING = {
     "none": "no network at all: the sandbox has no network interface beyond loopback",
     "public_egress": "may reach the public internet, only in an explicitly live run "
@@ -18,25 +20,27 @@ PINNED_TIME = (
 
 
 def _names(values) -> str:
-    return ", ".join(f"`{v}`" for v in values) if values else "none"
+    return md.names(values)
 
 
 def reach_card(row) -> str:
     """The reach card of one step (`StepReach`), ending with the honest sentence."""
     from stepsmith.runner.reach import REACH_SENTENCE
 
-    lines = [f"### Step `{row.step_id}` — what it can reach", ""]
+    # every field is workflow data (issue 18): code spans and plain text, escaped
+    lines = [f"### Step {md.code(row.step_id)} — what it can reach", ""]
     if row.reaches_nothing:
         lines.append("**Reaches nothing**: no network, no connections, no sources, no effects.")
         lines.append("")
     lines += [
-        f"- **network**: `{row.network}` — {NETWORK_MEANING.get(row.network, row.network)}",
+        (f"- **network**: {md.code(row.network)} — "
+         f"{NETWORK_MEANING.get(row.network) or md.plain(row.network)}"),
         f"- **connections**: {_names(row.connections)}",
         f"- **sources read**: {_names(row.sources)}",
         f"- **effects**: {_names(row.effects)}",
-        f"- **code**: `{row.code}`",
+        f"- **code**: {md.code(row.code)}",
         "",
-        f"> {row.explanation.strip()}",
+        f"> {md.plain(row.explanation.strip())}",
         "",
         f"*{REACH_SENTENCE}*",
     ]
@@ -52,8 +56,8 @@ def rule_card(code: str, message: str | None = None) -> str | None:
     except Exception:
         return None
     out = [f"### {rule.code} `{rule.name}`", ""]
-    if message:
-        out += [f"**{message}**", ""]
+    if message:  # a problem's message quotes workflow data (keys, names): shown as text
+        out += [f"**{md.plain(message)}**", ""]
     out += [rule.summary, "", f"*Why:* {rule.rationale}"]
     if rule.security:
         out += ["", "Security rule: it cannot be suppressed."]

@@ -3,7 +3,8 @@ branches none of them took ("no fixture takes this branch", an informational not
 
 Input: each fixture's `sandbox.Coverage` of the file (from `run_step(trace="coverage")`) and
 the exact text those runs executed. The statement and branch shape comes from the parent's
-own parse (runner/coverage/static.py), never from the sandbox. Lines are carried onto the
+own parse (runner/coverage/static.py: coverage.py's analysis), never from the sandbox; each
+trace is translated onto statements as coverage.py does (`FileCoverage.ran`). Lines are carried onto the
 current buffer (carry.py): a line changed since the runs has no coverage rather than stale
 coverage. Runner coordinates (1-based lines, code-point columns).
 """
@@ -99,9 +100,9 @@ def coverage_view(path: str, text: str, ran_text: str,
     if fc is None:
         return None
     where = line_map(ran_text, text)
-    fixtures = {name: FixtureLines(_map_lines(where, c.lines & fc.statements),
-                                   _map_arcs(where, c.arcs & fc.shape.arcs))
-                for name, c in fc.fixtures.items()}
+    fixtures = {name: FixtureLines(_map_lines(where, r.lines),
+                                   _map_arcs(where, r.arcs & fc.shape.arcs))
+                for name, r in fc.ran.items()}
     return CoverageView(_map_lines(where, fc.executed), _map_lines(where, fc.missing),
                         _map_arcs(where, fc.taken_arcs), _map_arcs(where, fc.partial_arcs),
                         fixtures, fc.percent, ran_text != text)

@@ -1,25 +1,24 @@
 """A cron schedule in plain English, for the manifest's inlay hint after `cron:`.
 
 `describe("0 7 * * 1-5", "Europe/London")` -> "07:00 on weekdays, Europe/London". Pure; never
-raises: anything the manifest would refuse is None. Validity is the manifest model's own
-(`check_cron`, the one grammar of a cron field), so the hint and the SM error never disagree;
-this module only adds the `@daily`-style macros and the words.
+raises: anything the manifest would refuse is None. Validity, macros and the values of a
+field are the manifest's own (`runner/manifest/cron.py`, the one cron grammar), so the hint
+and the SM error never disagree; this module only adds the words.
 """
 
 from __future__ import annotations
 
-from stepsmith.runner.manifest.model import _CRON_FIELDS, _CRON_ITEM, check_cron
+from stepsmith.runner.manifest.cron import (
+    CRON_FIELDS,
+    MACROS,
+    MAX_CRON_CHARS,
+    check_cron,
+    expand_macro,
+    field_values,
+    split_fields,
+)
 
 __all__ = ["MACROS", "describe", "expand"]
-
-#: Longer than any sensible expression; beyond it we do not even split the text.
-MAX_CRON_CHARS = 200
-
-MACROS = {
-    "@yearly": "0 0 1 1 *", "@annually": "0 0 1 1 *", "@monthly": "0 0 1 * *",
-    "@weekly": "0 0 * * 0", "@daily": "0 0 * * *", "@midnight": "0 0 * * *",
-    "@hourly": "0 * * * *",
-}
 
 _DAYS = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
@@ -41,28 +40,13 @@ class _Field:
         self.step = step  # (N, True when the base is `*`)
 
 
-def _number(text: str, name: str, names) -> int:
-    if text.isdigit():  # ASCII only: `_CRON_ITEM` admits [0-9a-zA-Z] and nothing else
-        return int(text)
-    return names.index(text.lower()) + (1 if name == "month" else 0)
-
-
 def _parse_field(text: str, spec) -> _Field:
-    name, lo, hi, names = spec
-    values: set[int] = set()
+    name = spec[0]
+    values = field_values(text, spec)  # the manifest's own reading of the field
     items = text.split(",")
     step_form = None
-    for item in items:
-        star, a, b, step = _CRON_ITEM.match(item).groups()
-        n = int(step) if step is not None else 1
-        if star:
-            start, end = lo, hi
-        else:
-            start = _number(a, name, names)
-            end = _number(b, name, names) if b is not None else (hi if step else start)
-        values.update(range(start, end + 1, n))
-        if step is not None and len(items) == 1:
-            step_form = (n, bool(star))
+    if len(items) == 1 and "/" in text:
+        step_form = (int(text.rsplit("/", 1)[1]), text.startswith("*"))
     if name == "day of week" and 7 in values:  # 7 is Sunday too
         values.discard(7)
         values.add(0)
@@ -79,12 +63,12 @@ def expand(cron: str) -> tuple[tuple[int, ...], ...] | None:
 def _fields(cron) -> list[_Field] | None:
     if not isinstance(cron, str) or len(cron) > MAX_CRON_CHARS:
         return None
-    text = MACROS.get(cron.strip().lower(), cron)
     try:
-        check_cron(text)
+        check_cron(cron)
     except (ValueError, TypeError):
         return None
-    return [_parse_field(t, spec) for t, spec in zip(text.split(), _CRON_FIELDS, strict=True)]
+    text = expand_macro(cron)
+    return [_parse_field(t, spec) for t, spec in zip(split_fields(text), CRON_FIELDS, strict=True)]
 
 
 def _join(words: list[str]) -> str:

@@ -44,13 +44,39 @@ def _overlaps(a, b) -> bool:
     return a[0] < b[1] and b[0] < a[1]  # two insertions at one point do not
 
 
-def _one_round(snapshot: WorkspaceSnapshot, path: str, text: str) -> str:
+def deferred(offered, *, unsafe: bool) -> set[int]:
+    """Indices of the (problem, fixes) pairs whose fix must wait for another problem's guess:
+    an unused input that looks like a misspelt parameter, or a misspelt key, is renamed (a
+    guess); removing the input, adding the parameter as null or adding the missing key with a
+    placeholder instead would drop the author's wiring or text silently. Shared by fix-all,
+    `check --fix` and the MCP `check` tool (which offers no fix for these)."""
+    renaming = {p.step for p, fx in offered
+                if p.code == "SM204" and fx and fx[0].kind not in SAFE_KINDS}
+    renamed_keys = {(p.step, e.new_text) for p, fx in offered if p.code == "SM003" and fx
+                    for e in fx[0].edits}
+    out = set()
+    for i, (p, fx) in enumerate(offered):
+        if not fx:
+            continue
+        if p.code == "SM004" and any(
+                (p.step, e.new_text.strip().split(":")[0].strip("'\"")) in renamed_keys
+                for e in fx[0].edits):
+            out.add(i)
+        elif p.step in renaming and (p.code == "SM205" or (p.code == "SM204" and not unsafe)):
+            out.add(i)  # the rename (when allowed) also gives the parameter its input
+    return out
+
+
+def _one_round(snapshot: WorkspaceSnapshot, path: str, text: str, unsafe: bool = False,
+               applied: list | None = None) -> str:
     chosen: list[TextEdit] = []
     taken: list[tuple] = []
     seen: set[tuple] = set()
-    for problem in diagnostics(snapshot, path):
-        fixes = fixes_for(snapshot, path, problem)
-        if not fixes or fixes[0].kind not in SAFE_KINDS:
+    picked = []
+    offered = [(p, fixes_for(snapshot, path, p)) for p in diagnostics(snapshot, path)]
+    waiting = deferred(offered, unsafe=unsafe)
+    for i, (problem, fixes) in enumerate(offered):
+        if not fixes or not (unsafe or fixes[0].kind in SAFE_KINDS) or i in waiting:
             continue
         edits = fixes[0].edits
         if edits in seen:  # SM205: one fix adding every input, on each parameter's problem
@@ -61,10 +87,14 @@ def _one_round(snapshot: WorkspaceSnapshot, path: str, text: str) -> str:
         seen.add(edits)
         chosen.extend(edits)
         taken.extend(ranges)
+        picked.append(fixes[0])
     try:
-        return apply_edits(text, chosen) if chosen else text
+        new = apply_edits(text, chosen) if chosen else text
     except ValueError:  # columns past a line end made two ranges meet: nothing this round
         return text
+    if applied is not None:
+        applied.extend(picked)
+    return new
 
 
 def hunks(old: str, new: str) -> tuple[TextEdit, ...]:
@@ -77,17 +107,29 @@ def hunks(old: str, new: str) -> tuple[TextEdit, ...]:
     return tuple(out)
 
 
-def fix_all(snapshot: WorkspaceSnapshot, path: str) -> CodeAction | None:
-    """The fix-all action for `path` on the snapshot's text, or None when nothing is safe."""
+def fix_text(snapshot: WorkspaceSnapshot, path: str, *, unsafe: bool = False):
+    """(fixed text, the fixes applied) for `path`: the safe fixes, or with `unsafe` also the
+    guesses (did-you-mean). Fixes that widen what a step may reach ("declare this effect") are
+    never among them: they are offered one by one in the editor only. None when unreadable."""
     original = snapshot.read_text(path)
     if original is None:
         return None
-    text, snap = original, snapshot
+    text, snap, applied = original, snapshot, []
     for _ in range(MAX_ROUNDS):
-        new = _one_round(snap, path, text)
+        new = _one_round(snap, path, text, unsafe, applied)
         if new == text:
             break
         text, snap = new, _with_text(snapshot, path, new)
+    return text, applied
+
+
+def fix_all(snapshot: WorkspaceSnapshot, path: str) -> CodeAction | None:
+    """The fix-all action for `path` on the snapshot's text, or None when nothing is safe."""
+    original = snapshot.read_text(path)
+    fixed = fix_text(snapshot, path)
+    if fixed is None:
+        return None
+    text = fixed[0]
     if text == original:
         return None
     return CodeAction("Fix all stepsmith problems that have a safe fix",

@@ -15,6 +15,8 @@ from pathlib import Path
 
 from stepsmith.runner.problems import Problem, Span
 
+from . import markdown as md
+
 MAX_HOVER_CHARS = 2_000_000  # beyond stepsmith.maxFileSize nothing is analysed: no cards
 
 
@@ -102,7 +104,7 @@ def reach_cards(snapshot, path: str, function: str, card) -> list[str]:
     for s in snapshot.steps_using(path, function):
         mdoc = snapshot.manifest_doc(s.manifest)
         if mdoc is None or mdoc.workflow is None:
-            out.append(f"Step `{s.id}` — the manifest `{os.path.basename(s.manifest)}` has "
+            out.append(f"Step {md.code(s.id)} — the manifest {md.code(os.path.basename(s.manifest))} has "
                        "errors; fix them to see what this step can reach.")
             continue
         out += [card(row) for row in reach_rows(mdoc.workflow) if row.step_id == s.id]

@@ -19,6 +19,7 @@ from stepsmith.runner.model.refs import (
 )
 from stepsmith.runner.problems import Span
 
+from . import markdown as md
 from .cards import reach_card, rule_card
 
 _LEAF_TYPES = (str, int, float, bool, type(None))
@@ -103,10 +104,10 @@ def describe_key(key_path: tuple) -> str | None:
     if info is None:
         return None
     name = key_path[-1]
-    text = f"**`{name}`** — {info.description or ''}".rstrip(" —")
+    text = f"**{md.code(name)}** — {info.description or ''}".rstrip(" —")
     values = literal_values(tp)
     if values:
-        text += "\n\nOne of: " + ", ".join(f"`{v}`" for v in values)
+        text += "\n\nOne of: " + md.names(values)
     if info.is_required():
         text += "\n\n*Required.*"
     return text
@@ -243,7 +244,7 @@ def _code_ref(code: str | None, code_link: Callable[[str], str | None] | None) -
     if not code:
         return "*(no `code:`)*"
     target = code_link(code) if code_link is not None else None
-    return f"[`{code}`]({target})" if target else f"`{code}`"
+    return f"[{md.code(code)}]({target})" if target else md.code(code)
 
 
 def input_hover(doc, key_path: tuple, *,
@@ -253,7 +254,8 @@ def input_hover(doc, key_path: tuple, *,
     a source (its description and connection), another step's output (that step's id,
     explanation and code) or a literal passed verbatim (its JSON type); and the parameter it
     feeds. Works on the YAML tree, so also while other parts of the manifest have errors.
-    `code_link(code)` may turn a `path.py:function` into a link target (the editor's glue)."""
+    `code_link(code)` may turn a `path.py:function` into a link target (the editor's glue).
+    Every name, value, description and explanation is workflow data: escaped (issue 18)."""
     YMap, _, _ = _nodes()
     if (len(key_path) < 4 or key_path[0] != "steps" or not isinstance(key_path[1], int)
             or key_path[2] != "inputs" or not isinstance(key_path[3], str)):
@@ -270,8 +272,9 @@ def input_hover(doc, key_path: tuple, *,
     code = step_code_of(item)
     ref = CodeRef.parse(code)
     function = ref.function if ref is not None else None
-    feeds = (f"- **feeds**: parameter `{param}` of {_code_ref(code, code_link)}"
-             if function else f"- **feeds**: parameter `{param}` of step `{sid}`'s function")
+    p_, sid_ = md.code(param), md.code(sid)
+    feeds = (f"- **feeds**: parameter {p_} of {_code_ref(code, code_link)}"
+             if function else f"- **feeds**: parameter {p_} of step {sid_}'s function")
     value = pair.value
     text = _scalar_text(value)
     root = doc.root
@@ -280,40 +283,42 @@ def input_hover(doc, key_path: tuple, *,
         name = iref.name
         sources = root.get("sources") if isinstance(root, YMap) else None
         src = sources.get(name) if isinstance(sources, YMap) else None
-        head = f"**Input `{param}`** of step `{sid}` ← source **`{name}`**"
+        head = f"**Input {p_}** of step {sid_} ← source **{md.code(name)}**"
         if not isinstance(src, YMap):
-            return "\n".join([head, "", f"No source `{name}` is declared under `sources`.", "", feeds])
+            return "\n".join([head, "", f"No source {md.code(name)} is declared under `sources`.", "",
+                              feeds])
         desc = (_scalar_text(src.get("description")) or "").strip()
         conn = _scalar_text(src.get("connection"))
-        lines = [head, "", desc or "*(the source has no description)*", ""]
+        lines = [head, "", md.plain(desc) if desc else "*(the source has no description)*", ""]
         kind = _scalar_text(src.get("kind")) or "connection"
         if kind in ("channel", "graph"):  # the kinds that read no connection
             field_name, label = ("channel", "channel") if kind == "channel" else ("query",
                                                                                   "graph query")
-            lines.append(f"- **{label}**: `{_scalar_text(src.get(field_name)) or '?'}`")
+            lines.append(f"- **{label}**: {md.code(_scalar_text(src.get(field_name)) or '?')}")
         elif conn:
             conns = root.get("connections")
             cnode = conns.get(conn) if isinstance(conns, YMap) else None
             cdesc = (_scalar_text(cnode.get("description")) or "").strip() if isinstance(cnode, YMap) else ""
-            lines.append(f"- **connection**: `{conn}`" + (f" — {cdesc}" if cdesc else ""))
+            lines.append(f"- **connection**: {md.code(conn)}" + (f" — {md.plain(cdesc)}" if cdesc else ""))
         else:
             lines.append("- **connection**: *(none given)*")
         lines.append(feeds)
         return "\n".join(lines)
     if isinstance(iref, StepOutputRef):
         ref = iref.step
-        head = f"**Input `{param}`** of step `{sid}` ← the output of step **`{ref}`**"
+        head = f"**Input {p_}** of step {sid_} ← the output of step **{md.code(ref)}**"
         target = None
         for _, other in step_items(doc):
             if step_id_of(other) == ref:
                 target = other
                 break
         if target is None:
-            return "\n".join([head, "", f"No step has the id `{ref}`.", "", feeds])
+            return "\n".join([head, "", f"No step has the id {md.code(ref)}.", "", feeds])
         explanation = (_scalar_text(target.get("explanation")) or "").strip()
         lines = [head, "",
-                 f"> {explanation}" if explanation else "*(that step has no explanation)*", "",
-                 f"- **step**: `{ref}`",
+                 f"> {md.plain(explanation)}" if explanation else "*(that step has no explanation)*",
+                 "",
+                 f"- **step**: {md.code(ref)}",
                  f"- **code**: {_code_ref(step_code_of(target), code_link)}",
                  feeds]
         return "\n".join(lines)
@@ -328,10 +333,9 @@ def input_hover(doc, key_path: tuple, *,
             shown = repr(data)
     if len(shown) > 80:
         shown = shown[:77] + "..."
-    shown = shown.replace("`", "'")
-    lines = [f"**Input `{param}`** of step `{sid}` — literal input passed verbatim", "",
+    lines = [f"**Input {p_}** of step {sid_} — literal input passed verbatim", "",
              f"- **JSON type**: `{json_type(data)}`",
-             f"- **value**: `{shown}`",
+             f"- **value**: {md.code(shown)}",
              feeds]
     return "\n".join(lines)
 

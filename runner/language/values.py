@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from stepsmith.runner.sandbox.trace import LineValue, ValueSnapshot
 
+from . import markdown as md
 from .carry import line_map
 from .lines import split_lines, strip_eol
 
@@ -132,10 +133,10 @@ def _name_at(line_text: str, column: int) -> str | None:
 
 
 def _statement_line(text: str, line: int) -> int:
-    from stepsmith.runner.coverage.static import analyse
+    from stepsmith.runner.coverage.static import layout
 
     try:
-        return analyse(text).statement_of(line)
+        return layout(text).line_map.get(line, line)  # the line map only: no coverage.py
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return line
 
@@ -180,10 +181,12 @@ def value_hover(text: str, traced: TracedValues | None, line: int, column: int) 
         if found[0] is None:
             continue
         where_from = "" if cand == old_line else f" (bound on line {where.get(cand, cand)})"
-        body = f"`{name} = {found[0]}`"
+        # values and the fixture's name are workflow data: escaped (issue 18)
+        body = md.code(f"{name} = {found[0]}")
         if len(found) > 1 and found[1] is not None:
-            body = f"first: `{name} = {found[0]}`  \nlast: `{name} = {found[1]}` ({v.hits}×)"
-        return f"**{name}** in fixture `{traced.fixture}`{where_from}\n\n{body}"
+            body = (f"first: {md.code(f'{name} = {found[0]}')}  \n"
+                    f"last: {md.code(f'{name} = {found[1]}')} ({v.hits}×)")
+        return f"**{md.plain(name)}** in fixture {md.code(traced.fixture)}{where_from}\n\n{body}"
     return None
 
 

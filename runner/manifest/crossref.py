@@ -158,7 +158,8 @@ def check_crossrefs(root: YMap, add: Callable[..., None]) -> None:
                 kinds[1].key.span,
             )
         elif not kinds and not any(True for p in trigger.pairs):
-            add("SM005", "trigger needs exactly one of schedule, event or manual", tpair.key.span)
+            add("SM005", "trigger needs exactly one of schedule, event or manual", tpair.key.span,
+                data={"schema": True})  # minProperties/maxProperties 1 in the schema
         event = trigger.get("event")
         if isinstance(event, YMap):
             check_connection_ref(event.pair("connection"), "the event trigger")

@@ -8,21 +8,27 @@ in `crossref.py` / `check.py`, where exact positions are known.
 
 from __future__ import annotations
 
-import re
 import zoneinfo
 from typing import Annotated, Literal
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     JsonValue,
     PrivateAttr,
     StringConstraints,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
+from stepsmith.runner.manifest.cron import (  # the one cron grammar (re-exported)
+    CRON_FIELDS as _CRON_FIELDS,  # noqa: F401
+    CRON_ITEM as _CRON_ITEM,  # noqa: F401
+    check_cron,
+)
 from stepsmith.runner.model.grammar import (  # the one grammar (re-exported for callers)
     CODE_PATTERN,
     EVENT_PATTERN,
@@ -30,8 +36,12 @@ from stepsmith.runner.model.grammar import (  # the one grammar (re-exported for
     PARAM_PATTERN,
     PYTHON_PATTERN,
     SLUG_PATTERN,
+    WHITESPACE_CLASS,
 )
 from stepsmith.runner.model.refs import CodeRef, InputRef, parse_input_ref
+
+from .cron_pattern import cron_pattern
+from .zones import ZONES
 
 Slug = Annotated[str, StringConstraints(pattern=SLUG_PATTERN)]
 Name = Annotated[str, StringConstraints(pattern=NAME_PATTERN)]
@@ -44,65 +54,43 @@ class _Strict(BaseModel):
 
 # --------------------------------------------------------------------------------- trigger
 
-_CRON_FIELDS = (
-    ("minute", 0, 59, None),
-    ("hour", 0, 23, None),
-    ("day of month", 1, 31, None),
-    ("month", 1, 12, ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]),
-    ("day of week", 0, 7, ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]),
-)
-_CRON_ITEM = re.compile(r"^(?:(\*)|([0-9a-zA-Z]+)(?:-([0-9a-zA-Z]+))?)(?:/([0-9]+))?$")
-
-
-def check_cron(expr: str) -> str:
-    """Validate a 5-field cron expression; raise ValueError with a precise message."""
-    fields = expr.split()
-    if len(fields) != 5:
-        raise ValueError(
-            f"cron needs 5 fields (minute hour day-of-month month day-of-week), got {len(fields)}"
-        )
-    for text, (name, lo, hi, names) in zip(fields, _CRON_FIELDS, strict=True):
-        for item in text.split(","):
-            m = _CRON_ITEM.match(item)
-            if not m:
-                raise ValueError(f"cron {name} field {text!r} is not valid")
-            star, a, b, step = m.groups()
-            vals = []
-            for v in (a, b):
-                if v is None:
-                    continue
-                if v.isdigit():
-                    n = int(v)
-                elif names and v.lower() in names:
-                    n = names.index(v.lower()) + (1 if name == "month" else 0)
-                else:
-                    raise ValueError(f"cron {name} field has unknown value {v!r}")
-                if not lo <= n <= hi:
-                    raise ValueError(f"cron {name} value {v} is out of range {lo}-{hi}")
-                vals.append(n)
-            if len(vals) == 2 and vals[0] > vals[1]:
-                raise ValueError(f"cron {name} range {a}-{b} runs backwards")
-            if step is not None and int(step) == 0:
-                raise ValueError(f"cron {name} step must be at least 1")
-    return expr
+_ZONE_SET = frozenset(ZONES)
 
 
 def check_timezone(name: str) -> str:
-    try:
-        zoneinfo.ZoneInfo(name)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
+    if name not in _ZONE_SET:  # the schema's enum: the same list, on every machine
         import difflib
 
-        try:
-            known = sorted(zoneinfo.available_timezones())
-        except Exception:  # pragma: no cover
-            known = []
-        close = difflib.get_close_matches(name, known, n=1)
+        close = difflib.get_close_matches(name, ZONES, n=1)
+        if not close:
+            folded = {z.lower(): z for z in ZONES}.get(name.strip().lower())
+            close = [folded] if folded else []
         hint = f"; did you mean '{close[0]}'?" if close else " (use an IANA name such as Europe/London or UTC)"
         exc = ValueError(f"unknown timezone {name!r}{hint}")
         exc.suggestion = close[0] if close else None  # the editor's replace fix (parse.py)
         raise exc from None
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
+        raise ValueError(f"timezone {name!r} is not installed on this machine "
+                         "(apt-get install tzdata, or pip install tzdata)") from None
     return name
+
+
+#: A timezone in the schema: marked here, made a reference to the one enum of IANA names by
+#: runner/schema.py.
+TIMEZONE_MARK = "x-stepsmith-timezone"
+Timezone = Annotated[str, WithJsonSchema({"type": "string", TIMEZONE_MARK: True})]
+
+
+def _whole_number(v):
+    """JSON Schema's `integer` is any number with no fraction (`3.0`, `1e3`): so is ours."""
+    if type(v) is float and v.is_integer():
+        return int(v)
+    return v
+
+
+WholeNumber = Annotated[int, BeforeValidator(_whole_number)]
 
 
 class Schedule(_Strict):
@@ -111,9 +99,12 @@ class Schedule(_Strict):
     cron: str = Field(
         description="Five-field cron expression (minute hour day-of-month month day-of-week), "
         "e.g. \"0 7 * * 1-5\" for 07:00 on weekdays.",
-        examples=["0 7 * * 1-5"],
+        examples=["0 7 * * 1-5", "0 0 1 * *", "@daily"],
+        json_schema_extra={"pattern": cron_pattern(), "maxLength": 200, "patternErrorMessage":
+                           "not a cron schedule that can fire: five fields (minute hour "
+                           "day-of-month month day-of-week) or @daily, @hourly, ..."},
     )
-    timezone: str = Field(
+    timezone: Timezone = Field(
         description="IANA timezone the cron expression is read in, e.g. Europe/London or UTC.",
         examples=["Europe/London"],
     )
@@ -195,6 +186,8 @@ SOURCE_KIND_FIELD = {"connection": "connection", "channel": "channel", "graph": 
 
 
 def _source_kind_schema() -> dict:
+    """Each kind needs its own field as text and holds no other kind's field (null, like
+    absent, is allowed there), as `Source._fields_of_kind` says."""
     rules = []
     for kind, need in SOURCE_KIND_FIELD.items():
         others = [f for f in SOURCE_KIND_FIELD.values() if f != need]
@@ -202,8 +195,9 @@ def _source_kind_schema() -> dict:
                 if kind != "connection" else  # the default: kind absent, or connection
                 {"anyOf": [{"not": {"required": ["kind"]}},
                            {"properties": {"kind": {"const": "connection"}}}]})
-        rules.append({"if": cond, "then": {"required": [need],
-                                           "not": {"anyOf": [{"required": [o]} for o in others]}}})
+        rules.append({"if": cond, "then": {
+            "required": [need],
+            "properties": {need: {"type": "string"}, **{o: {"type": "null"} for o in others}}}})
     return {"allOf": rules}
 
 
@@ -279,9 +273,10 @@ class Step(_Strict):
         description="Unique step id: lowercase letters, digits, '-' or '_', starting with a letter.",
         examples=["match"],
     )
-    explanation: str = Field(
-        min_length=1,
-        pattern=r"\S",
+    explanation: str = Field(  # one rule (not also min_length): one squiggle in schema tools
+        pattern=r"[^" + WHITESPACE_CLASS + "]",  # something not blank, read alike by every engine
+        json_schema_extra={"patternErrorMessage": "explanation is empty: say in plain language "
+                           "what this step does"},
         description="Plain-language explanation of what the step does; this is what the "
         "workflow's owner reads.",
     )
@@ -342,13 +337,14 @@ class Workflow(_Strict):
         description="Workflow slug: lowercase letters, digits, '-' or '_', starting with a letter.",
         examples=["invoice-matching"],
     )
-    version: int = Field(ge=1, description="Immutable version number of this workflow (>= 1).")
+    version: WholeNumber = Field(ge=1, description="Immutable version number of this workflow (>= 1).",
+                                 examples=[1])
     python: str = Field(
         pattern=PYTHON_PATTERN,
         description="The Python version the steps are pinned to, as a quoted string, e.g. \"3.11\".",
         examples=["3.11"],
     )
-    timezone: str | None = Field(
+    timezone: Timezone | None = Field(
         default=None,
         description="IANA timezone the workflow's clock is read in: a naive "
         "`datetime.datetime.now()` / `datetime.date.today()` inside a step is the evaluation "

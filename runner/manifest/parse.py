@@ -385,13 +385,19 @@ def parse_manifest(text: str, path: str | None = None) -> ManifestDoc:
             else Span(root.span.line, root.span.column, root.span.line, root.span.column + 1))
         return ManifestDoc(text, path, root, None, problems)
 
+    def add_from_model(code: str, message: str, span: Span, step: str | None = None,
+                       data: dict | None = None):
+        # the JSON Schema says the same as the model (tests/reference/test_schema_model_
+        # agreement.py): any schema tool reports this problem too (an editor may leave it to one)
+        add(code, message, span, step, {**(data or {}), "schema": True})
+
     workflow = None
     try:
         workflow = Workflow.model_validate(root.data)
     except ValidationError as exc:
         for err in exc.errors(include_url=False):
             try:
-                _map_error(err, root, add)
+                _map_error(err, root, add_from_model)
             except Exception as inner:  # never lose an error to a mapping bug
                 add("SM005", f"{'.'.join(map(str, err['loc']))}: {err['msg']} "
                     f"({type(inner).__name__} while locating it)", root.span)

@@ -20,8 +20,12 @@ NAME_PATTERN = r"^[a-z][a-z0-9_]*$"
 NAME_RULE = "lowercase letters, digits or '_', starting with a letter"
 #: Input (parameter) names and effect key fields: Python identifiers, ASCII.
 PARAM_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
+#: Whitespace by any of Python's `str.isspace`, Unicode's White_Space (pydantic's Rust regex)
+#: and ECMAScript's `\s` (which alone counts U+FEFF): spelled out, since `\s` differs among them.
+WHITESPACE_CLASS = (r"\u0009-\u000d\u001c-\u0020\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029"
+                    r"\u202f\u205f\u3000\ufeff")
 #: `code:` as the schema accepts it; `refs.CodeRef` parses it.
-CODE_PATTERN = r"^[^:\s][^:]*\.py:[A-Za-z_][A-Za-z0-9_]*$"
+CODE_PATTERN = r"^[^:" + WHITESPACE_CLASS + r"][^:]*\.py:[A-Za-z_][A-Za-z0-9_]*$"
 PYTHON_PATTERN = r"^3\.[0-9]{1,2}$"
 EVENT_PATTERN = r"^[a-z][a-z0-9_.-]*$"
 #: Fixture case names (`fixtures/<step>/<case>.json`, `fixtures/_workflow/<case>.json`):

@@ -53,7 +53,7 @@ class CodeRef:
     @property
     def well_formed(self) -> bool:
         """What the schema accepts (`CODE_PATTERN`): one colon, a `.py` path, an ASCII name."""
-        return _CODE_RE.match(self.text) is not None
+        return _CODE_RE.fullmatch(self.text) is not None  # `$` alone would allow a final \n
 
     @property
     def normalised(self) -> str:
@@ -137,10 +137,10 @@ InputRef = SourceRef | StepOutputRef | Literal | MalformedRef
 def parse_input_ref(value: Any) -> InputRef:
     if isinstance(value, str):
         if value.startswith(SOURCE_PREFIX):
-            m = _SOURCE_RE.match(value)
+            m = _SOURCE_RE.fullmatch(value)
             return SourceRef(m.group(1)) if m else MalformedRef(value, "source")
         if value.startswith(STEP_PREFIX):
-            m = _STEP_RE.match(value)
+            m = _STEP_RE.fullmatch(value)
             return StepOutputRef(m.group(1)) if m else MalformedRef(value, "step")
     return Literal(value)
 

@@ -138,3 +138,12 @@ def get(code: str) -> Rule:
         if rule.name == key.lower():
             return rule
     raise UnknownRule(code, suggest(code))
+
+
+# Every finding links to its rule's page: generated from this catalogue (rules/pages.py),
+# checked in, shipped in the package, so the link resolves wherever stepsmith is installed.
+def rule_url(code: str) -> str:
+    """The URI of a rule's page ("" code: the index of every rule)."""
+    from pathlib import Path
+
+    return (Path(__file__).resolve().parent / "pages" / f"{code or 'README'}.md").as_uri()

@@ -76,6 +76,13 @@ SPECS: list[tuple[str, str, str, str]] = [
     ("SM301", "forbidden-input-field", "An input carries a field named secret, credentials, "
      "api_key or token.",
      "Inputs are stored verbatim in fixtures and results; credentials arrive only as connections."),
+    # --- SM4xx: the workflow as an immutable version (`stepsmith check --base REV`) ----------
+    ("SM401", "version-not-increased", "The manifest or a step file it uses changed since the base "
+     "revision but `version:` did not increase (a warning).",
+     "The engine saves each workflow as an immutable version; a changed workflow under an "
+     "unchanged version number would mean two different workflows with one identity."),
+    ("SM402", "version-decreased", "`version:` is lower than at the base revision.",
+     "Versions only go up: a lower number could collide with a version already saved and run."),
 ]
 
 # (refused snippet, accepted snippet) shown by `stepsmith rule SMxxx`
@@ -110,6 +117,9 @@ EXAMPLES: dict[str, tuple[str, str]] = {
     "SM208": ("def draft(matches):  # step declares effects: [draft_bill]",
               "def draft(matches, effects):"),
     "SM301": ("inputs: {options: {api_key: abc123}}", "connections: [xero]  # credential arrives here"),
+    "SM401": ("version: 3  # steps/match.py changed since the base, version as at the base",
+              "version: 4  # steps/match.py changed since the base"),
+    "SM402": ("version: 2  # the base revision says version: 3", "version: 4"),
 }
 
 _BY_CODE = {spec[0]: spec for spec in SPECS}

@@ -34,7 +34,7 @@ import marshal
 import os
 import time
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from .. import __version__
@@ -48,10 +48,18 @@ from ..harness import (
 )
 from . import cmdline, egress, process, seccomp, spares
 from . import trace as _trace
+from .boundary import InputError
 from .connections import env_name, load_connections
 from .interpret import interpret, known_functions
 from .redact import Redactor, finish, redact
-from .request import eval_time, jsonable, normalise_effects, utc_offset
+from .request import (
+    ZoneUnavailable,
+    eval_time,
+    faketime_spec,
+    jsonable,
+    normalise_effects,
+    tz_variable,
+)
 from .result import STATUSES, Limits, StepResult
 from .trace import Coverage, LineValue, TraceMode, ValueSnapshot
 
@@ -138,8 +146,10 @@ def run_step(source: str | bytes, function: str, inputs: Mapping[str, Any], *,
     `StepResult.values` (per line the reprs of the names it bound and the value it returned,
     first and last execution), redacted and capped by the parent (sandbox/trace.py).
 
-    `timezone`: IANA name the step's naive clock reads (`datetime.now()`, `date.today()`)
-    are given in (default UTC); aware reads convert the same instant as asked.
+    `timezone`: IANA name of the sandbox's local time (default UTC): naive clock reads
+    (`datetime.now()`, `date.today()`) and every naive local-time operation (`timestamp()`,
+    `astimezone()`, `fromtimestamp()`, `fold`, `tzname()`) are in it, as zoneinfo gives them;
+    aware reads convert the same instant as asked. Unknown, or no tz database: "unavailable".
 
     `uses`: the validator's StepUse list for this file (urllib only when every use is
     public_egress). `effects_declared`: names, (name, key) pairs, or a mapping name → key
@@ -189,7 +199,7 @@ def run_unvalidated(source: str, function: str, inputs: Mapping[str, Any], *,
                     evaluation_time: datetime | str | None = None, seed: int | None = None,
                     connections: Mapping[str, str] | None = None,
                     limits: Limits = DEFAULT_LIMITS,
-                    trace: TraceMode | None = None) -> StepResult:
+                    trace: TraceMode | None = None, timezone: str | None = None) -> StepResult:
     """TEST ONLY. Run arbitrary Python in the sandbox WITHOUT the validator (parent or
     harness) and with the real builtins (`import os` works; only the six dialect modules are
     served as facades). It exists to show the sandbox contains hostile code on its own.
@@ -198,7 +208,7 @@ def run_unvalidated(source: str, function: str, inputs: Mapping[str, Any], *,
     """
     return _execute(source, function, inputs, filename="step.py",
                     evaluation_time=evaluation_time, seed=seed, connections=connections,
-                    validate=False, limits=limits, trace=trace)
+                    validate=False, limits=limits, trace=trace, timezone=timezone)
 
 
 # --------------------------------------------------------------------------- internals
@@ -232,6 +242,11 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
         if not isinstance(inputs, Mapping):
             raise TypeError("inputs must be a mapping of parameter name to value")
         text = jsonable(dict(inputs))
+    except (TypeError, InputError) as exc:  # typed: what cannot cross, and where
+        return finish(StepResult("error", error={"type": "InputError", "message": str(exc),
+                                                  "traceback": []},
+                                  message=f"InputError: {exc}"), red, t0)
+    try:
         at = eval_time(evaluation_time)
     except (TypeError, ValueError) as exc:
         return finish(StepResult("error", error={"type": type(exc).__name__,
@@ -243,6 +258,10 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
                                   f"limit is {limits.input_bytes}"), red, t0)
     if seed is not None and not isinstance(seed, int):
         return finish(StepResult("error", message="seed must be an integer"), red, t0)
+    try:
+        tz = tz_variable(timezone, lay.get("zoneinfo"))
+    except ZoneUnavailable as exc:
+        return finish(StepResult("unavailable", message=str(exc)), red, t0)
     bad = [a for a, v in connections.items() if "\0" in v or "\0" in a]
     if bad:
         return finish(StepResult("unavailable", message=f"connection {bad[0]!r} holds a NUL "
@@ -255,7 +274,7 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
         "v": 1, "source": source, "function": function, "filename": filename,
         "inputs": json.loads(text),
         "evaluation_time": at.isoformat() if at else None, "seed": seed,
-        "utc_offset_seconds": utc_offset(at, timezone),
+        "tz": tz,
         "validate": bool(validate), "python": python,
         "restricted": bool(validate if restricted is None else restricted), "uses": [list(u) for u in uses],
         "effects": effects, "connections": connections, "allow_urllib": bool(allow_urllib),
@@ -267,11 +286,11 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
         "trace": tconf,
         "faketime": None, "environ": None,  # the harness sets both before any step code
     }
-    pinned = at.astimezone(UTC) if at else datetime(1970, 1, 1, tzinfo=UTC)
-    faketime_spec = pinned.strftime("%Y-%m-%d %H:%M:%S")
-    # Both set by the harness before any step code (inside.py `_take_request`): the pinned
-    # clock (libfaketime re-reads FAKETIME) and the connections' variables, which thus never
-    # appear on a command line and are the same for a fresh sandbox and a spare.
+    spec = faketime_spec(at)
+    # Set by the harness before any step code (inside.py `_take_request`): the pinned clock
+    # (libfaketime re-reads FAKETIME), the local zone (TZ) and the connections' variables,
+    # which thus never appear on a command line and are the same for a fresh sandbox and a
+    # spare.
     # A validated run loads the harness from the harness memfd and reads the request from
     # stdin (SPARE_BOOTSTRAP), whether the sandbox starts now or was started ahead
     # (spares.py): the same command line, bytes and order, so both run alike (memory
@@ -279,7 +298,7 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
     # (no validator shipped) and its connections' variables on bwrap's `--args` memfd (the
     # tests find its sandboxes by them).
     framed = bool(validate)
-    request["faketime"] = faketime_spec
+    request["faketime"] = spec
     if framed:
         request["environ"] = {env_name(a): v for a, v in connections.items()} or None
     cap = limits.output_bytes + (_trace.MAX_TRACE_BYTES + 64 if tconf is not None else 0)
@@ -313,7 +332,7 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
             afd = seccomp.memfd_with(("\0".join(argv) + "\0").encode("utf-8"),
                                      "stepsmith-args")
             fds.append(afd)
-        cmd = cmdline.command(live_network=live_network, faketime_spec=faketime_spec,
+        cmd = cmdline.command(live_network=live_network, faketime_spec=spec,
                               seccomp_fd=sfd, args_fd=afd,
                               bootstrap=SPARE_BOOTSTRAP if framed else BOOTSTRAP,
                               egress_dir=proxy.directory if proxy else None,

@@ -6,14 +6,15 @@ Containment, layer by layer (each holds on its own):
   in its own pid namespace, with no network interface but loopback (unless a live run).
 - filesystem: a fresh tmpfs root remounted read-only holding only read-only binds of the
   system's shared libraries (/usr/lib*, /lib*, /etc/ld.so.cache), the interpreter binary and
-  its standard library (site-packages hidden under an empty tmpfs), libfaketime; a
+  its standard library (site-packages hidden under an empty tmpfs), libfaketime, the time
+  zone database (the directory the runner's own zoneinfo reads: `find_zoneinfo`); a
   read-only /dev holding only null, zero and urandom (the nodes still work), a fresh
   read-only /proc and a read-only empty /tmp. No workspace, no home, no /usr/bin (no
   shell), no host socket.
 - environment: bwrap itself starts with an EMPTY environment (its pid-1 would otherwise show
   the runner's environment in /proc/1/environ), `--clearenv`, then only PYTHONHASHSEED=0,
-  LC_ALL, PYTHONIOENCODING, the libfaketime plumbing (LD_PRELOAD, FAKETIME, ...) and granted
-  connections. Connection values go through `--args FD` (a memfd), never on bwrap's command
+  LC_ALL, PYTHONIOENCODING, the libfaketime plumbing (LD_PRELOAD, FAKETIME, ...), TZ (the
+  workflow's zone, set by the harness from the request) and granted connections. Connection values go through `--args FD` (a memfd), never on bwrap's command
   line, which every host user can read in /proc/<pid>/cmdline.
 - seccomp (seccomp.py) right before the exec of Python; rlimits set by the harness as its
   first action (CPU, AS, FSIZE=0, NPROC=0, CORE=0, NOFILE=64, MSGQUEUE=0).
@@ -40,6 +41,7 @@ FAKETIME_CANDIDATES = (
     "/usr/lib64/faketime/libfaketime.so.1",
 )
 SANDBOX_UID = 65534
+SANDBOX_ZONEINFO = "/usr/share/zoneinfo"
 #: The sandbox's fresh /proc is remounted read-only as a whole (`--remount-ro /proc`). The
 #: sandbox's "nobody" is the *runner's* uid on the host: when the runner is root, file
 #: permission checks see the owner (root) and the sysctl check sees the global root euid, so
@@ -75,6 +77,26 @@ def find_faketime() -> str | None:
         if os.path.isfile(cand):
             return cand
     return None
+
+
+def find_zoneinfo() -> str | None:
+    """The time zone database the runner's own `zoneinfo` reads (its TZPATH, else the `tzdata`
+    package's copy), as a real path; None when there is none. Bound read-only into every
+    sandbox at SANDBOX_ZONEINFO, so the sandbox's local time (TZ=":<that>/<zone>") is computed
+    by the C library from the very TZif file zoneinfo reads in the parent."""
+    import zoneinfo
+
+    for cand in zoneinfo.TZPATH:
+        if os.path.isfile(os.path.join(cand, "UTC")):
+            return os.path.realpath(cand)
+    try:
+        import importlib.resources
+
+        pkg = importlib.resources.files("tzdata") / "zoneinfo"
+        path = os.path.realpath(str(pkg))
+        return path if os.path.isfile(os.path.join(path, "UTC")) else None
+    except (ImportError, TypeError, OSError):
+        return None
 
 
 def interpreter() -> str:
@@ -122,7 +144,8 @@ def layout() -> dict:
         ro = set()
         for p in [exe, stdlib, platstdlib, faketime] + (
                 [os.path.realpath(libdir)] if libdir and os.path.isdir(libdir) else []):
-            ro.add(p)
+            if p:
+                ro.add(p)
         for b in binds:
             ro.add(b)
         # drop paths already covered by another bind
@@ -147,6 +170,11 @@ def layout() -> dict:
                 hide.append(sp)
         for sp in sorted(set(hide)):
             args += ["--tmpfs", sp, "--remount-ro", sp]
+        # the tz database at one fixed place (after the covers: a `tzdata` package's copy
+        # may sit in a site-packages hidden above)
+        zoneinfo_dir = find_zoneinfo()
+        if zoneinfo_dir is not None:
+            args += ["--ro-bind", zoneinfo_dir, SANDBOX_ZONEINFO]
         # Address-space randomisation off for the sandbox (util-linux `setarch -R` execs bwrap
         # with ADDR_NO_RANDOMIZE, inherited by the interpreter): memory addresses reach a
         # step through `repr(f)`, `hash(object())`, set order of such objects, ..., and with
@@ -170,9 +198,11 @@ def layout() -> dict:
             if os.path.exists(node):
                 dev += ["--dev-bind", node, node]
         sources = kept + (["/etc/ld.so.cache"] if os.path.isfile("/etc/ld.so.cache") else [])
+        sources += [zoneinfo_dir] if zoneinfo_dir is not None else []
         # a root runner starts bwrap from its launcher thread (launcher.py), which turns
         # ASLR off for its children itself: one exec (setarch's) cheaper
         _layout = {"bwrap": bwrap, "exe": exe, "faketime": faketime, "mounts": args, "dev": dev,
+                   "zoneinfo": zoneinfo_dir,  # None: no tz database here (UTC only)
                    "prefix": prefix,  # non-empty: address randomisation is off (setarch -R)
                    "identity": identity.plan(sources),
                    "version": f"{sys.version_info[0]}.{sys.version_info[1]}"}
@@ -213,6 +243,9 @@ def command(*, live_network: bool, faketime_spec: str, seccomp_fd: int, args_fd:
             "--setenv", "PYTHONIOENCODING", "utf-8",
             "--setenv", "LD_PRELOAD", lay["faketime"],
             "--setenv", "FAKETIME", faketime_spec,
+            # seconds since the epoch: the default format is read as *local* time, which the
+            # sandbox's TZ makes the workflow's zone (and ambiguous in a repeated hour)
+            "--setenv", "FAKETIME_FMT", "%s",
             # re-read on every clock call: the harness sets the request's time (inside.py),
             # so a sandbox started ahead of its request (spares.py) pins the right instant
             "--setenv", "FAKETIME_NO_CACHE", "1",

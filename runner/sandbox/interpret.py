@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import process
+from .boundary import problem, visible
 from .result import Limits, StepResult
 
 _SIGXCPU = 24
@@ -55,8 +56,8 @@ def _interpret_result(o: process.Outcome, limits: Limits, effects: dict,
             return StepResult("memory_limit", message="the step ran out of memory "
                               f"({limits.memory_bytes // (1024 * 1024)} MiB address space)")
         return protocol_error(f"the sandbox exited with status {rc} without a result", o)
-    try:
-        obj = json.loads(o.stdout.decode("utf-8"))
+    try:  # NaN/Infinity are not JSON, whatever Python's json accepts by default
+        obj = json.loads(o.stdout.decode("utf-8"), parse_constant=_not_json)
     except (UnicodeDecodeError, ValueError, RecursionError):
         return protocol_error("the sandbox's output is not exactly one JSON object", o)
     if isinstance(obj, dict) and "trace" in obj:  # advisory, checked on its own (trace.py)
@@ -69,6 +70,17 @@ def _interpret_result(o: process.Outcome, limits: Limits, effects: dict,
 
 class _Bad(ValueError):
     pass
+
+
+def _not_json(token: str):
+    raise ValueError(f"{token} is not JSON")
+
+
+def _refused(why: str) -> StepResult:
+    """A result (or effect payload) the boundary refuses: the harness says so itself; this
+    holds for a sandbox that does not (boundary.py)."""
+    return StepResult("error", error={"type": "NotJSONError", "message": why, "traceback": []},
+                      message=f"NotJSONError: {why}")
 
 
 def _need(cond: bool, what: str) -> None:
@@ -88,12 +100,18 @@ def _from_sandbox(obj: Any, limits: Limits, effects: dict,
     _need(isinstance(stdout, str), "stdout")
     message = obj.get("message", "")
     _need(isinstance(message, str), "message")
+    stdout, message = visible(stdout), visible(message)  # display text stays Unicode
     # no truncation here: redaction comes first (`_finish`), then the cuts (`_cut`), so a
     # credential straddling a cut is never left half-visible (the whole document is already
     # bounded by the output cap)
     res = StepResult(status, stdout=stdout, message=message)
     if status == "ok":
         _need("output" in obj, "ok without output")
+        why = problem(obj["output"], "result", conversions=False)
+        if why is not None:
+            bad = _refused(why)
+            bad.stdout = res.stdout
+            return bad
         res.output = obj["output"]
         res.effects = _check_effects(obj.get("effects", []), effects)
         if isinstance(res.effects, StepResult):
@@ -126,8 +144,9 @@ def _check_error(err: Any) -> dict:
         file, line, func, text = fr.get("file"), fr.get("line"), fr.get("function"), fr.get("text")
         _need(isinstance(file, str) and isinstance(line, int) and isinstance(func, str)
               and isinstance(text, str), "frame shape")
-        frames.append({"file": file, "line": line, "function": func, "text": text})
-    return {"type": typ, "message": msg, "traceback": frames}
+        frames.append({"file": visible(file), "line": line, "function": visible(func),
+                       "text": visible(text)})
+    return {"type": visible(typ), "message": visible(msg), "traceback": frames}
 
 
 def _check_effects(raw: Any, declared: dict) -> list | StepResult:
@@ -137,6 +156,11 @@ def _check_effects(raw: Any, declared: dict) -> list | StepResult:
         _need(isinstance(item, dict) and set(item) == {"effect", "key", "payload"}, "effect")
         name, key, payload = item["effect"], item["key"], item["payload"]
         _need(isinstance(name, str) and isinstance(payload, dict), "effect shape")
+        label = f"effect {visible(repr(name))}"
+        why = (problem(payload, f"{label} payload", conversions=False)
+               or problem(key, f"{label} key", conversions=False))
+        if why is not None:
+            return _refused(why)
         if name not in declared:
             return StepResult("error", error={"type": "EffectError", "message":
                               f"effect {name!r} is not declared for this step", "traceback": []},
@@ -177,7 +201,7 @@ def _problem(p: Any, known: frozenset[str]):
     _need(isinstance(p.get("message"), str), "problem message")
     try:
         span = Span(int(p["line"]), int(p["column"]), int(p["end_line"]), int(p["end_column"]))
-        return Problem(code, p["message"], span, step=step)
+        return Problem(code, visible(p["message"]), span, step=step)
     except (KeyError, TypeError, ValueError) as exc:
         raise _Bad(f"problem: {exc}") from None
 

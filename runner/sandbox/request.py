@@ -1,5 +1,5 @@
 """The parent's half of a sandbox request: inputs as JSON, the evaluation instant, the
-timezone's offset at it, the declared effects."""
+sandbox's TZ, the declared effects."""
 
 from __future__ import annotations
 
@@ -9,8 +9,12 @@ from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
 
+from .boundary import InputError, problem
 
-def jsonable(value: Any) -> Any:
+
+def jsonable(value: Any) -> str:
+    """The inputs as the JSON text the sandbox receives (UTF-8 encodable), or InputError
+    saying what cannot cross and where (boundary.py: exactly what Python's json refuses)."""
     def default(o):
         if isinstance(o, Decimal):
             return str(o)
@@ -20,8 +24,18 @@ def jsonable(value: Any) -> Any:
             return list(o)
         raise TypeError(f"input value of type {type(o).__name__} is not JSON-serialisable")
 
-    return json.dumps(value, default=default, ensure_ascii=False, allow_nan=False,
-                      separators=(",", ":"))
+    try:
+        text = json.dumps(value, default=default, ensure_ascii=False, allow_nan=False,
+                          separators=(",", ":"))
+        text.encode("utf-8")
+        return text
+    except RecursionError:
+        raise InputError("inputs are nested too deeply to cross as JSON") from None
+    except (TypeError, ValueError) as exc:  # UnicodeEncodeError is a ValueError
+        where = None
+        if isinstance(value, dict):
+            where = next((w for w in (problem(v, str(k)) for k, v in value.items()) if w), None)
+        raise InputError(f"input {where}" if where else f"inputs are not JSON: {exc}") from None
 
 
 def eval_time(value) -> datetime | None:
@@ -36,15 +50,41 @@ def eval_time(value) -> datetime | None:
     return value
 
 
-def utc_offset(at: datetime | None, timezone: str | None) -> int:
-    """The timezone's UTC offset at the evaluation instant (the sandbox has no tz database:
-    the parent resolves daylight saving and passes a fixed offset)."""
-    if at is None or not timezone or timezone == "UTC":
-        return 0
-    from zoneinfo import ZoneInfo
+class ZoneUnavailable(ValueError):
+    """The workflow's timezone cannot be given to the sandbox (unknown name, no tz database)."""
 
-    off = at.astimezone(ZoneInfo(timezone)).utcoffset()
-    return int(off.total_seconds()) if off is not None else 0
+
+def tz_variable(timezone: str | None, zoneinfo_dir: str | None) -> str:
+    """The sandbox's TZ: the workflow's zone as the TZif file the parent's zoneinfo reads
+    (bound at cmdline.SANDBOX_ZONEINFO), so the C library's local time -- every naive
+    `timestamp()`, `astimezone()`, `fromtimestamp()`, `fold`, `tzname()` -- is that zone's,
+    DST edges included. UTC needs no file."""
+    if not timezone or timezone == "UTC":
+        return "UTC0"
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        ZoneInfo(timezone)  # refuses names that are not a zone (paths, "..", empty parts)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ZoneUnavailable(f"unknown timezone {timezone!r}") from exc
+    if zoneinfo_dir is None:
+        raise ZoneUnavailable(f"no time zone database for {timezone!r}: apt-get install tzdata "
+                              "(or pip install tzdata)")
+    from .cmdline import SANDBOX_ZONEINFO
+
+    return f":{SANDBOX_ZONEINFO}/{timezone}"
+
+
+def faketime_spec(at: datetime | None) -> str:
+    """libfaketime's stopped clock, in seconds since the epoch (FAKETIME_FMT=%s: never read as
+    a local time, so the sandbox's TZ cannot shift it); the epoch when nothing is pinned.
+    glibc's strptime("%s") takes no sign, and libfaketime reads what it cannot parse as an
+    offset from the REAL clock: an instant before 1970 pins the OS clock at the epoch (the
+    facade, which steps use, still gives the instant itself)."""
+    if at is None:
+        return "0"
+    delta = at.astimezone(UTC) - datetime(1970, 1, 1, tzinfo=UTC)
+    return str(max(0, delta.days * 86400 + delta.seconds))
 
 
 def normalise_effects(declared: Any) -> dict[str, str | None]:

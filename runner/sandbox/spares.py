@@ -28,7 +28,7 @@ import time
 from . import cmdline, process, seccomp
 
 QUIET_S = 0.05
-_PLACEHOLDER_TIME = "1970-01-01 00:00:00"  # replaced by the request's before any step code
+_PLACEHOLDER_TIME = "0"  # the epoch (FAKETIME_FMT=%s); the request's replaces it before any step code
 
 
 

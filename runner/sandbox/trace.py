@@ -5,7 +5,7 @@ The trace is untrusted like everything from the sandbox, and advisory: a malform
 dropped (the result stays), a well-formed one is bounded here again. It names no file: it is
 the trace of the step file this parent asked to run (``Coverage.file`` is the parent's own
 value), so no host path can enter through it. Only line numbers within the file's line count
-are accepted, only names the parent's own analysis says the line binds; every value string
+are kept (others are left out one by one, the trace marked cut), only names the parent's own analysis says the line binds; every value string
 is redacted (the Redactor, plus the forms a secret takes inside a repr) and cut after it.
 """
 
@@ -100,17 +100,27 @@ def request(mode: str, source: str, filename: str) -> dict | None:
     it will execute then)."""
     if mode not in MODES:
         raise ValueError(f"trace must be one of {MODES} or None, not {mode!r}")
-    from ..coverage.static import analyse
+    from ..coverage.static import layout
 
     try:
-        shape = analyse(source)
+        shape = layout(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     return {"mode": mode, "filename": filename, "lmap": dict(shape.line_map),
             "assigns": {k: list(v) for k, v in shape.assigns.items()} if mode == "values"
             else {}, "max_lines": MAX_LINES, "max_arcs": MAX_ARCS, "max_repr": MAX_REPR,
             "max_value_chars": MAX_VALUE_CHARS, "max_bytes": MAX_TRACE_BYTES,
-            "line_count": shape.line_count}
+            "line_count": shape.line_count, **_OPCODES}
+
+
+def _opcodes() -> dict:
+    """The opcodes the tracer's coverage.py tests read (the sandbox runs this interpreter)."""
+    import opcode
+
+    return {"resume": opcode.opmap.get("RESUME"), "push_exc_info": opcode.opmap.get("PUSH_EXC_INFO")}
+
+
+_OPCODES = _opcodes()
 
 
 class _Bad(ValueError):
@@ -142,15 +152,20 @@ def _check(raw: Any, conf: dict, red: Redactor) -> tuple[Coverage | None, list |
     truncated = raw.get("truncated") is True
     if len(lines) > MAX_LINES or len(arcs) > MAX_ARCS:
         truncated = True
-    got_lines = frozenset(_line(x, n) for x in lines[:MAX_LINES])
+    # a number outside the file (0, past its end) is left out alone, never the whole trace
+    # for one odd item; the trace then says it is cut
+    got_lines = {_int(x) for x in lines[:MAX_LINES]}
+    kept_lines = frozenset(x for x in got_lines if 0 < x <= n)
     got_arcs = set()
     for arc in arcs[:MAX_ARCS]:
         if not isinstance(arc, list) or len(arc) != 2:
             raise _Bad("arc")
-        a, b = _int(arc[0]), _int(arc[1])
-        if not (0 < abs(a) <= n and 0 < abs(b) <= n) or (a < 0 and b < 0):
-            raise _Bad("arc out of the file")
-        got_arcs.add((a, b))
+        got_arcs.add((_int(arc[0]), _int(arc[1])))
+    # both ends negative is an arc coverage.py's tracer records too (a generator closed
+    # unfinished enters and leaves without a line): kept, it is simply no statement's
+    kept_arcs = frozenset(a for a in got_arcs if 0 < abs(a[0]) <= n and 0 < abs(a[1]) <= n)
+    truncated = truncated or len(kept_lines) < len(got_lines) or len(kept_arcs) < len(got_arcs)
+    got_lines, got_arcs = kept_lines, kept_arcs
     cov = Coverage(conf["filename"], got_lines, frozenset(got_arcs), truncated)
     if conf["mode"] != "values":
         return cov, None

@@ -217,6 +217,12 @@ def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
                 emit(StepOutcome(step.id, "failed", "its inputs carry forbidden field names at "
                                  + ", ".join(bad_fields) + "; nothing stored"))
                 break
+            from stepsmith.runner.sandbox.boundary import problem
+
+            why = next(filter(None, (problem(v, str(k)) for k, v in inputs.items())), None)
+            if why is not None:  # cannot cross as JSON (nor be hashed or stored): typed, here
+                emit(StepOutcome(step.id, "failed", f"InputError: input {why}; nothing stored"))
+                break
             request = build_request(source=code.raw, function=code.function, inputs=inputs,
                                     evaluation_time=wc.evaluation_time, seed=wc.seed,
                                     timezone=wf.clock_timezone)

@@ -34,6 +34,7 @@ HANDLERS = [
     "rule",
     "coverage",
     "values",
+    "agent_tools",
 ]
 
 

@@ -34,8 +34,21 @@ def _workflow_dirs(ls) -> list[str]:
     return sorted({str(Path(m.path).parent) for m in ls.session.model.manifests_for(None)})
 
 
-def _item_json(item, manifest_uri: dict[str, str]) -> dict:
-    d: dict[str, Any] = {"id": item.id, "workflow": item.workflow,
+def shown_name(folders, workflow_dir) -> str:
+    """A workflow folder's name for the client: relative to the (innermost) workspace folder
+    holding it, its own name when it is one. Never relative to the server's current folder,
+    which editors choose (the VS Code extension starts the server in its own folder)."""
+    d = Path(workflow_dir)
+    best = None
+    for f in folders:
+        fp = Path(f)
+        if (d == fp or fp in d.parents) and (best is None or len(fp.parts) > len(best.parts)):
+            best = fp
+    return d.name if best is None or best == d else d.relative_to(best).as_posix()
+
+
+def _item_json(item, manifest_uri: dict[str, str], folders=()) -> dict:
+    d: dict[str, Any] = {"id": item.id, "workflow": shown_name(folders, item.workflow_dir),
                          "manifestUri": manifest_uri.get(norm(str(item.workflow_dir)), "")}
     if item.change is None:
         d.update(problem=item.problem.message, pendingUri=path_to_uri(str(item.problem.path)))
@@ -86,7 +99,8 @@ def register(ls) -> None:
         await ls.wait_workspace_ready()
         items = await in_pool(list_items, ls)
         mu = manifests()
-        return {"items": await in_pool(lambda: [_item_json(i, mu) for i in items])}
+        folders = tuple(ls.session.model.folders)
+        return {"items": await in_pool(lambda: [_item_json(i, mu, folders) for i in items])}
 
     async def decide(how: str, uris: list[str] | None) -> dict:
         from stepsmith.runner.app import fixture_loop

@@ -7,7 +7,23 @@ from stepsmith.server.handlers.common import safe, workspace_table
 from stepsmith.server.workspace import path_to_uri
 
 
-def reach_json(session, ws, tables) -> list[dict]:
+def since_head(ws, manifest: str) -> dict | None:
+    """What the manifest (as the editor has it) widens since git's HEAD, or None outside a
+    repository. Runs git: a trusted workspace only."""
+    from stepsmith.runner.revisions import widened_since
+
+    doc = ws.manifest_doc(manifest)
+    if doc is None or doc.workflow is None:
+        return None
+    found = widened_since(manifest, doc.workflow)
+    if found is None:
+        return None
+    status, changes = found
+    return {"status": status, "widens": any(c.widens for c in changes),
+            "changes": [c.to_json() for c in changes]}
+
+
+def reach_json(session, ws, tables, *, trusted: bool = False) -> list[dict]:
     from stepsmith.runner.reach import REACH_SENTENCE
 
     out = []
@@ -23,6 +39,14 @@ def reach_json(session, ws, tables) -> list[dict]:
                      for row, loc, code in wf.steps]}
         if wf.error:
             entry["error"] = wf.error
+        head = since_head(ws, wf.manifest) if trusted and not wf.error else None
+        if head is not None:
+            entry["sinceHead"] = head
+            by_step: dict[str, list] = {}
+            for c in head["changes"]:
+                by_step.setdefault(c["step"], []).append(c)
+            for step in entry["steps"]:
+                step["changesSinceHead"] = by_step.get(step["id"], [])
         out.append(entry)
     return out
 
@@ -33,5 +57,6 @@ def register(ls) -> None:
     async def reach(ls, params):
         from stepsmith.runner.workspace.tables import reach_table
 
-        return await workspace_table(ls, params, reach_table,
-                                     lambda ws, table: reach_json(ls.session, ws, table))
+        trusted = ls.session.settings.trusted
+        return await workspace_table(ls, params, reach_table, lambda ws, table: reach_json(
+            ls.session, ws, table, trusted=trusted))

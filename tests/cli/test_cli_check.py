@@ -37,7 +37,8 @@ def test_problems_are_printed_ruff_style_with_one_based_columns(tmp_path, capsys
     code, out, err = run(capsys, "wf")
     lines = out.splitlines()
     assert code == 1
-    assert lines[-1] == "Found 2 problems in 2 files."
+    assert lines[-2:] == ["Found 2 problems in 2 files.",
+                          "[*] 1 fixable with the `--fix` option (1 more with `--unsafe-fixes`)."]
     m = LINE.match(lines[0])
     assert m and m["path"] == os.path.join("wf", "steps", "bills.py") and m["code"] == "SS101"
     assert (m["line"], m["col"]) == ("1", "8")  # `os` at 0-based column 7

@@ -159,3 +159,26 @@ def test_recorded_counts_the_same_in_the_plugin_and_stepsmith_test(wf, tmp_path,
     assert code == 0 and "6 passed, 1 recorded" in out, out
     code, out, _ = run(capsys, "wf")
     assert code == 0 and "6 passed, 1 recorded" in out
+
+
+def test_shards_partition_the_suite_and_learn_durations(wf, capsys, tmp_path):
+    everything = ids(capsys, "wf")
+    parts = [ids(capsys, "wf", "--shard", f"{k}/3") for k in (1, 2, 3)]
+    assert sorted(i for p in parts for i in p) == everything  # the union, nothing twice
+    assert all(parts)
+    # the run above wrote each workflow's durations; a shared file works for a CI cache
+    assert (wf / ".stepsmith" / "durations.json").is_file()
+    stored = (wf / ".stepsmith" / "durations.json").read_text()
+    assert ids(capsys, "wf", "--shard", "1/3") == parts[0]  # shards never rewrite them
+    assert (wf / ".stepsmith" / "durations.json").read_text() == stored
+    cache = tmp_path / "durations.json"
+    assert ids(capsys, "wf", "--durations-path", cache) == everything  # the full run records
+    import json as _json
+
+    known = _json.loads(cache.read_text())
+    assert set(known) == set(everything) and all(v >= 0 for v in known.values())
+    halves = [ids(capsys, "wf", "--shard", f"{k}/2", "--durations-path", cache) for k in (1, 2)]
+    assert sorted(i for p in halves for i in p) == everything
+    assert _json.loads(cache.read_text()) == known
+    code, out, err = run(capsys, "wf", "--shard", "4/3")
+    assert code == 2 and "K must be between 1 and 3" in err

@@ -86,3 +86,29 @@ def test_broken_workflow_items_fail_with_the_check_problems(tmp_path, kit):
     code, out = pytest_run(tmp_path, "--stepsmith", "wf", "-q")
     assert code == 1
     assert "the workflow has check problems" in out and "SS1" in out
+
+
+def test_pytest_split_shards_fixture_items(tmp_path, kit):
+    """`pytest --stepsmith` is split across machines by pytest-split, as any pytest suite:
+    stored durations, then `--splits N --group K`; the groups are the whole suite once."""
+    kit.full_workflow(tmp_path / "wf")
+
+    def split(*args):
+        env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
+        p = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p",
+                            "stepsmith.runner.pytest_plugin", "-p", "pytest_split.plugin",
+                            "--stepsmith", "wf", *args], cwd=tmp_path, capture_output=True,
+                           text=True, timeout=300, check=False, env=env)
+        return p.returncode, p.stdout + p.stderr
+
+    code, out = split("--store-durations", "-q")
+    assert code == 0, out
+    assert (tmp_path / ".test_durations").is_file()
+    groups = []
+    for k in (1, 2, 3):
+        code, out = split("--splits", "3", "--group", str(k), "--splitting-algorithm",
+                          "least_duration", "--co", "-q")
+        assert code == 0, out
+        groups.append([line for line in out.splitlines() if line.startswith("wf::")])
+    everything = sorted(i for g in groups for i in g)
+    assert len(everything) == len(set(everything)) == 7 and all(groups)

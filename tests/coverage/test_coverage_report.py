@@ -27,7 +27,8 @@ def test_one_fixture_one_branch_exact_missing():
     assert fc.missing == {4}
     assert fc.missing_arcs == {(3, 4)}
     assert fc.partial_arcs == {(3, 4)} and fc.partial_branches == 1
-    assert report.missing_text(fc) == "3->4, 4"
+    # coverage.py's Missing column leaves out 3->4: line 4 itself is listed missing
+    assert report.missing_text(fc) == "4"
     # 7 of 8 statements, 3 of 4 branch arcs
     assert round(fc.percent, 2) == round(100 * 10 / 12, 2)
 
@@ -52,20 +53,26 @@ def test_text_table():
         "Name             Stmts   Miss   Branch   BrPart   Cover   Missing\n"
         "-----------------------------------------------------------------\n"
         "steps/never.py       2      2        0        0      0%   1-2\n"
-        "steps/total.py       8      1        4        1     83%   3->4, 4\n"
+        "steps/total.py       8      1        4        1     83%   4\n"
         "-----------------------------------------------------------------\n"
         "TOTAL               10      3        4        1     71%\n")
 
 
 def test_missing_ranges_and_exit_arcs():
+    # raw traces as the tracer records them: the module runs (-1 -> 1 -> exit), f entered
+    ran_f = frozenset({(-1, 1), (1, -1), (-1, 2), (2, 3), (3, -1)})
     src = "def f(x):\n    if x:\n        return 1\n    a = 1\n\n    b = 2\n    c = 3\n"
-    ran = Coverage("s.py", frozenset({1, 2, 3}), frozenset({(2, 3), (3, -1)}))
-    fc = combine("s.py", src, {"one": ran})
-    assert report.missing_text(fc) == "2->4, 4-7"
-    src2 = "def f(x):\n    if x:\n        y = 1\n"
-    fc2 = combine("s.py", src2, {"one": Coverage("s.py", frozenset({1, 2, 3}),
-                                                 frozenset({(2, 3), (3, -1)}))})
-    assert report.missing_text(fc2) == "2->exit"
+    fc = combine("s.py", src, {"one": Coverage("s.py", frozenset({1, 2, 3}), ran_f)})
+    assert report.missing_text(fc) == "4-7"  # no 2->4: 4 is missing itself
+    src2 = "def f(x):\n    if x:\n        y = 1\n    else:\n        y = 2\n    return y\n"
+    ran2 = frozenset({(-1, 1), (1, -1), (-1, 2), (2, 5), (5, 6), (6, -1)})
+    fc2 = combine("s.py", src2, {"one": Coverage("s.py", frozenset({1, 2, 5, 6}), ran2)})
+    assert report.missing_text(fc2) == "3"
+    src3 = "def f(x):\n    if x:\n        y = 1\n"
+    fc3 = combine("s.py", src3, {"one": Coverage("s.py", frozenset({1, 2, 3}),
+                                                 frozenset({(-1, 1), (1, -1), (-1, 2), (2, 3),
+                                                            (3, -1)}))})
+    assert report.missing_text(fc3) == "2->exit"
 
 
 def test_json_shape():
@@ -76,7 +83,9 @@ def test_json_shape():
     assert f["executed_lines"] == [1, 2, 3, 6, 7, 8, 9]
     assert f["summary"]["num_branches"] == 4 and f["summary"]["covered_branches"] == 3
     assert f["fixtures"]["debit"]["executed_branches"] == [[3, 6], [7, 8], [7, 9]]
-    assert doc["totals"]["percent_covered"] == round(100 * 10 / 12, 2)
+    assert doc["totals"]["percent_covered"] == 100 * 10 / 12  # coverage.py's float, unrounded
+    assert f["summary"]["percent_covered_display"] == "83"  # and its display: no "%"
+    assert f["summary"]["num_partial_branches"] == 1  # 3 ran, 3->4 not taken (4 never ran)
     assert report.to_json([fc])["files"]["steps/total.py"]["summary"]["percent_covered"] == 100
 
 
@@ -94,5 +103,7 @@ def test_lcov():
 
 
 def test_display_percent_never_rounds_to_the_ends():
-    assert report.display_percent(99.6) == "99%" and report.display_percent(0.2) == "1%"
-    assert report.display_percent(100.0) == "100%" and report.display_percent(0) == "0%"
+    # coverage.py's display_covered (precision 0): "87", never "87%" (the table adds it)
+    assert report.display_percent(99.6) == "99" and report.display_percent(0.2) == "1"
+    assert report.display_percent(100.0) == "100" and report.display_percent(0) == "0"
+    assert report.display_percent(87.4) == "87" and report.display_percent(82.5) == "82"

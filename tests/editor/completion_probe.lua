@@ -68,7 +68,7 @@ local ok, err = pcall(function()
   vim.o.completeopt = "menuone,noinsert"  -- always a menu; nothing inserted before <C-y>
   client_id = vim.lsp.start_client({
     name = "stepsmith",
-    cmd = { py, "-m", "stepsmith.server" },
+    cmd = { py, "-P", "-m", "stepsmith.server" },
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = "ws" } },
   })

@@ -42,7 +42,7 @@ end
 
 local ok, err = pcall(function()
   local bufnr = vim.api.nvim_get_current_buf()
-  local client_id = vim.lsp.start_client({ name = "stepsmith", cmd = { py, "-m", "stepsmith.server" },
+  local client_id = vim.lsp.start_client({ name = "stepsmith", cmd = { py, "-P", "-m", "stepsmith.server" },
     root_dir = root, workspace_folders = { { uri = vim.uri_from_fname(root), name = "ws" } } })
   vim.lsp.buf_attach_client(bufnr, client_id)
   vim.wait(timeout, function() return #vim.diagnostic.get(bufnr) >= 3 end, 20)

@@ -40,7 +40,7 @@ local ok, err = pcall(function()
   result.file = vim.api.nvim_buf_get_name(bufnr)
   local client_id = vim.lsp.start_client({
     name = "stepsmith",
-    cmd = { py, "-m", "stepsmith.server" },
+    cmd = { py, "-P", "-m", "stepsmith.server" },
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = "ws" } },
     on_init = function() ev("on_init") end,

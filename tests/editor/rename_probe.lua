@@ -37,7 +37,7 @@ local ok, err = pcall(function()
   local bufnr = vim.api.nvim_get_current_buf()
   local client_id = vim.lsp.start_client({
     name = "stepsmith",
-    cmd = { py, "-m", "stepsmith.server" },
+    cmd = { py, "-P", "-m", "stepsmith.server" },
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = "ws" } },
     handlers = {

@@ -127,8 +127,11 @@ def test_many_errors_do_not_explode():
 def test_huge_integer_literal():
     from manifest_kit import BASE
 
-    doc = parse_manifest(BASE.replace("version: 3", "version: " + "9" * 5000))
-    assert [p.code for p in doc.problems] == ["SM001"]
+    text = BASE.replace("version: 3", "version: " + "9" * 5000)
+    doc = parse_manifest(text)
+    assert [p.code for p in doc.problems] == ["SM005"]  # a value error at the value
+    line = text[:text.index("9" * 5000)].count("\n") + 1
+    assert (doc.problems[0].span.line, doc.problems[0].span.column) == (line, len("version: "))
 
 
 def test_very_long_single_line():

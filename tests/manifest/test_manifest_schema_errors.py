@@ -126,14 +126,17 @@ def test_event_trigger_and_its_connection():
     assert doc.workflow.trigger.event.name == "invoice.received"
 
 
-@pytest.mark.parametrize("cron", ["*/15 * * * *", "0 7 * * MON-FRI", "0 0 1 JAN,jul *", "5,35 6-18/2 * * 0-7"])
+@pytest.mark.parametrize("cron", ["*/15 * * * *", "0 7 * * MON-FRI", "0 0 1 JAN,jul *", "5,35 6-18/2 * * 0-7",
+                                  "@daily", "@hourly", "@weekly"])  # Vixie cron's macros
 def test_valid_cron_expressions(cron):
     text = BASE.replace('"0 7 * * 1-5"', f'"{cron}"')
     assert parse_manifest(text).problems == []
 
 
 @pytest.mark.parametrize("cron,fragment", [
-    ("@daily", "5 fields"),
+    ("@reboot", "not supported"),
+    ("0 7 * *", "5 fields"),
+    ("0 0 31 2 *", "never fires"),
     ("60 * * * *", "minute value 60"),
     ("* * 0 * *", "day of month value 0"),
     ("* * * 13 *", "month value 13"),

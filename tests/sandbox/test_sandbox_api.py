@@ -206,11 +206,17 @@ def test_runtime_identity():
 
 
 def test_unicode_round_trip_and_lone_surrogates():
-    src = 'def f(s):\n    return {"s": s, "k\u00e9": "\\ud800", "ctl": "a\\x00b\\n"}\n'
+    src = 'def f(s):\n    return {"s": s, "k\u00e9": "\u00e9\\U0001d11e", "ctl": "a\\x00b\\n"}\n'
     res = run_step(src, "f", {"s": "h\u00e9llo \u2713 \U0001d11e \"q\" \\"})
     assert res.status == "ok", res
-    assert res.output == {"s": "h\u00e9llo \u2713 \U0001d11e \"q\" \\", "k\u00e9": "\ud800",
+    assert res.output == {"s": "h\u00e9llo \u2713 \U0001d11e \"q\" \\", "k\u00e9": "\u00e9\U0001d11e",
                           "ctl": "a\x00b\n"}
+    # a lone surrogate is not Unicode text: UTF-8 JSON cannot carry it (issue 19); it used to
+    # come back as a str no JSON writer downstream could encode (tests/reference/
+    # test_json_boundary.py holds every case to Python's json)
+    res = run_step('def f():\n    return {"k": "\\ud800"}\n', "f", {})
+    assert res.status == "error" and res.error["type"] == "NotJSONError"
+    assert 'result["k"]: a lone surrogate U+D800' in res.message
 
 
 def test_big_print_does_not_cost_the_result():

@@ -188,8 +188,10 @@ def f():
     env = out["env"]
     assert env["PYTHONHASHSEED"] == "0" and env["LC_ALL"] == "C.UTF-8"
     assert env["PYTHONIOENCODING"] == "utf-8"
-    assert set(env) <= {"PYTHONHASHSEED", "LC_ALL", "PYTHONIOENCODING", "LD_PRELOAD",
-                        "FAKETIME", "FAKETIME_DONT_FAKE_MONOTONIC", "FAKETIME_NO_CACHE"}
+    assert env["TZ"] == "UTC0"  # the workflow's zone; UTC here (tests/reference: the others)
+    assert set(env) <= {"PYTHONHASHSEED", "LC_ALL", "PYTHONIOENCODING", "LD_PRELOAD", "TZ",
+                        "FAKETIME", "FAKETIME_FMT", "FAKETIME_DONT_FAKE_MONOTONIC",
+                        "FAKETIME_NO_CACHE"}
 
 
 def test_seccomp_refuses_kernel_surface():

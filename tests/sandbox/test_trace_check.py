@@ -28,12 +28,10 @@ def test_a_well_formed_trace_is_typed():
 
 def test_malformed_traces_are_dropped_whole():
     bad = [
-        good(lines=[1, 4]),  # past the file's end
-        good(lines=[0]),
         good(lines=["2"]),
         good(lines=[True]),
-        good(arcs=[[2, 99]]),
-        good(arcs=[[-2, -3]]),
+        good(arcs=[[2, "3"]]),
+        good(arcs=[[2, 3, 4]]),
         good(file="/etc/passwd"),  # the trace names no file at all
         good(values=[{"line": 2, "hits": 1, "first": {"assigned": [["secret_label", "'x'"]]}}]),
         good(values=[{"line": 2, "hits": 0, "first": {"assigned": []}}]),
@@ -61,3 +59,23 @@ def test_values_redacted_then_cut():
 
 def test_a_file_that_does_not_parse_asks_for_no_trace():
     assert trace.request("coverage", "def (:\n", "x.py") is None
+
+
+def test_an_arc_with_two_negative_ends_keeps_the_trace():
+    """A generator closed unfinished enters and leaves without a line: coverage.py's tracer
+    records such arcs too. The trace is kept whole (issue 19 (a): it used to be dropped)."""
+    cov, vals = trace.check(good(arcs=[[-1, 2], [2, 3], [-2, -2], [-2, -3], [3, -1]]), conf(),
+                            Redactor(None))
+    assert cov is not None and cov.lines == {1, 2, 3} and (-2, -2) in cov.arcs
+    assert vals is not None
+
+
+def test_line_numbers_outside_the_file_are_dropped_one_by_one():
+    """Never the whole trace for one odd item (issue 19 (a)): a line or an arc end outside
+    the file (0, past its end) is left out, the rest is kept and the trace says it is cut."""
+    for odd in (good(lines=[1, 4, 2, 0, 3]), good(arcs=[[-1, 2], [2, 99], [0, 2], [2, 3],
+                                                        [3, -1]])):
+        cov, vals = trace.check(odd, conf(), Redactor(None))
+        assert cov is not None and cov.lines == {1, 2, 3} and cov.truncated, odd
+        assert {(2, 99), (0, 2)}.isdisjoint(cov.arcs) and (2, 3) in cov.arcs
+        assert vals is not None

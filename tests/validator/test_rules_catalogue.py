@@ -74,3 +74,22 @@ def test_manifest_rules_are_the_catalogues_rule_type():
     assert all(type(r) is rules.Rule for r in manifest_rules.RULES)
     assert all(rules.get(r.code) is r for r in manifest_rules.RULES)
     assert rules.get("SM002").example == manifest_rules.EXAMPLES["SM002"][0]
+
+
+def test_every_rule_has_its_generated_page_and_every_link_resolves():
+    """The rule pages are the catalogue's own text (regenerate with
+    `python -m stepsmith.runner.rules.pages --write`), and each rule's URL is a page on disk."""
+    from pathlib import Path
+    from urllib.parse import unquote, urlparse
+
+    from stepsmith.runner.rules import all_rules, rule_url
+    from stepsmith.runner.rules.pages import PAGES, expected
+
+    want = expected()
+    have = {p.name: p.read_text(encoding="utf-8") for p in PAGES.glob("*.md")}
+    assert have == want
+    for rule in all_rules():
+        page = Path(unquote(urlparse(rule_url(rule.code)).path))
+        assert page.is_file() and page.read_text().startswith(f"# {rule.code} {rule.name}")
+        assert rule.rationale in page.read_text()
+    assert Path(unquote(urlparse(rule_url("")).path)).name == "README.md"

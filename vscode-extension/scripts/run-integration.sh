@@ -6,6 +6,8 @@
 #   untrusted  workspace trust on, folder not trusted: diagnostics only, nothing executes
 #   pyext      no stepsmith.interpreter: the interpreter comes from a stand-in Python extension
 #              (test/fake-python-extension, id ms-python.python) and follows its changes
+#   yamlext    beside a stand-in for Red Hat's YAML extension (test/fake-yaml-extension, id
+#              redhat.vscode-yaml) running the real yaml-language-server with our schema
 # Usage: run-integration.sh [CODE_SERVER_DIR]   (env: CODE_SERVER_DIR, PORT, EXAMPLES, SUITES)
 # Ends with "integration: N passed, N failed" and exits non-zero when anything failed.
 set -uo pipefail
@@ -15,7 +17,7 @@ REPO=$(cd "$EXT/.." && pwd)
 CSDIR=${1:-${CODE_SERVER_DIR:-$HOME/.cache/stepsmith/code-server}}
 PORT=${PORT:-8091}
 EXAMPLES=${EXAMPLES:-$REPO/examples}
-SUITES=${SUITES:-trusted untrusted pyext}
+SUITES=${SUITES:-trusted untrusted pyext yamlext}
 ARTIFACTS=${ARTIFACTS:-$REPO/artifacts}
 [ -x "$CSDIR/node_modules/.bin/code-server" ] || { echo "code-server not found in $CSDIR (scripts/install-code-server.sh)"; echo "integration: 0 passed, 1 failed"; exit 2; }
 [ -f "$EXT/dist/extension.js" ] || { echo "dist/extension.js missing: npm run build"; echo "integration: 0 passed, 1 failed"; exit 2; }
@@ -67,6 +69,13 @@ for SUITE in $SUITES; do
     export STEPSMITH_FAKE_PYTHON=${TEST_PY:-$(python3 -c 'import sys; print(sys.executable)')}
     # no interpreter setting: the Python extension's choice must be used
     SUITE_SERVER_SETTINGS=$(python3 -c 'import json,sys; s=json.loads(sys.argv[1]); s.pop("stepsmith.interpreter", None); print(json.dumps(s))' "$SERVER_SETTINGS")
+  fi
+  if [ "$SUITE" = yamlext ]; then
+    FAKE_VSIX=$(mktemp -d /tmp/stepsmith-fakeyaml.XXXXXX)/fake-yaml.vsix
+    (cd "$EXT/test/fake-yaml-extension" && "$EXT/node_modules/.bin/vsce" package --allow-missing-repository \
+       --skip-license --no-dependencies -o "$FAKE_VSIX" >/dev/null 2>&1) || echo "could not package the fake YAML extension"
+    export PREINSTALL_VSIX=$FAKE_VSIX
+    export STEPSMITH_EXT_DIR=$EXT  # its yaml-language-server and vscode-languageclient
   fi
   if [ "$SUITE" = untrusted ]; then
     export WORKSPACE_TRUST=1

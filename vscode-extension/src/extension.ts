@@ -1,6 +1,7 @@
 // Entry point. Activation: a workspace containing workflow.yaml / *.workflow.yaml (package.json).
 
 import * as vscode from 'vscode';
+import { registerAgentTools } from './lmTools';
 import { registerCommands } from './commands';
 import { PendingProvider, registerPendingCommands } from './pendingView';
 import { ReachProvider } from './reachView';
@@ -33,6 +34,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Stepsm
   context.subscriptions.push(manager, reach, tests, status, pending);
   registerCommands(context, manager, reach, tests, status);
   registerPendingCommands(context, pending);
+  registerAgentTools(context, manager);
   await vscode.commands.executeCommand('setContext', 'stepsmith.active', true);
   const ready = manager.start();
   return { server: manager, reach, tests, pending, status, ready };

@@ -9,6 +9,7 @@
 // Then the chosen interpreter is probed: its version must be >= 3.11, and `import stepsmith.server`
 // decides between the environment's stepsmith and the copy bundled in the .vsix (bundled/libs).
 
+import * as fs from 'fs';
 import * as path from 'path';
 
 export const MIN_PYTHON: [number, number] = [3, 11];
@@ -56,8 +57,12 @@ export async function chooseInterpreter(src: InterpreterSources): Promise<Interp
 }
 
 /** The one-line program run with the interpreter to learn what it is. Prints one JSON line. */
+// First lines: `-c` puts '' (the current folder) first on sys.path, and an interpreter older than
+// 3.11 ignores PYTHONSAFEPATH; drop it before the first import that is not built in.
 export const PROBE_SCRIPT = [
-  'import json, sys',
+  'import sys',
+  'sys.path[:] = [p for p in sys.path if p and p != "."]',
+  'import json',
   'info = {"version": list(sys.version_info[:3]), "executable": sys.executable, "stepsmith": None, "error": None}',
   'if sys.version_info >= (3, 11):',
   '    try:',
@@ -98,7 +103,7 @@ export interface LaunchPlan {
   ok: true;
   command: string;
   args: string[];
-  /** extra environment for the server process (PYTHONPATH when bundled) */
+  /** extra environment for the server process (PYTHONSAFEPATH; PYTHONPATH when bundled) */
   env: Record<string, string>;
   usesBundled: boolean;
   describe: string;
@@ -167,7 +172,8 @@ export function planLaunch(
   const [first, ...fixed] = choice.command;
   // a PATH hit may be a shell shim (pyenv costs ~86 ms a start): launch the real interpreter
   const cmd = choice.origin === 'path' && probe.executable ? probe.executable : first;
-  const args = [...fixed, '-m', 'stepsmith.server'];
+  // -P (3.11+, checked above): `-m` would put the current folder first on sys.path (issue 18)
+  const args = [...fixed, '-P', '-m', 'stepsmith.server'];
   const envHas = probe.stepsmith !== null;
   const useEnv = strategy === 'fromEnvironment' || (strategy === 'auto' && envHas);
   if (useEnv) {
@@ -183,7 +189,7 @@ export function planLaunch(
       ok: true,
       command: cmd,
       args,
-      env: {},
+      env: { ...SAFE_PATH },
       usesBundled: false,
       describe: `${shown} (Python ${formatVersion(probe.version)}, stepsmith ${probe.stepsmith} from its environment)`,
     };
@@ -201,10 +207,71 @@ export function planLaunch(
     ok: true,
     command: cmd,
     args,
-    env: { PYTHONPATH: pythonPath },
+    env: { ...SAFE_PATH, PYTHONPATH: pythonPath },
     usesBundled: true,
     describe: `${shown} (Python ${formatVersion(probe.version)}, stepsmith bundled with the extension)`,
   };
+}
+
+/**
+ * Every Python the extension starts imports nothing from the workspace (issue 18, item 1): a
+ * cloned folder may ship `stepsmith/__init__.py`, `yaml.py` or `pygls/`, and `-m`/`-c` put the
+ * current folder first on sys.path. So: PYTHONSAFEPATH=1 (and `-P` for the server), and a
+ * current folder of our own (the extension's), never the workspace.
+ */
+const SAFE_PATH = { PYTHONSAFEPATH: '1' } as const;
+
+export interface SpawnSpec {
+  command: string;
+  args: string[];
+  /** never the workspace: the extension's own folder */
+  cwd: string;
+  env: Record<string, string | undefined>;
+}
+
+function requireFolder(startIn: string): string {
+  if (!startIn || !path.isAbsolute(startIn)) {
+    throw new Error(`Python must start in the extension's own folder, not ${JSON.stringify(startIn)}`);
+  }
+  return startIn;
+}
+
+/** How the interpreter probe is started (`env`: the process environment plus stepsmith.serverEnv). */
+export function probeSpawn(choice: InterpreterChoice, startIn: string, env: Record<string, string | undefined>): SpawnSpec {
+  const [command, ...fixed] = choice.command;
+  return { command, args: [...fixed, '-c', PROBE_SCRIPT], cwd: requireFolder(startIn), env: { ...env, ...SAFE_PATH } };
+}
+
+/** How the language server is started from its plan (`env` as for the probe). */
+export function serverSpawn(plan: LaunchPlan, startIn: string, env: Record<string, string | undefined>): SpawnSpec {
+  return {
+    command: plan.command,
+    args: plan.args,
+    cwd: requireFolder(startIn),
+    env: { ...env, ...plan.env, ...SAFE_PATH, PYTHONUNBUFFERED: '1' },
+  };
+}
+
+/**
+ * PATH lookup (no shell): the first executable `name` in an absolute PATH folder. Empty,
+ * `.` and other relative entries are skipped: they name the editor's current folder, which may
+ * be a cloned repository (issue 18).
+ */
+export async function whichOnPath(name: string, pathEnv: string | undefined): Promise<string | undefined> {
+  const dirs = (pathEnv ?? '').split(path.delimiter).filter((d) => d && path.isAbsolute(d));
+  for (const d of dirs) {
+    const p = path.join(d, name);
+    try {
+      await fs.promises.access(p, fs.constants.X_OK);
+      const st = await fs.promises.stat(p);
+      if (st.isFile()) {
+        return p;
+      }
+    } catch {
+      /* next */
+    }
+  }
+  return undefined;
 }
 
 function originText(origin: InterpreterOrigin): string {

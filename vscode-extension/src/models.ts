@@ -11,10 +11,11 @@ import {
   ReachResponse,
   ReachStep,
 } from './protocol';
+import { plainText } from './markdown';
 
 // ---------------------------------------------------------------- reach view
 
-export type ReachNodeKind = 'workflow' | 'step' | 'network' | 'connections' | 'sources' | 'effects' | 'error';
+export type ReachNodeKind = 'workflow' | 'step' | 'network' | 'connections' | 'sources' | 'effects' | 'error' | 'change';
 
 export interface ReachNode {
   id: string;
@@ -65,7 +66,8 @@ export function reachTree(resp: ReachResponse | undefined | null): ReachNode[] {
       id: `wf:${wf.manifestUri}`,
       kind: 'workflow',
       label: wf.workflow || wf.manifestUri.split('/').slice(-2).join('/'),
-      description: wf.error ? 'manifest has errors' : `${wf.steps.length} step${wf.steps.length === 1 ? '' : 's'}`,
+      description: wf.error ? 'manifest has errors' : `${wf.steps.length} step${wf.steps.length === 1 ? '' : 's'}`
+        + (wf.sinceHead?.widens ? ' · widened since HEAD' : ''),
       tooltip: wf.sentence ?? REACH_SENTENCE,
       icon: 'symbol-namespace',
       location: { uri: wf.manifestUri, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } } },
@@ -80,19 +82,25 @@ export function reachTree(resp: ReachResponse | undefined | null): ReachNode[] {
       const leaf = (kind: ReachNodeKind, label: string, value: string, icon: string): ReachNode => ({
         id: `${sid}:${kind}`, kind, label, description: value, icon, children: [],
       });
+      const changes = s.changesSinceHead ?? [];
+      const widened = changes.some((c) => c.widens);
       wfNode.children.push({
         id: sid,
         kind: 'step',
         label: s.id,
-        description: stepSummary(s),
+        description: (widened ? 'widened since HEAD · ' : '') + stepSummary(s),
         tooltip: `${s.explanation}\n\n${wf.sentence ?? REACH_SENTENCE}`,
-        icon: s.reachesNothing ? 'circle-large-outline' : s.network === 'public_egress' ? 'globe' : 'plug',
+        icon: widened ? 'warning' : s.reachesNothing ? 'circle-large-outline' : s.network === 'public_egress' ? 'globe' : 'plug',
         location: s.location ?? s.codeLocation ?? null,
         children: [
           leaf('network', 'network', networkText(s.network), s.network === 'public_egress' ? 'globe' : 'circle-slash'),
           leaf('connections', 'connections', listText(s.connections), 'plug'),
           leaf('sources', 'sources', listText(s.sources), 'database'),
           leaf('effects', 'effects', listText(s.effects), 'zap'),
+          ...changes.map((c, i): ReachNode => ({
+            id: `${sid}:change:${i}:${c.kind}`, kind: 'change', label: c.widens ? 'widened' : 'changed',
+            description: c.description, icon: c.widens ? 'warning' : 'diff', children: [],
+          })),
         ],
       });
     }
@@ -103,16 +111,18 @@ export function reachTree(resp: ReachResponse | undefined | null): ReachNode[] {
 
 /** Plain-text table used by the "Show reach" command (a Markdown document). */
 export function reachMarkdown(resp: ReachResponse | undefined | null): string {
+  // names and errors are workflow data: plain text (issue 18), one line per table cell
+  const cell = (s: string) => plainText(s).replace(/\r\n|\r|\n/g, ' ');
   const lines: string[] = ['# What each step can reach', '', `_${REACH_SENTENCE}_`, ''];
   for (const wf of resp?.workflows ?? []) {
-    lines.push(`## ${wf.workflow}`, '');
+    lines.push(`## ${cell(wf.workflow)}`, '');
     if (wf.error) {
-      lines.push(`Manifest error: ${wf.error}`, '');
+      lines.push(`Manifest error: ${plainText(wf.error)}`, '');
       continue;
     }
     lines.push('| step | network | connections | sources | effects |', '|---|---|---|---|---|');
     for (const s of wf.steps) {
-      lines.push(`| ${s.id} | ${networkText(s.network)} | ${listText(s.connections)} | ${listText(s.sources)} | ${listText(s.effects)} |`);
+      lines.push(`| ${cell(s.id)} | ${cell(networkText(s.network))} | ${cell(listText(s.connections))} | ${cell(listText(s.sources))} | ${cell(listText(s.effects))} |`);
     }
     lines.push('');
   }

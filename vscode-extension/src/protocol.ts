@@ -17,6 +17,13 @@ export interface ReachStep {
   reachesNothing: boolean;
   location?: LspLocation | null;
   codeLocation?: LspLocation | null;
+  /** what changed in this step's reach since git's HEAD (trusted workspaces in a repository) */
+  changesSinceHead?: ReachChange[];
+}
+
+/** One change of reach since a git revision (runner/revisions/reach_changes.py). */
+export interface ReachChange {
+  kind: string; step: string; before: string | null; after: string | null; widens: boolean; description: string;
 }
 
 export interface ReachWorkflow {
@@ -25,6 +32,7 @@ export interface ReachWorkflow {
   sentence?: string;
   steps: ReachStep[];
   error?: string;
+  sinceHead?: { status: 'unchanged' | 'changed' | 'added' | 'unreadable'; widens: boolean; changes: ReachChange[] };
 }
 
 export interface ReachResponse { workflows: ReachWorkflow[] }
@@ -75,6 +83,7 @@ export const Requests = {
   fixtures: 'stepsmith/fixtures',
   status: 'stepsmith/status',
   rule: 'stepsmith/rule',
+  agentTool: 'stepsmith/agentTool',
 } as const;
 
 export const Notifications = { fixtureResults: 'stepsmith/fixtureResults' } as const;

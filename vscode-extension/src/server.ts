@@ -7,6 +7,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import {
   Diagnostic as LcDiagnostic,
+  DocumentDiagnosticRequest,
   LanguageClient,
   LanguageClientOptions,
   RevealOutputChannelOn,
@@ -21,9 +22,11 @@ import {
   LaunchProblem,
   parseProbeOutput,
   planLaunch,
-  PROBE_SCRIPT,
+  probeSpawn,
   ProbeResult,
+  serverSpawn,
   substituteVariables,
+  whichOnPath,
 } from './interpreter';
 import { documentSelector, folderKey, MANIFEST_GLOBS } from './manifests';
 import { Notifications, FixtureResultsNotification } from './protocol';
@@ -31,7 +34,9 @@ import {
   EXECUTING_COMMANDS,
   filterSchemaLevel,
   isManifestUriPath,
+  leaveDescriptionsToYamlExtension,
   leaveSchemaErrorsToYamlExtension,
+  withoutSchemaDescription,
   needsRestart,
   readSettings,
   serverSettings,
@@ -39,6 +44,9 @@ import {
 } from './settings';
 
 export type ServerState = 'stopped' | 'starting' | 'running' | 'failed';
+
+const diagnosticsKey = (ds: readonly { range?: { start: { line: number } }; code?: unknown; message?: string }[]) =>
+  ds.map((d) => `${d.range?.start.line}:${String((d.code as any)?.value ?? d.code)}:${d.message}`).join('\n');
 
 export class ServerManager implements vscode.Disposable {
   client: LanguageClient | undefined;
@@ -51,6 +59,8 @@ export class ServerManager implements vscode.Disposable {
   private manifests: string[] = [];
   private disposables: vscode.Disposable[] = [];
   private clientDisposables: vscode.Disposable[] = [];
+  /** Our last manifest diagnostics, unfiltered, while some are left to the YAML extension. */
+  private readonly manifestDiagnostics = new Map<string, { mode: 'push' | 'pull'; raw: vscode.Diagnostic[]; shown: string }>();
   private restarting: Promise<void> | undefined;
   private pendingRestart = false;
   private readonly stateEmitter = new vscode.EventEmitter<ServerState>();
@@ -187,10 +197,20 @@ export class ServerManager implements vscode.Disposable {
     return details?.execCommand;
   }
 
+  /** Where every Python we start runs: our own folder, never the workspace (issue 18, item 1). */
+  private startFolder(): string {
+    return this.context.extensionPath;
+  }
+
   private probe(choice: InterpreterChoice): Promise<ProbeResult | Error> {
-    const [cmd, ...fixed] = choice.command;
+    let spec;
+    try {
+      spec = probeSpawn(choice, this.startFolder(), { ...process.env, ...this.settings.serverEnv });
+    } catch (e) {
+      return Promise.resolve(e as Error);
+    }
     return new Promise((resolve) => {
-      cp.execFile(cmd, [...fixed, '-c', PROBE_SCRIPT], { timeout: 30000, env: { ...process.env, ...this.settings.serverEnv } }, (err, stdout, stderr) => {
+      cp.execFile(spec.command, spec.args, { timeout: 30000, cwd: spec.cwd, env: spec.env }, (err, stdout, stderr) => {
         try {
           resolve(parseProbeOutput(String(stdout)));
         } catch (e) {
@@ -244,13 +264,11 @@ export class ServerManager implements vscode.Disposable {
     this.lastPlan = plan;
     this.output.info(`starting the language server: ${plan.describe}`);
     this.manifests = await this.findManifests();
+    const spec = serverSpawn(plan, this.startFolder(), { ...process.env, ...this.settings.serverEnv });
     const serverOptions: ServerOptions = {
-      command: plan.command,
-      args: plan.args,
-      options: {
-        env: { ...process.env, ...this.settings.serverEnv, ...plan.env, PYTHONUNBUFFERED: '1' },
-        cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
-      },
+      command: spec.command,
+      args: spec.args,
+      options: { env: spec.env, cwd: spec.cwd },
     };
     const clientOptions: LanguageClientOptions = {
       documentSelector: documentSelector(this.manifests),
@@ -290,12 +308,20 @@ export class ServerManager implements vscode.Disposable {
           }
           return next(command, args);
         },
-        handleDiagnostics: (uri, diagnostics, next) => next(uri, this.filterDiagnostics(uri, diagnostics)),
+        handleDiagnostics: (uri, diagnostics, next) => next(uri, this.filterDiagnostics(uri, diagnostics, 'push')),
+        provideHover: async (document, position, token, next) => {
+          const hover = await next(document, position, token);
+          return hover ? this.filterHover(document.uri, hover) : hover;
+        },
         provideDiagnostics: async (doc, previousResultId, token, next) => {
           const report = await next(doc, previousResultId, token);
           const uri = doc instanceof vscode.Uri ? doc : doc.uri;
           if (report && (report as any).kind === 'full' && Array.isArray((report as any).items)) {
-            (report as any).items = this.filterDiagnostics(uri, (report as any).items);
+            (report as any).items = this.filterDiagnostics(uri, (report as any).items, 'pull');
+          } else if (report && (report as any).kind === 'unchanged' && this.manifestDiagnostics.has(`pull ${uri.toString()}`)) {
+            // unchanged for the server, but what the YAML extension shows may have changed
+            const raw = this.manifestDiagnostics.get(`pull ${uri.toString()}`)!.raw;
+            return { kind: 'full', resultId: (report as any).resultId, items: this.filterDiagnostics(uri, raw, 'pull') } as any;
           }
           return report;
         },
@@ -303,7 +329,9 @@ export class ServerManager implements vscode.Disposable {
     };
     const client = new LanguageClient('stepsmith', 'Stepsmith', serverOptions, clientOptions);
     this.client = client;
+    this.manifestDiagnostics.clear();
     this.clientDisposables.push(
+      vscode.languages.onDidChangeDiagnostics((e) => this.refilterManifests(e.uris)),
       client.onDidChangeState((e) => {
         if (e.newState === State.Stopped && this.client === client && this.state === 'running') {
           this.setState('failed');
@@ -332,13 +360,62 @@ export class ServerManager implements vscode.Disposable {
   }
 
   /** Drop our schema-level manifest errors when the YAML extension reports them (see README). */
-  private filterDiagnostics<T extends vscode.Diagnostic | LcDiagnostic>(uri: vscode.Uri, diagnostics: T[]): T[] {
+  private filterDiagnostics<T extends vscode.Diagnostic | LcDiagnostic>(uri: vscode.Uri, diagnostics: T[], mode?: 'push' | 'pull'): T[] {
     if (!isManifestUriPath(uri.path)) {
       return diagnostics;
     }
     const yamlExt = vscode.extensions.getExtension('redhat.vscode-yaml');
     const validate = vscode.workspace.getConfiguration('yaml', uri).get<boolean>('validate');
-    return filterSchemaLevel(uri.path, diagnostics, leaveSchemaErrorsToYamlExtension(this.settings, !!yamlExt?.isActive, validate));
+    const leave = leaveSchemaErrorsToYamlExtension(this.settings, !!yamlExt?.isActive, validate);
+    const others = leave ? vscode.languages.getDiagnostics(uri).filter((d) => d.source !== 'stepsmith') : [];
+    const shown = filterSchemaLevel(uri.path, diagnostics, leave, others);
+    if (mode) { // remembered, to filter again when the YAML extension's syntax errors change
+      this.manifestDiagnostics.set(`${mode} ${uri.toString()}`, { mode, raw: diagnostics as vscode.Diagnostic[], shown: diagnosticsKey(shown) });
+    }
+    return shown;
+  }
+
+  /** Other diagnostics of manifests changed: ours are filtered again (push: set; pull: re-pull). */
+  private refilterManifests(uris: readonly vscode.Uri[]): void {
+    const client = this.client;
+    for (const [uri, mode] of uris.flatMap((u) => [[u, 'push'], [u, 'pull']] as const)) {
+      const last = client && this.manifestDiagnostics.get(`${mode} ${uri.toString()}`);
+      if (!last) {
+        continue;
+      }
+      const shown = this.filterDiagnostics(uri, last.raw);
+      if (diagnosticsKey(shown) === last.shown) {
+        continue;
+      }
+      last.shown = diagnosticsKey(shown);
+      if (last.mode === 'push') {
+        client.diagnostics?.set(uri, shown);
+      } else {
+        // the pull model's own collection (vscode-languageclient 9 keeps it on the provider's
+        // requestor); the next pull, full or unchanged, goes through our middleware again
+        const feature = client.getFeature(DocumentDiagnosticRequest.method) as unknown as
+          { getAllProviders?: () => Iterable<{ diagnosticRequestor?: { diagnostics?: vscode.DiagnosticCollection } }> } | undefined;
+        for (const provider of feature?.getAllProviders?.() ?? []) {
+          const collection = provider.diagnosticRequestor?.diagnostics;
+          if (collection?.has(uri)) {
+            collection.set(uri, shown);
+          }
+        }
+      }
+    }
+  }
+
+  /** Drop a key's schema description from our manifest hover when the YAML extension shows it. */
+  private filterHover(uri: vscode.Uri, hover: vscode.Hover): vscode.Hover | undefined {
+    const yamlExt = vscode.extensions.getExtension('redhat.vscode-yaml');
+    const hoverOn = vscode.workspace.getConfiguration('yaml', uri).get<boolean>('hover');
+    if (!isManifestUriPath(uri.path) || !leaveDescriptionsToYamlExtension(this.settings, !!yamlExt?.isActive, hoverOn)) {
+      return hover;
+    }
+    const parts = hover.contents
+      .map((c) => withoutSchemaDescription(typeof c === 'string' ? c : c.value))
+      .filter((t): t is string => t !== undefined && t.trim() !== '');
+    return parts.length ? new vscode.Hover(parts.map((t) => new vscode.MarkdownString(t)), hover.range) : undefined;
   }
 
   private async notifyProblem(p: LaunchProblem): Promise<void> {
@@ -425,20 +502,7 @@ export class ServerManager implements vscode.Disposable {
   }
 }
 
-/** PATH lookup (no shell): the first executable `name` in PATH. */
-export async function which(name: string): Promise<string | undefined> {
-  const dirs = (process.env.PATH ?? '').split(path.delimiter).filter(Boolean);
-  for (const d of dirs) {
-    const p = path.join(d, name);
-    try {
-      await fs.promises.access(p, fs.constants.X_OK);
-      const st = await fs.promises.stat(p);
-      if (st.isFile()) {
-        return p;
-      }
-    } catch {
-      /* next */
-    }
-  }
-  return undefined;
+/** PATH lookup (no shell): the first executable `name` in an absolute PATH folder. */
+export function which(name: string): Promise<string | undefined> {
+  return whichOnPath(name, process.env.PATH);
 }

@@ -118,12 +118,10 @@ export function serverSettings(s: Settings, trusted: boolean): ServerSettings {
 /** Server command ids that execute code (refused client-side in untrusted workspaces). */
 export const EXECUTING_COMMANDS = new Set(['stepsmith.runStepFixtures', 'stepsmith.runFixture', 'stepsmith.recordFixture']);
 
-/** Manifest diagnostics the JSON Schema can express too (the YAML extension would repeat them). */
-export const SCHEMA_LEVEL_CODES = new Set(['SM001', 'SM002', 'SM003', 'SM004', 'SM005']);
-
 /**
- * Whether our schema-level manifest diagnostics are dropped (left to the YAML extension).
- * Only when the user leaves it on "auto", the YAML extension is active, and its validation is on.
+ * Whether problems the manifest schema expresses are left to the YAML extension (it validates
+ * against the same schema, so it reports them too). Only when the user leaves it on "auto", the
+ * YAML extension is active, and its validation is on.
  */
 export function leaveSchemaErrorsToYamlExtension(
   s: Settings,
@@ -131,6 +129,15 @@ export function leaveSchemaErrorsToYamlExtension(
   yamlValidateSetting: boolean | undefined,
 ): boolean {
   return s.manifestSchemaDiagnostics === 'auto' && yamlExtensionActive && yamlValidateSetting !== false;
+}
+
+/** Whether the YAML extension shows the schema's key descriptions on hover (then ours would repeat them). */
+export function leaveDescriptionsToYamlExtension(
+  s: Settings,
+  yamlExtensionActive: boolean,
+  yamlHoverSetting: boolean | undefined,
+): boolean {
+  return s.manifestSchemaDiagnostics === 'auto' && yamlExtensionActive && yamlHoverSetting !== false;
 }
 
 /** A manifest path (workflow.yaml or *.workflow.yaml)? Works on URI paths and file paths. */
@@ -146,10 +153,60 @@ export function diagnosticCode(code: unknown): string {
   return code === undefined || code === null ? '' : String(code);
 }
 
-/** Drops our schema-level manifest diagnostics when they are left to the YAML extension. */
-export function filterSchemaLevel<T extends { code?: unknown }>(uriPath: string, diagnostics: T[], leaveToYaml: boolean): T[] {
+/**
+ * A diagnostic the manifest schema expresses: the server marks each one it found through the
+ * model (`data.schema`), which agrees with the schema (tests/reference/test_schema_model_agreement.py).
+ * Anything else (YAML syntax as libyaml reads it, cross references, step code) is ours alone.
+ */
+export function schemaExpressed(d: { data?: unknown }): boolean {
+  const data = d.data as { schema?: unknown } | undefined;
+  return !!data && typeof data === 'object' && data.schema === true;
+}
+
+/** Where a diagnostic starts (a vscode.Diagnostic or an LSP one). */
+type Ranged = { range?: { start: { line: number } } };
+
+/** The YAML extension's own syntax diagnostics (yaml-language-server's `source`). */
+export const YAML_SYNTAX_SOURCE = 'YAML';
+
+/**
+ * Drops the manifest diagnostics the YAML extension reports too, never one it would not show:
+ * those the schema expresses; our YAML syntax error (SM001: the document does not parse) while
+ * it shows a syntax error of its own (its parser is not libyaml: it may stop elsewhere, never
+ * where the text is fine); a duplicate key (SM002) while it shows a syntax error on that line.
+ * `others`: the diagnostics other extensions show for the document now.
+ */
+export function filterSchemaLevel<T extends { code?: unknown; data?: unknown } & Ranged>(
+  uriPath: string,
+  diagnostics: T[],
+  leaveToYaml: boolean,
+  others: readonly ({ source?: string } & Ranged)[] = [],
+): T[] {
   if (!leaveToYaml || !isManifestUriPath(uriPath)) {
     return diagnostics;
   }
-  return diagnostics.filter((d) => !SCHEMA_LEVEL_CODES.has(diagnosticCode(d.code)));
+  const syntaxLines = new Set(others.filter((o) => o.source === YAML_SYNTAX_SOURCE && o.range).map((o) => o.range!.start.line));
+  return diagnostics.filter((d) => {
+    if (schemaExpressed(d)) {
+      return false;
+    }
+    const code = diagnosticCode(d.code);
+    if (code === 'SM001') {
+      return syntaxLines.size === 0;
+    }
+    return !(code === 'SM002' && d.range && syntaxLines.has(d.range.start.line));
+  });
+}
+
+/**
+ * Our manifest hover without the key's schema description, which the YAML extension shows from
+ * the same schema: a description-only hover (`**`key`** — ...`, runner/language/manifest.py
+ * `describe_key`) goes, a description above a reach card leaves the card. Undefined: no hover.
+ */
+export function withoutSchemaDescription(markdown: string): string | undefined {
+  if (!/^\*\*`[^`\n]+`\*\* — /.test(markdown) && !/^\*\*`[^`\n]+`\*\*(\n|$)/.test(markdown)) {
+    return markdown;
+  }
+  const sep = markdown.indexOf('\n\n---\n\n');
+  return sep < 0 ? undefined : markdown.slice(sep + '\n\n---\n\n'.length);
 }

@@ -29,6 +29,7 @@ import { expectedKeyRange, fixtureTestId, outcomeOf, runCallsFor, stepTestId, te
 import { CoverageInfo, CoverageResponse, FixtureResult, FixturesResponse, FixtureResultsNotification, Requests, RunResponse } from './protocol';
 import { ServerManager } from './server';
 import { toRange } from './util';
+import { failureMarkdown } from './markdown';
 
 export class FixtureTests implements vscode.Disposable {
   readonly controller: vscode.TestController;
@@ -249,7 +250,7 @@ export class FixtureTests implements vscode.Disposable {
         const msg =
           outcome.expected !== undefined && outcome.actual !== undefined
             ? vscode.TestMessage.diff(outcome.message, outcome.expected, outcome.actual)
-            : new vscode.TestMessage(new vscode.MarkdownString(`${outcome.message}\n\n\`\`\`diff\n${outcome.diff}\n\`\`\``));
+            : new vscode.TestMessage(new vscode.MarkdownString(failureMarkdown(outcome.message, outcome.diff)));
         msg.location = await this.failureLocation(item);
         if (r?.pendingUri) {
           msg.contextValue = 'stepsmith.pending'; // offers "Accept this output" on the message

@@ -20,6 +20,8 @@ The composer never raises: it returns `(root, problems)`; `root` is None on a fa
 
 from __future__ import annotations
 
+import re
+
 import yaml
 from stepsmith.runner.problems import Problem, Span
 
@@ -29,12 +31,31 @@ from .nodes import LoadResult, YMap, YNode, YPair, YScalar, YSeq, node_at
 from .oneline import _remember, _reuse_after_one_line_edit, clear_cache
 
 MAX_MANIFEST_CHARS = 2 * 1024 * 1024  # 2 MiB of text; a 2,000-step manifest is ~0.5 MiB
-_EXTRA_LINE_BREAKS = {0x85: " ", 0x2028: " ", 0x2029: " "}
+_YAML11_BREAKS = "\x85\u2028\u2029"
+
+
+def _hide_yaml11_breaks(text: str) -> tuple[str, dict[int, str]]:
+    """libyaml (YAML 1.1) breaks lines at NEL, LS and PS; YAML 1.2, editors and LSP do not: to
+    1.2 they are ordinary characters, kept in every value. Each becomes a private-use stand-in
+    the text does not hold (not even as an escape), one code point for one, so every position
+    is unchanged; the composer puts the real character back into each value."""
+    stand_ins: list[str] = []
+    code = 0xE000
+    while len(stand_ins) < len(_YAML11_BREAKS):
+        ch = chr(code)
+        code += 1
+        if ch in text or re.search(rf"\\(?:u|U0000){code - 1:04X}", text, re.IGNORECASE):
+            continue
+        stand_ins.append(ch)
+    hidden = text.translate({ord(b): s for b, s in zip(_YAML11_BREAKS, stand_ins, strict=True)})
+    return hidden, {ord(s): b for b, s in zip(_YAML11_BREAKS, stand_ins, strict=True)}
 
 
 def load(text: str, path: str | None = None) -> LoadResult:
     """Compose `text` into a positioned tree. Never raises."""
     problems: list[Problem] = []
+    if text.startswith("\ufeff"):  # a byte order mark is not content: columns count without it
+        text = text[1:]
     if len(text) > MAX_MANIFEST_CHARS:
         size_mb = len(text.encode("utf-8", "surrogatepass")) / 1_000_000
         problems.append(
@@ -60,16 +81,17 @@ def load(text: str, path: str | None = None) -> LoadResult:
             )
         )
         return LoadResult(None, problems)
+    restore = None
     if "\u2028" in text or "\u2029" in text or "\x85" in text:
-        # YAML 1.1 (libyaml) breaks lines at NEL/LS/PS; editors and LSP do not. Read them as
-        # spaces (what YAML folds a line break into) so every line number matches the editor's.
-        text = text.translate(_EXTRA_LINE_BREAKS)
-    reused = _reuse_after_one_line_edit(path, text)
-    if reused is not None:
-        return reused
+        text, restore = _hide_yaml11_breaks(text)
+    else:  # the one-line shortcut reads values straight from the text: not with stand-ins
+        reused = _reuse_after_one_line_edit(path, text)
+        if reused is not None:
+            return reused
     try:
-        result = _compose(text, path, problems)
-        _remember(path, text, result)
+        result = _compose(text, path, problems, restore)
+        if restore is None:
+            _remember(path, text, result)
         return result
     except yaml.MarkedYAMLError as exc:
         message, span = describe_mark_error(exc, text)

@@ -63,7 +63,33 @@ def _flow_overflow_span(text: str) -> Span | None:
     return None
 
 
-def _compose(text: str, path: str | None, problems: list[Problem]) -> LoadResult:
+def _after_tag(text: str, sm, em) -> tuple[int, int]:
+    """Where a tagged scalar's own text starts (line 1-based, column): past the tag, the
+    spaces, comments and line breaks after it (`!!int 3` is at the `3`). A value with no text
+    of its own is where the event ends."""
+    i, end, line, col = sm.index, em.index, sm.line + 1, sm.column
+    while i < end and text[i] not in " \t\r\n":
+        i += 1
+        col += 1
+    while i < end:
+        ch = text[i]
+        if ch in " \t":
+            i += 1
+            col += 1
+        elif ch == "#":
+            while i < end and text[i] not in "\r\n":
+                i += 1
+        elif ch in "\r\n":
+            i += 2 if text.startswith("\r\n", i) else 1
+            line, col = line + 1, 0
+        else:
+            return line, col
+    return em.line + 1, em.column
+
+
+def _compose(text: str, path: str | None, problems: list[Problem],
+             restore: dict[int, str] | None = None) -> LoadResult:
+    """`restore` maps stand-in characters back to what the text held (see `load`)."""
     if _Parser is not None:
         parser = _Parser(text)
         get_event = parser.get_event
@@ -103,6 +129,8 @@ def _compose(text: str, path: str | None, problems: list[Problem]) -> LoadResult
             sm = ev.start_mark
             em = ev.end_mark
             value = ev.value
+            if restore is not None:
+                value = value.translate(restore)
             if ev.anchor is None and ev.tag is None:
                 style = ev.style
                 node = YScalar((sm.line + 1, sm.column, em.line + 1, em.column),
@@ -111,7 +139,10 @@ def _compose(text: str, path: str | None, problems: list[Problem]) -> LoadResult
                     key = node  # keys are taken as text: no resolution
                     continue
                 if style == "":
-                    node.data = resolve_plain(value)
+                    try:
+                        node.data = resolve_plain(value)
+                    except ValueError as exc:  # a number too long to convert
+                        return fatal("SM005", str(exc), node.span)
             else:
                 if ev.anchor is not None:
                     return fatal(
@@ -122,7 +153,7 @@ def _compose(text: str, path: str | None, problems: list[Problem]) -> LoadResult
                 tag = ev.tag
                 if tag not in _ALLOWED_SCALAR_TAGS:
                     return fatal("SM009", f"YAML tag {tag!r} is not supported in a manifest", _point(sm))
-                pos = (sm.line + 1, sm.column, em.line + 1, em.column)
+                pos = (*_after_tag(text, sm, em), em.line + 1, em.column)
                 try:
                     data = _resolve_tagged(value, tag)
                 except ValueError as exc:

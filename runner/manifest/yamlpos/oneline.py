@@ -157,7 +157,11 @@ def _reuse(path, text, old_text, old_lines, old) -> LoadResult | None:
     if style == "":
         if _SAFE_PLAIN.fullmatch(fresh) is None:
             return None
-        scalar = YScalar((line_no, start, line_no, len(new_line)), _resolve_plain(fresh), "", fresh, False)
+        try:
+            data = _resolve_plain(fresh)
+        except ValueError:  # a number too long: the full compose reports it at the value
+            return None
+        scalar = YScalar((line_no, start, line_no, len(new_line)), data, "", fresh, False)
     else:
         if _SAFE_QUOTED[style].fullmatch(fresh) is None:
             return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 
 _STR_TAG = "tag:yaml.org,2002:str"
 
@@ -21,22 +22,26 @@ _MAYBE_NON_STR = frozenset("~nNtTfF0123456789+-.")
 def _resolve_plain(text: str):
     """YAML 1.2 core schema for an untagged plain scalar."""
     if not text or text[0] in _MAYBE_NON_STR:
-        if _NULL_RE.match(text):
+        if _NULL_RE.fullmatch(text):
             return None
         b = _BOOL.get(text)
         if b is not None:
             return b
-        if _INT_RE.match(text):
+        if _INT_RE.fullmatch(text):
+            digits = len(text.lstrip("+-"))
+            limit = sys.get_int_max_str_digits()
+            if limit and digits > limit:  # int() would refuse it with a message about Python
+                raise ValueError(f"integer has {digits} digits; the limit is {limit}")
             return int(text, 10)
-        if _INT_OCT_RE.match(text):
+        if _INT_OCT_RE.fullmatch(text):
             return int(text[2:], 8)
-        if _INT_HEX_RE.match(text):
+        if _INT_HEX_RE.fullmatch(text):
             return int(text[2:], 16)
-        if _FLOAT_RE.match(text):
+        if _FLOAT_RE.fullmatch(text):
             return float(text)
-        if _INF_RE.match(text):
+        if _INF_RE.fullmatch(text):
             return -math.inf if text[0] == "-" else math.inf
-        if _NAN_RE.match(text):
+        if _NAN_RE.fullmatch(text):
             return math.nan
     return text
 

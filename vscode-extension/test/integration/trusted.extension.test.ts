@@ -5,6 +5,7 @@
 //   loose/stray.py  (Python outside any workflow folder: must not be served)
 import * as assert from 'assert';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { StepsmithApi } from '../../src/extension';
@@ -292,6 +293,33 @@ describe('stepsmith extension in VS Code', function () {
       fs.writeFileSync(uri.fsPath, original);
       await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
     }
+  });
+
+  it('registers the language-model tools; invokeTool(check) returns what the MCP check tool returns', async () => {
+    const names = vscode.lm.tools.filter((t) => t.name.startsWith('stepsmith_')).map((t) => t.name).sort();
+    assert.deepStrictEqual(names, ['stepsmith_check', 'stepsmith_explain_rule', 'stepsmith_propose_fixture',
+      'stepsmith_reach', 'stepsmith_run_step', 'stepsmith_test']);
+    const dir = path.join(ws(), 'agentcheck');
+    fs.mkdirSync(path.join(dir, 'steps'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'workflow.yaml'), 'workflow: agentcheck\nversion: 1\npython: "3.11"\n'
+      + 'trigger: {manual: {}}\nsteps:\n  - id: s\n    explanation: Add one.\n    code: steps/s.py:s\n'
+      + '    inputs: {x: 1}\n');
+    fs.writeFileSync(path.join(dir, 'steps', 's.py'), 'import os\n\n\ndef s(x):\n    return x + 1\n');
+    const res = await vscode.lm.invokeTool('stepsmith_check', { input: { paths: ['agentcheck'] }, toolInvocationToken: undefined });
+    const got = JSON.parse((res.content[0] as vscode.LanguageModelTextPart).value);
+    assert.deepStrictEqual(got.problems.map((p: { code: string; line: number; column: number }) => [p.code, p.line, p.column]), [['SS101', 1, 7]]);
+    assert.ok(got.problems[0].fixes[0].edits.length > 0 && got.problems[0].url.endsWith('SS101.md'));
+    // the reference: runner/mcp's check, the use case `stepsmith mcp` serves, in the server's interpreter
+    const plan = api.server.lastPlan!;
+    const script = 'import sys; from stepsmith.runner.mcp import tools; from stepsmith.runner.mcp.scope import Scope; '
+      + 'print(tools.check(Scope.of([sys.argv[1]]), [sys.argv[2]]).model_dump_json())';
+    const out = require('child_process').execFileSync(plan.command, ['-c', script, ws(), 'agentcheck'],
+      { env: { ...process.env, ...plan.env }, cwd: os.tmpdir() }).toString();
+    assert.deepStrictEqual(got, JSON.parse(out));
+    const rule = JSON.parse(((await vscode.lm.invokeTool('stepsmith_explain_rule', { input: { code: 'SS501' }, toolInvocationToken: undefined }))
+      .content[0] as vscode.LanguageModelTextPart).value);
+    assert.strictEqual(rule.code, 'SS501');
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('Show What Each Step Can Reach answers with every workflow', async () => {

@@ -53,6 +53,16 @@ describe('stepsmith in an untrusted workspace', function () {
     await new Promise((r) => setTimeout(r, 2000));
   });
 
+  it('registers only the read-only language-model tools, and they answer', async () => {
+    const names = vscode.lm.tools.filter((t) => t.name.startsWith('stepsmith_')).map((t) => t.name).sort();
+    assert.deepStrictEqual(names, ['stepsmith_check', 'stepsmith_explain_rule', 'stepsmith_reach']);
+    const res = await vscode.lm.invokeTool('stepsmith_reach', { input: {}, toolInvocationToken: undefined });
+    const reach = JSON.parse((res.content[0] as vscode.LanguageModelTextPart).value);
+    assert.ok(reach.workflows.length >= 2 && reach.sentence.includes('not a review of what its code does'));
+    await assert.rejects(Promise.resolve().then(() => vscode.lm.invokeTool('stepsmith_run_step',
+      { input: { workflow: 'payment-chasing', step: 'overdue', inputs: {} }, toolInvocationToken: undefined })));
+  });
+
   it('the reach view works', async () => {
     const roots = await api.reach.refresh();
     assert.strictEqual(roots.length, 2);

@@ -37,6 +37,27 @@ describe('reach tree model', () => {
     assert.match(String(fx.tooltip), /not a review of what its code does/);
   });
 
+  it('marks the steps whose reach widened since HEAD, with one node per change', () => {
+    const widened: ReachResponse = JSON.parse(JSON.stringify(reach));
+    const wf = widened.workflows[0];
+    const change = { kind: 'network', step: 'summary', before: 'none', after: 'public_egress', widens: true,
+      description: 'network: none → public egress' };
+    wf.sinceHead = { status: 'changed', widens: true, changes: [change] };
+    wf.steps[2].changesSinceHead = [change];
+    wf.steps[0].changesSinceHead = [{ ...change, kind: 'explanation', widens: false, description: 'explanation changed' }];
+    const t = reachTree(widened)[1];
+    assert.match(String(t.description), /widened since HEAD$/);
+    const [normalise, fx, summary] = t.children;
+    assert.strictEqual(summary.icon, 'warning');
+    assert.match(String(summary.description), /^widened since HEAD · /);
+    assert.deepStrictEqual(summary.children.filter((c) => c.kind === 'change').map((c) => `${c.label}: ${c.description}`),
+      ['widened: network: none → public egress']);
+    assert.notStrictEqual(normalise.icon, 'warning');  // a wording change is shown, not flagged
+    assert.deepStrictEqual(normalise.children.filter((c) => c.kind === 'change').map((c) => c.label), ['changed']);
+    assert.strictEqual(fx.children.filter((c) => c.kind === 'change').length, 0);
+    assert.doesNotMatch(String(reachTree(reach)[1].description), /widened/);  // without git: no marks
+  });
+
   it('shows a manifest that does not hold as an error node', () => {
     const broken = reachTree(reach)[0];
     assert.strictEqual(broken.description, 'manifest has errors');
@@ -125,5 +146,24 @@ describe('test tree model', () => {
   it('locates the "expected" key of a fixture', () => {
     assert.deepStrictEqual(expectedKeyRange('{\n  "inputs": {},\n  "expected": {"output": 1}\n}'), { start: { line: 2, character: 2 }, end: { line: 2, character: 12 } });
     assert.deepStrictEqual(expectedKeyRange('{}').start, { line: 0, character: 0 });
+  });
+});
+
+import { AGENT_TOOLS, toolsFor } from '../../src/agentTools';
+
+describe('language-model tools', () => {
+  it('untrusted workspaces get the read-only tools only; every tool is declared in package.json', () => {
+    assert.deepStrictEqual(toolsFor(false).map((t) => t.tool), ['check', 'reach', 'explain_rule']);
+    assert.deepStrictEqual(toolsFor(true).map((t) => t.tool), AGENT_TOOLS.map((t) => t.tool));
+    const declared = (require('../../../package.json').contributes.languageModelTools as { name: string; when?: string }[]);
+    assert.deepStrictEqual(declared.map((t) => t.name).sort(), AGENT_TOOLS.map((t) => t.name).sort());
+    // the editor lists a contributed tool only when its `when` holds: running ones need trust
+    for (const t of declared) {
+      const spec = AGENT_TOOLS.find((x) => x.name === t.name)!;
+      assert.strictEqual(t.when, spec.readOnly ? undefined : 'isWorkspaceTrusted', t.name);
+    }
+    for (const t of AGENT_TOOLS.filter((x) => !x.readOnly)) {
+      assert.ok(t.confirm, `${t.name} runs code: it asks for confirmation`);
+    }
   });
 });

@@ -1,5 +1,5 @@
 import * as assert from 'assert';
-import { DEFAULTS, diagnosticCode, filterSchemaLevel, leaveSchemaErrorsToYamlExtension, needsRestart, readSettings, serverSettings } from '../../src/settings';
+import { DEFAULTS, diagnosticCode, filterSchemaLevel, leaveDescriptionsToYamlExtension, leaveSchemaErrorsToYamlExtension, needsRestart, readSettings, serverSettings, withoutSchemaDescription } from '../../src/settings';
 import { documentSelector, escapeGlob, folderKey, isManifestPath, workflowFolders } from '../../src/manifests';
 
 const cfg = (values: Record<string, unknown>) => ({ get: <T>(k: string) => values[k] as T | undefined });
@@ -50,13 +50,44 @@ describe('settings', () => {
 });
 
 describe('schema-level diagnostics and the YAML extension', () => {
-  const diags = [{ code: 'SM003' }, { code: { value: 'SM005', target: 'x' } }, { code: 'SM101' }, { code: 'SM201' }, { code: 'SS101' }, { code: undefined }];
-  it('drops only SM001-SM005 on manifests, and only when left to the YAML extension', () => {
-    assert.deepStrictEqual(filterSchemaLevel('/w/a/workflow.yaml', diags, true).map((d) => diagnosticCode(d.code)), ['SM101', 'SM201', 'SS101', '']);
-    assert.deepStrictEqual(filterSchemaLevel('/w/a/billing.workflow.yaml', diags, true).length, 4);
+  // `data.schema`: the server found it through the model, which the schema agrees with; an
+  // invalid cron, an unknown timezone or `connection: null` are such problems now
+  const diags = [
+    { code: 'SM003', data: { rule: 'SM003', schema: true } },
+    { code: { value: 'SM005', target: 'x' }, data: { rule: 'SM005', schema: true } },
+    { code: 'SM005', data: { rule: 'SM005' } }, // e.g. a 5,000-digit number: the loader's, not the schema's
+    { code: 'SM001', data: { rule: 'SM001' } }, // YAML syntax as libyaml reads it
+    { code: 'SM107', data: { rule: 'SM107', schema: true } }, // empty explanation: minLength in the schema
+    { code: 'SM101', data: { rule: 'SM101' } }, { code: 'SS101' }, { code: undefined, data: 'x' },
+  ];
+  it('drops only what the schema expresses, on manifests, when left to the YAML extension', () => {
+    assert.deepStrictEqual(filterSchemaLevel('/w/a/workflow.yaml', diags, true).map((d) => diagnosticCode(d.code)), ['SM005', 'SM001', 'SM101', 'SS101', '']);
+    assert.deepStrictEqual(filterSchemaLevel('/w/a/billing.workflow.yaml', diags, true).length, 5);
     assert.strictEqual(filterSchemaLevel('/w/a/workflow.yaml', diags, false).length, diags.length);
     assert.strictEqual(filterSchemaLevel('/w/a/steps/x.py', diags, true).length, diags.length);
     assert.strictEqual(filterSchemaLevel('/w/a/other.yaml', diags, true).length, diags.length);
+  });
+
+  it('our syntax error goes while the YAML extension shows one, a duplicate key while it shows one on that line', () => {
+    const at = (line: number) => ({ start: { line, character: 0 }, end: { line, character: 1 } });
+    const ours = [{ code: 'SM001', range: at(3) }, { code: 'SM002', range: at(7) }, { code: 'SM101', range: at(7) }];
+    const theirs = [{ source: 'YAML', range: at(7) }, { source: 'yaml-schema: file:///s.json', range: at(3) }];
+    assert.deepStrictEqual(filterSchemaLevel('/w/workflow.yaml', ours, true, theirs).map((d) => d.code), ['SM101']);
+    const elsewhere = [{ source: 'YAML', range: at(9) }];  // the document does not parse for either
+    assert.deepStrictEqual(filterSchemaLevel('/w/workflow.yaml', ours, true, elsewhere).map((d) => d.code), ['SM002', 'SM101']);
+    assert.deepStrictEqual(filterSchemaLevel('/w/workflow.yaml', ours, true, []).map((d) => d.code), ['SM001', 'SM002', 'SM101']);
+    assert.strictEqual(filterSchemaLevel('/w/workflow.yaml', ours, false, theirs).length, 3);
+  });
+
+  it('hovers: the key description goes when the YAML extension shows it, a reach card stays', () => {
+    const auto = readSettings(cfg({}));
+    assert.ok(leaveDescriptionsToYamlExtension(auto, true, undefined));
+    assert.ok(!leaveDescriptionsToYamlExtension(auto, true, false));
+    assert.ok(!leaveDescriptionsToYamlExtension(auto, false, true));
+    assert.strictEqual(withoutSchemaDescription('**`cron`** — Five-field cron expression\n\n*Required.*'), undefined);
+    assert.strictEqual(withoutSchemaDescription('**`network`** — none or public_egress\n\n---\n\n### Step `m` — what it can reach'), '### Step `m` — what it can reach');
+    assert.strictEqual(withoutSchemaDescription('### SM005 `wrong-value`'), '### SM005 `wrong-value`');
+    assert.strictEqual(withoutSchemaDescription('**Input `x`** of step `m`'), '**Input `x`** of step `m`');
   });
 });
 

@@ -1,0 +1,95 @@
+"""`stepsmith check --fix / --unsafe-fixes / --diff / --show-fixes`: what the command line says
+about fixes (the use case is runner/app/fix.py)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+
+def _display(path: Path) -> str:
+    from stepsmith.runner.cli.check import _display as shown
+
+    return shown(path)
+
+
+def _display_fix_path(path: str) -> str:
+    return _display(Path(path))
+
+
+def apply_fixes(paths, *, unsafe: bool, show: bool) -> dict | None:
+    """Apply the fixes; {(path, code): count} of what was fixed, None on an internal error."""
+    from collections import Counter
+
+    from stepsmith.runner.app.fix import plan, write
+
+    try:
+        outcome = write(plan(paths, unsafe=unsafe))
+    except Exception as exc:
+        if os.environ.get("STEPSMITH_DEBUG"):
+            raise
+        print(f"stepsmith check --fix: internal error: {type(exc).__name__}: {exc}",
+              file=sys.stderr)
+        return None
+    counts: Counter = Counter()
+    for fx in outcome.written:
+        for f in fx.applied:
+            counts[(fx.path, f.code, f.title)] += 1
+    for path in outcome.conflicts:
+        print(f"{_display_fix_path(path)}: changed on disk while being fixed; not written",
+              file=sys.stderr)
+    for path, why in outcome.refused:
+        print(f"{_display_fix_path(path)}: not written: {why}", file=sys.stderr)
+    if show and counts:
+        print(f"Fixed {sum(counts.values())} problem(s):")
+        last = None
+        for (path, code, title), n in sorted(counts.items()):
+            if path != last:
+                print(f"- {_display_fix_path(path)}:")
+                last = path
+            print(f"    {n} × {code} ({title})")
+    return {(p, c): n for (p, c, _t), n in counts.items()}
+
+
+def print_diff(paths, *, unsafe: bool) -> int:
+    """`--diff`: the fixes as a unified diff, nothing written (exit 1 when there is any)."""
+    import difflib
+
+    from stepsmith.runner.app.fix import plan
+
+    try:
+        fixes = plan(paths, unsafe=unsafe)
+    except Exception as exc:
+        if os.environ.get("STEPSMITH_DEBUG"):
+            raise
+        print(f"stepsmith check --diff: internal error: {type(exc).__name__}: {exc}",
+              file=sys.stderr)
+        return 2
+    n = 0
+    for fx in fixes:
+        shown = _display_fix_path(fx.path)
+        sys.stdout.writelines(difflib.unified_diff(
+            fx.original.splitlines(keepends=True), fx.fixed.splitlines(keepends=True),
+            fromfile=f"a/{shown}", tofile=f"b/{shown}"))
+        n += len(fx.applied)
+    if n:
+        print(f"\nWould fix {n} problem(s).", file=sys.stderr)
+    return 1 if fixes else 0
+
+
+def fixable_hint(problems, *, unsafe: bool) -> None:
+    """ruff's closing hint: how many of the findings `--fix` would take care of."""
+    from stepsmith.runner.fixes import fix_of
+    from stepsmith.runner.language.fixall import SAFE_KINDS
+
+    fixes = [fix_of(p) for p in problems]
+    safe = sum(1 for f in fixes if f is not None and f.kind in SAFE_KINDS)
+    n_unsafe = sum(1 for f in fixes if f is not None and f.kind not in SAFE_KINDS)
+    if safe:
+        print(f"[*] {safe} fixable with the `--fix` option"
+              + (f" ({n_unsafe} more with `--unsafe-fixes`)." if n_unsafe else "."))
+    elif n_unsafe and not unsafe:
+        print(f"{n_unsafe} fix(es) available with `--fix --unsafe-fixes`.")
+
+

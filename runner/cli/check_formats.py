@@ -1,0 +1,244 @@
+"""`stepsmith check --output-format`: findings where CI shows them.
+
+Every renderer takes the same typed findings (`Finding`: the shown path and the `Problem`) and
+returns the whole document as text, so each format is a pure function tested field by field:
+full / concise (terminal), json / json-lines (programs), github (workflow commands), gitlab
+(Code Quality report), sarif (2.1.0, for code scanning), junit (test reports).
+Positions: `Problem` columns are 0-based code points; every format here prints 1-based columns
+(SARIF says `columnKind: unicodeCodePoints`, so no UTF-16 conversion is implied).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from dataclasses import dataclass
+
+FORMATS = ("full", "concise", "json", "json-lines", "github", "gitlab", "sarif", "junit")
+
+
+@dataclass(frozen=True)
+class Finding:
+    path: str  # as shown (relative to the current folder when inside it), "/" separated
+    problem: object  # stepsmith.runner.problems.Problem
+
+    @property
+    def uri(self) -> str:
+        return self.path.replace("\\", "/")
+
+
+def _rule(code: str):
+    from stepsmith.runner import rules
+
+    try:
+        return rules.get(code)
+    except KeyError:
+        return None
+
+
+def rule_url(code: str) -> str:
+    from stepsmith.runner.rules import rule_url as url
+
+    return url(code)
+
+
+def _level(problem) -> str:
+    return "warning" if problem.severity == "warning" else "error"
+
+
+def _end(problem) -> tuple[int, int]:
+    s = problem.span
+    return s.end_line, s.end_column + 1
+
+
+def problem_json(f: Finding) -> dict:
+    d = f.problem.to_json()
+    d["path"] = f.path
+    d["url"] = rule_url(f.problem.code)
+    return d
+
+
+def render_concise(findings: list[Finding]) -> str:
+    return "".join(f"{f.path}:{f.problem.span.line}:{f.problem.span.column + 1}: "
+                   f"{f.problem.code} {f.problem.message}\n" for f in findings)
+
+
+def render_json_lines(findings: list[Finding]) -> str:
+    return "".join(json.dumps(problem_json(f), ensure_ascii=False) + "\n" for f in findings)
+
+
+# --- GitHub Actions workflow commands -------------------------------------------------------
+def _gh_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _gh_prop(text: str) -> str:
+    return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_github(findings: list[Finding]) -> str:
+    out = []
+    for f in findings:
+        p, s = f.problem, f.problem.span
+        end_line, end_col = _end(p)
+        props = (f"file={_gh_prop(f.uri)},line={s.line},col={s.column + 1},"
+                 f"endLine={end_line},endColumn={end_col},title={_gh_prop(p.code)}")
+        out.append(f"::{_level(p)} {props}::{_gh_data(f'{p.code} {p.message}')}\n")
+    return "".join(out)
+
+
+# --- fingerprints -------------------------------------------------------------------------
+def fingerprints(findings: list[Finding]) -> list[str]:
+    """Stable per finding across unrelated edits: rule, file, step and message (not the line),
+    plus an occurrence count for identical findings in one file (as ruff does)."""
+    seen: Counter = Counter()
+    out = []
+    for f in findings:
+        p = f.problem
+        key = (f.uri, p.code, p.step or "", p.message)
+        seen[key] += 1
+        raw = "\0".join((*key, str(seen[key])))
+        out.append(hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest())
+    return out
+
+
+# --- GitLab Code Quality --------------------------------------------------------------------
+def render_gitlab(findings: list[Finding]) -> str:
+    report = []
+    for f, fp in zip(findings, fingerprints(findings)):
+        p, s = f.problem, f.problem.span
+        rule = _rule(p.code)
+        severity = ("minor" if _level(p) == "warning"
+                    else "critical" if rule is not None and rule.security else "major")
+        end_line, end_col = _end(p)
+        report.append({
+            "description": f"{p.code} {p.message}",
+            "check_name": p.code,
+            "fingerprint": fp,
+            "severity": severity,
+            "categories": ["Security"] if rule is not None and rule.security else ["Style"],
+            "location": {"path": f.uri,
+                         "positions": {"begin": {"line": s.line, "column": s.column + 1},
+                                       "end": {"line": end_line, "column": end_col}}},
+        })
+    return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+
+
+# --- SARIF 2.1.0 ----------------------------------------------------------------------------
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def _sarif_rule(code: str) -> dict:
+    rule = _rule(code)
+    if rule is None:
+        return {"id": code, "helpUri": rule_url(code)}
+    help_md = f"**{rule.code} {rule.name}**: {rule.summary}\n\n{rule.rationale}"
+    if rule.example:
+        help_md += f"\n\nRefused:\n\n```\n{rule.example}\n```"
+    if rule.fix:
+        help_md += f"\n\nAccepted:\n\n```\n{rule.fix}\n```"
+    props: dict = {"tags": ["security"] if rule.security else ["correctness"]}
+    if rule.security:
+        props["security-severity"] = "8.0" if code.startswith(("SS1", "SS2", "SS3")) else "5.0"
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": rule.rationale},
+        "help": {"text": f"{rule.summary} {rule.rationale}", "markdown": help_md},
+        "helpUri": rule_url(rule.code),
+        "defaultConfiguration": {"level": "error"},
+        "properties": props,
+    }
+
+
+def render_sarif(findings: list[Finding], *, version: str) -> str:
+    codes = sorted({f.problem.code for f in findings})
+    index = {c: i for i, c in enumerate(codes)}
+    results = []
+    for f, fp in zip(findings, fingerprints(findings)):
+        p, s = f.problem, f.problem.span
+        end_line, end_col = _end(p)
+        results.append({
+            "ruleId": p.code,
+            "ruleIndex": index[p.code],
+            "level": _level(p),
+            "message": {"text": p.message},
+            "locations": [{"physicalLocation": {
+                "artifactLocation": {"uri": f.uri, "uriBaseId": "%SRCROOT%"},
+                "region": {"startLine": s.line, "startColumn": s.column + 1,
+                           "endLine": end_line, "endColumn": end_col}}}],
+            "partialFingerprints": {"stepsmith/v1": fp},
+            **({"properties": {"step": p.step}} if p.step else {}),
+        })
+    doc = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "stepsmith", "version": version,
+                                "informationUri": rule_url("").rsplit("/", 1)[0] or "about:blank",
+                                "rules": [_sarif_rule(c) for c in codes]}},
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    }
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+# --- JUnit XML ----------------------------------------------------------------------------
+def _xml_text(text: str) -> str:
+    """XML 1.0 allows neither most C0 controls nor lone surrogates, escaped or not: show them."""
+    out = []
+    for ch in text:
+        o = ord(ch)
+        if (o < 0x20 and ch not in "\t\n\r") or 0xD800 <= o <= 0xDFFF or o in (0xFFFE, 0xFFFF):
+            out.append(f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def render_junit(findings: list[Finding], files: list[str]) -> str:
+    from xml.etree import ElementTree as ET
+
+    by_file: dict[str, list[Finding]] = {path: [] for path in files}
+    for f in findings:
+        by_file.setdefault(f.path, []).append(f)
+    root = ET.Element("testsuites", name="stepsmith check", tests=str(max(1, len(findings))),
+                      failures=str(len(findings)))
+    for path, items in by_file.items():
+        suite = ET.SubElement(root, "testsuite", name=_xml_text(path),
+                              tests=str(max(1, len(items))), failures=str(len(items)))
+        if not items:
+            ET.SubElement(suite, "testcase", name="no problems", classname=_xml_text(path))
+        for f in items:
+            p, s = f.problem, f.problem.span
+            case = ET.SubElement(suite, "testcase", name=_xml_text(f"{p.code} at {s.line}:{s.column + 1}"),
+                                 classname=_xml_text(path), file=_xml_text(path), line=str(s.line))
+            fail = ET.SubElement(case, "failure", message=_xml_text(f"{p.code} {p.message}"),
+                                 type=p.code)
+            fail.text = _xml_text(f"{path}:{s.line}:{s.column + 1}: {p.code} {p.message}"
+                                  + (f" [{p.step}]" if p.step else ""))
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, "unicode") + "\n"
+
+
+# --- statistics ---------------------------------------------------------------------------
+def statistics(findings: list[Finding]) -> list[dict]:
+    """Counts per rule, most frequent first (as `ruff check --statistics`)."""
+    from stepsmith.runner.fixes import fix_of
+
+    counts = Counter(f.problem.code for f in findings)
+    fixable = {f.problem.code for f in findings if fix_of(f.problem) is not None}
+    out = []
+    for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        rule = _rule(code)
+        out.append({"code": code, "name": rule.name if rule else "", "count": n,
+                    "fixable": code in fixable, "url": rule_url(code)})
+    return out
+
+
+def render_statistics(stats: list[dict]) -> str:
+    width = max((len(str(s["count"])) for s in stats), default=1)
+    return "".join(f"{s['count']:>{width}}\t{s['code']}\t{'[*] ' if s['fixable'] else '    '}"
+                   f"{s['name']}\n" for s in stats)

@@ -1,0 +1,116 @@
+"""`stepsmith reach --diff [REV]`: render what a change widens (text, json, markdown).
+
+Only what changed is shown; a change that widens is marked, and `--fail-on-widen` turns it into
+exit status 1 so CI can ask for a security review. Exit status: 0 shown, 1 widened (with
+`--fail-on-widen`) or a manifest unreadable in the work tree, 2 usage or git error.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+NO_CHANGE = "No change in what any step can reach."
+
+
+def run_diff(args, path: Path) -> int:
+    from stepsmith.runner.reach import REACH_SENTENCE
+    from stepsmith.runner.revisions import GitError, reach_diff
+
+    try:
+        diff = reach_diff(path, args.diff)
+    except GitError as exc:
+        print(f"stepsmith reach --diff: {exc}", file=sys.stderr)
+        return 2
+    if args.format == "json":
+        out = diff.to_json()
+        out["sentence"] = REACH_SENTENCE
+        json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+    elif args.format == "markdown":
+        sys.stdout.write(markdown(diff))
+    else:
+        sys.stdout.write(text(diff))
+    if diff.undecided:
+        return 1
+    return 1 if args.fail_on_widen and diff.widens else 0
+
+
+def _mark(change) -> str:
+    return "widens" if change.widens else ""
+
+
+def display(text: str) -> str:
+    """Hostile manifest text shown safely in a terminal: control characters (C0 but tab, DEL,
+    C1) become visible escapes."""
+    return "".join(ch if ch == "\t" or not (ord(ch) < 32 or 127 <= ord(ch) < 160)
+                   else ascii(ch)[1:-1] for ch in str(text))
+
+
+def _here(diff, rel: str) -> str:
+    """A repository-relative path as the terminal's user can paste it: relative to the current
+    folder when inside it."""
+    import os
+
+    full = os.path.join(diff.top, rel) if diff.top else rel
+    shown = os.path.relpath(full)
+    return full if shown.startswith("..") else shown
+
+
+def text(diff) -> str:
+    lines = []
+    for w in diff.changed:
+        head = f"{display(_here(diff, w.path))} ({display(w.workflow)}): {w.status}"
+        if w.before_path and w.before_path != w.path:
+            head += f", was {display(_here(diff, w.before_path))}"
+        lines.append(head)
+        if w.error:
+            lines.append(f"  cannot compare: {display(w.error)}")
+        for c in w.changes:
+            flag = "  + " if c.widens else "    "
+            lines.append(f"{flag}{display(c.step)}: {display(c.describe())}")
+    if not lines:
+        return f"{NO_CHANGE} (compared with {display(diff.rev)})\n"
+    n = sum(1 for w in diff.workflows for c in w.changes if c.widens)
+    lines.append("")
+    if diff.undecided:
+        lines.append(f"{len(diff.undecided)} workflow(s) could not be read in the work tree: "
+                     "what they widen is unknown (run `stepsmith check`).")
+    lines.append(f"{n} change(s) widen what a step can reach since {display(diff.rev)} "
+                 "(marked +)." if n else
+                 f"Nothing widens what a step can reach since {display(diff.rev)}.")
+    return "\n".join(lines) + "\n"
+
+
+def _md(text: str) -> str:
+    """Plain text for a Markdown table cell: no markup, no pipes, no line breaks."""
+    import re
+
+    text = text.replace("\r", " ").replace("\n", " ")
+    return re.sub(r"([\\`*_\[\]|<>~])", r"\\\1", text)
+
+
+def markdown(diff) -> str:
+    from stepsmith.runner.reach import REACH_SENTENCE
+
+    out = [f"### What this change widens (compared with `{_md(diff.rev)}`)", ""]
+    if not diff.changed:
+        out += [NO_CHANGE, ""]
+    for w in diff.changed:
+        title = f"**{_md(w.workflow)}** — {_md(w.path)} ({w.status})"
+        if w.version_before is not None and w.version_after is not None:
+            title += (f", version {w.version_after} (not increased)"
+                      if w.version_before == w.version_after
+                      else f", version {w.version_before} → {w.version_after}")
+        out += [title, ""]
+        if w.error:
+            out += [f"> cannot compare: {_md(w.error)}", ""]
+        if w.changes:
+            out += ["| | step | change |", "|---|---|---|"]
+            for c in w.changes:
+                out.append(f"| {'⚠️ widens' if c.widens else ''} | {_md(c.step)} | "
+                           f"{_md(c.describe())} |")
+            out.append("")
+    out += [f"_{REACH_SENTENCE}_", ""]
+    return "\n".join(out)

@@ -1,0 +1,127 @@
+"""`stepsmith test --watch` / `stepsmith check --watch`: run, then run again on every save.
+
+`check --watch` re-checks the whole selection on a change (as `ruff check --watch`: the
+validator's statement cache makes that cheap). `test --watch` re-runs only the fixtures a change
+can affect (`affected`): a fixture file itself, every fixture of a step whose code file changed,
+and every fixture of a workflow whose manifest changed; new fixture files are picked up because
+the selection is made anew each time. The screen is cleared before each summary (on a
+terminal), failures first. Ctrl-C ends it with exit 0; sandboxes die with the process
+(bwrap --die-with-parent), so none is left behind.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+WATCHED_SUFFIXES = (".py", ".yaml", ".yml", ".json")
+
+
+def watched(change, path: str) -> bool:
+    """watchfiles filter: workflow files only, never our own state under .stepsmith/."""
+    parts = Path(path).parts
+    if ".stepsmith" in parts or "__pycache__" in parts or ".git" in parts:
+        return False
+    return path.endswith(WATCHED_SUFFIXES)
+
+
+def _step_file(case) -> Path | None:
+    wf = case.workflow.workflow
+    if wf is None or not case.step_id:
+        return None
+    try:
+        ref = wf.step(case.step_id).code_ref
+    except (KeyError, AttributeError, StopIteration):
+        return None
+    return (case.workflow.dir / ref.path).resolve() if ref is not None else None
+
+
+def affected(cases: Iterable, changed: set[Path]) -> list:
+    """The cases a change to `changed` (resolved paths) can alter."""
+    out = []
+    for c in cases:
+        if c.path is not None and c.path.resolve() in changed:
+            out.append(c)
+        elif c.workflow.manifest_path.resolve() in changed:
+            out.append(c)
+        elif (_step_file(c) in changed) or (_step_file(c) is None and any(
+                p.is_relative_to(c.workflow.dir.resolve()) for p in changed)):
+            out.append(c)
+    return out
+
+
+def _stat_all(roots: list[str]) -> dict[Path, tuple[int, int]]:
+    out = {}
+    for root in roots:
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = [d for d in dirnames if d not in (".stepsmith", "__pycache__", ".git")]
+            for name in filenames:
+                p = os.path.join(dirpath, name)
+                if watched(None, p):
+                    try:
+                        st = os.stat(p)
+                    except OSError:
+                        continue
+                    out[Path(p).resolve()] = (st.st_mtime_ns, st.st_size)
+    return out
+
+
+def loop(paths: list[str], once: Callable[[set[Path] | None], None], *,
+         stop_event=None, out=None) -> int:
+    """`once(None)` now, then `once(changed paths)` after every batch of saves, until Ctrl-C
+    (or `stop_event`, for tests). The watcher starts before the first run, and what changed
+    while it was starting is found by comparing the files' stats, so no save is missed."""
+    import queue
+    import threading
+
+    import watchfiles
+
+    out = out or sys.stdout
+    roots = [p.partition("::")[0] for p in paths]
+    roots = [r if os.path.isdir(r) else os.path.dirname(os.path.abspath(r)) for r in roots]
+    stop = stop_event or threading.Event()
+    batches: queue.Queue = queue.Queue()
+
+    def pump() -> None:
+        try:
+            for changes in watchfiles.watch(*roots, watch_filter=watched, debounce=300, step=50,
+                                            stop_event=stop, raise_interrupt=False):
+                batches.put({Path(p).resolve() for _c, p in changes})
+        finally:
+            batches.put(None)
+
+    threading.Thread(target=pump, name="stepsmith-watch", daemon=True).start()
+    try:
+        before = _stat_all(roots)
+        once(None)
+        after = _stat_all(roots)
+        missed = {p for p in set(before) | set(after) if before.get(p) != after.get(p)}
+        if missed:
+            once(missed)
+        while not stop.is_set():
+            try:
+                batch = batches.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            if batch is None:
+                break
+            while not batches.empty():  # saves that queued up during the last run: one run
+                more = batches.get_nowait()
+                if more is None:
+                    stop.set()
+                    break
+                batch |= more
+            once(batch)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stop.set()
+    print("stopped watching.", file=out, flush=True)
+    return 0
+
+
+def clear(console) -> None:
+    if console.is_terminal:
+        console.clear()

@@ -1,0 +1,197 @@
+"""The read-only tools of `stepsmith mcp`: check, reach, explain_rule, schema, dialect.
+
+Plain use cases over the workspace `Scope`, returning typed (pydantic) outputs: the MCP server
+publishes their JSON Schemas as the tools' output schemas, so an agent gets structure, never
+text to parse. Positions follow the project's contract: `line` 1-based, `column` 0-based in
+code points, end exclusive.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from .scope import Scope
+
+
+class Edit(BaseModel):
+    path: str = Field(description="file to edit, relative to the first workspace root")
+    line: int = Field(description="1-based")
+    column: int = Field(description="0-based, in code points")
+    end_line: int
+    end_column: int = Field(description="exclusive")
+    new_text: str
+
+
+class FixOut(BaseModel):
+    title: str
+    kind: str = Field(description="e.g. remove-import, add-seed, replace")
+    safe: bool = Field(description="certain (applied by `stepsmith check --fix`), else a guess")
+    preferred: bool
+    edits: list[Edit]
+
+
+class ProblemOut(BaseModel):
+    code: str
+    message: str
+    severity: str
+    path: str
+    line: int = Field(description="1-based")
+    column: int = Field(description="0-based, in code points")
+    end_line: int
+    end_column: int = Field(description="exclusive")
+    step: str | None = Field(description="the step function (step files) or step id (manifests)")
+    rationale: str
+    url: str = Field(description="the rule's page")
+    fixes: list[FixOut] = Field(description="first = preferred; none for problems with no "
+                                "certain or likely fix")
+
+
+class CheckOutput(BaseModel):
+    clean: bool
+    files_checked: int
+    problems: list[ProblemOut]
+
+
+class ReachStepOut(BaseModel):
+    step_id: str
+    function: str
+    code: str
+    network: str = Field(description="none | public_egress")
+    connections: list[str]
+    sources: list[str]
+    effects: list[str]
+    explanation: str
+    reaches_nothing: bool
+
+
+class ReachWorkflowOut(BaseModel):
+    manifest: str
+    workflow: str | None
+    version: int | None
+    error: str | None = Field(default=None, description="why the manifest could not be read")
+    steps: list[ReachStepOut]
+
+
+class ReachOutput(BaseModel):
+    sentence: str = Field(description="what this table is, and what it is not")
+    workflows: list[ReachWorkflowOut]
+
+
+class RuleOut(BaseModel):
+    code: str
+    name: str
+    summary: str
+    rationale: str
+    security: bool
+    refused_example: str
+    accepted_fix: str
+    url: str
+
+
+def _fix_out(scope: Scope, action, safe_kinds) -> FixOut:
+    edits = [Edit(path=scope.shown(path), line=e.span.line, column=e.span.column,
+                  end_line=e.span.end_line, end_column=e.span.end_column, new_text=e.new_text)
+             for path, es in action.changes.items() for e in es]
+    return FixOut(title=action.title, kind=action.fix_kind, safe=action.fix_kind in safe_kinds,
+                  preferred=action.preferred, edits=edits)
+
+
+def check(scope: Scope, paths: list[str] | None = None) -> CheckOutput:
+    """Every problem of the workflows (and step files) under `paths`, with fixes."""
+    from stepsmith.runner.app.fix import disk_snapshot
+    from stepsmith.runner.cli.check import collect
+    from stepsmith.runner.language.actions import fixes_for, quick_fixes
+    from stepsmith.runner.language.fixall import SAFE_KINDS, deferred
+    from stepsmith.runner.rules import rule_url
+    from stepsmith.runner.workspace.discovery import discover
+    from stepsmith.runner.workspace.index import norm
+
+    targets = [scope.resolve(p) for p in (paths or [None])]
+    results = collect([str(t) for t in targets])
+    manifests = sorted({norm(f.manifest) for f in discover(targets)})
+    snap = disk_snapshot(manifests)
+    problems = []
+    for path in sorted(results):
+        found = sorted(results[path], key=lambda p: (p.span.line, p.span.column, p.code))
+        # a fix that must wait for another problem's rename is not offered (fix-all's rule)
+        waiting = deferred([(pr, fixes_for(snap, norm(path), pr)) for pr in found], unsafe=True)
+        for i, pr in enumerate(found):
+            actions = [] if i in waiting else [
+                a for a in quick_fixes(snap, norm(path), [pr])
+                if a.fix_kind != "declare-effect"]  # widening: a person decides
+            s = pr.span
+            problems.append(ProblemOut(
+                code=pr.code, message=pr.message, severity=str(pr.severity.value),
+                path=scope.shown(path), line=s.line, column=s.column, end_line=s.end_line,
+                end_column=s.end_column, step=pr.step, rationale=pr.rationale,
+                url=rule_url(pr.code), fixes=[_fix_out(scope, a, SAFE_KINDS) for a in actions]))
+    return CheckOutput(clean=not problems, files_checked=len(results), problems=problems)
+
+
+def reach(scope: Scope, path: str | None = None) -> ReachOutput:
+    """Every step of every workflow under `path`, including those reaching nothing."""
+    from stepsmith.runner.manifest import parse_manifest, read_manifest_text
+    from stepsmith.runner.reach import REACH_SENTENCE, reach_rows
+    from stepsmith.runner.workspace.discovery import discover
+
+    target = scope.resolve(path)
+    out = []
+    for found in discover([target]):
+        m = found.manifest
+        text, problems = read_manifest_text(m)
+        doc = parse_manifest(text, str(m)) if text is not None else None
+        if doc is None or doc.workflow is None:
+            first = (problems or (doc.problems if doc else []))[:1]
+            why = f"{first[0].code} {first[0].message}" if first else "not a workflow"
+            out.append(ReachWorkflowOut(manifest=scope.shown(m), workflow=None, version=None,
+                                        error=why, steps=[]))
+            continue
+        wf = doc.workflow
+        steps = []
+        for r in reach_rows(wf):
+            d = r.to_json()
+            steps.append(ReachStepOut(**{k: d[k] for k in ReachStepOut.model_fields}))
+        out.append(ReachWorkflowOut(manifest=scope.shown(m), workflow=wf.workflow,
+                                    version=wf.version, steps=steps))
+    return ReachOutput(sentence=REACH_SENTENCE, workflows=out)
+
+
+def explain_rule(code: str) -> RuleOut:
+    from stepsmith.runner import rules
+
+    try:
+        r = rules.get(code.strip().upper())
+    except rules.UnknownRule as exc:
+        hint = f"; did you mean {', '.join(exc.suggestions)}?" if exc.suggestions else ""
+        raise ValueError(f"no rule {code!r}{hint}") from None
+    return RuleOut(code=r.code, name=r.name, summary=r.summary, rationale=r.rationale,
+                   security=r.security, refused_example=r.example, accepted_fix=r.fix,
+                   url=rules.rule_url(r.code))
+
+
+def schema() -> dict:
+    import json
+
+    from stepsmith.runner.schema import schema_text
+
+    return json.loads(schema_text())
+
+
+def dialect() -> dict:
+    """The step dialect: allowed modules and the public names of each, as steps may use them."""
+    from stepsmith.runner.language.modules_api import members, modules
+    from stepsmith.runner.validator import policy
+
+    return {
+        "allowed_modules": list(modules()),
+        "egress_only_modules": sorted(policy.NETWORK_MODULES),
+        "names": {m: [{"name": x.name, "kind": x.kind, "signature": x.signature}
+                      for x in members(m)] for m in modules()},
+    }
+
+
+def workflow_dir_of(scope: Scope, workflow: str) -> Path:
+    """The workflow folder (or manifest) an agent names, inside the roots."""
+    return scope.resolve(workflow)

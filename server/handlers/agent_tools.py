@@ -1,0 +1,62 @@
+"""stepsmith/agentTool {tool, input}: the language-model tools the VS Code extension registers,
+answered with the very use cases `stepsmith mcp` serves (runner/mcp), scoped to the workspace
+folders. Read-only tools answer in any workspace; the ones that run step code or write a
+pending change only in a trusted one. Everything runs off the event loop.
+`input` is the tool's arguments as JSON text: pygls turns request objects into namedtuples,
+which would rename keys that are not identifiers (a step's inputs may have any keys)."""
+
+from __future__ import annotations
+
+from stepsmith.server.handlers.common import invalid_params, param, require_trust, safe
+
+READ_ONLY = ("check", "reach", "explain_rule")
+RUNS = ("run_step", "test", "propose_fixture")
+
+
+def answer(scope, tool: str, args: dict):
+    """The tool's structured result as plain JSON (what MCP's structured content holds)."""
+    from stepsmith.runner.mcp import runs, tools
+
+    if tool == "check":
+        return tools.check(scope, args.get("paths")).model_dump()
+    if tool == "reach":
+        return tools.reach(scope, args.get("path")).model_dump()
+    if tool == "explain_rule":
+        return tools.explain_rule(str(args.get("code", ""))).model_dump()
+    if tool == "run_step":
+        return runs.run_step(scope, args["workflow"], args["step"], dict(args.get("inputs") or {}),
+                             args.get("evaluation_time"), args.get("seed"), bool(args.get("live")))
+    if tool == "test":
+        return runs.test(scope, args.get("paths"), args.get("k"), live=bool(args.get("live")))
+    return runs.propose_fixture(scope, args["workflow"], args["step"], args["name"],
+                                dict(args.get("inputs") or {}), args.get("evaluation_time"),
+                                args.get("seed"), bool(args.get("live"))).model_dump()
+
+
+def register(ls) -> None:
+    @ls.feature("stepsmith/agentTool")
+    @safe
+    async def agent_tool(ls, params):
+        from stepsmith.runner.app.errors import AppError
+        from stepsmith.runner.mcp.runs import AgentRefused
+        from stepsmith.runner.mcp.scope import OutsideRoots, Scope
+
+        import json
+
+        tool = param(params, "tool")
+        if tool not in READ_ONLY + RUNS:
+            raise invalid_params(f"no agent tool {tool!r}; tools: {', '.join(READ_ONLY + RUNS)}")
+        try:
+            args = json.loads(param(params, "input") or "{}")
+        except ValueError as exc:
+            raise invalid_params(f"{tool}: input is not JSON: {exc}") from None
+        if not isinstance(args, dict):
+            raise invalid_params(f"{tool}: input must be a JSON object")
+        if tool in RUNS:
+            require_trust(ls)
+        await ls.wait_workspace_ready()
+        scope = Scope.of(ls.session.snapshot().index.folders)
+        try:
+            return await ls.off_loop(lambda: answer(scope, tool, args))
+        except (OutsideRoots, AgentRefused, AppError, ValueError, KeyError) as exc:
+            raise invalid_params(f"{tool}: {exc}") from None

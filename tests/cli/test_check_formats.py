@@ -1,0 +1,185 @@
+"""`stepsmith check --output-format ...`: every CI format carries the same findings as JSON,
+field by field; SARIF validates against the official 2.1.0 schema; JUnit parses as XML."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import jsonschema
+import pytest
+from manifest_kit import BASE, write_workflow
+from stepsmith.runner import rules
+from stepsmith.runner.cli import main
+
+DATA = Path(__file__).parent / "data"
+BROKEN_PY = ("import os\nimport json\n\n\ndef match(invoices, purchase_orders, tolerance):\n"
+             "    x = invoices.__class__\n    return eval('1')\n")
+
+
+@pytest.fixture
+def broken(tmp_path, monkeypatch):
+    write_workflow(tmp_path / "wf", BASE,
+                   {"steps/match.py": BROKEN_PY,
+                    "steps/bills.py": "def draft(matches, connections, effects):\n    return 1\n"})
+    (tmp_path / "wf" / "workflow.yaml").write_text(
+        (tmp_path / "wf" / "workflow.yaml").read_text().replace("  - id: draft\n",
+                                                               "  - id: draft\n    \"col\\e]52;c;aGk=\\aour\": red\n"))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def run(capsys, *argv) -> tuple[int, str]:
+    rc = main(["check", *argv])
+    return rc, capsys.readouterr().out
+
+
+def reference(capsys) -> list[dict]:
+    rc, out = run(capsys, "--output-format", "json", "wf")
+    assert rc == 1
+    probs = json.loads(out)["problems"]
+    assert len(probs) >= 4 and len({p["code"] for p in probs}) >= 4
+    return probs
+
+
+def test_json_findings_carry_their_rule_url(broken, capsys):
+    for p in reference(capsys):
+        assert p["url"] == rules.rule_url(p["code"]) and p["code"] in p["url"]
+
+
+def test_format_is_an_alias_and_full_is_the_default(broken, capsys):
+    assert run(capsys, "wf") == run(capsys, "--format", "full", "wf") == run(
+        capsys, "--output-format", "text", "wf")
+
+
+def test_json_lines_equal_json(broken, capsys):
+    probs = reference(capsys)
+    rc, out = run(capsys, "--output-format", "json-lines", "wf")
+    assert rc == 1 and [json.loads(line) for line in out.splitlines()] == probs
+
+
+def test_concise(broken, capsys):
+    probs = reference(capsys)
+    _rc, out = run(capsys, "--output-format", "concise", "wf")
+    assert out.splitlines() == [f"{p['path']}:{p['line']}:{p['column'] + 1}: {p['code']} {p['message']}"
+                                for p in probs]
+
+
+GH = re.compile(r"^::(error|warning) file=([^,]*),line=(\d+),col=(\d+),endLine=(\d+),"
+                r"endColumn=(\d+),title=([^:]*)::(.*)$")
+
+
+def test_github_workflow_commands_field_by_field(broken, capsys):
+    probs = reference(capsys)
+    rc, out = run(capsys, "--output-format", "github", "wf")
+    lines = out.splitlines()
+    assert rc == 1 and len(lines) == len(probs)
+    for line, p in zip(lines, probs):
+        m = GH.match(line)
+        assert m, line
+        level, file, ln, col, eln, ecol, title, msg = m.groups()
+        assert (level, file, int(ln), int(col), int(eln), int(ecol), title) == (
+            "error", p["path"], p["line"], p["column"] + 1, p["end_line"], p["end_column"] + 1,
+            p["code"])
+        unescaped = msg.replace("%0A", "\n").replace("%0D", "\r").replace("%25", "%")
+        assert unescaped == f"{p['code']} {p['message']}"
+
+
+def test_github_escapes_what_would_end_a_command():
+    from stepsmith.runner.cli.check_formats import Finding, render_github
+    from stepsmith.runner.problems import Problem, Span
+
+    p = Problem("SM003", "bad\nkey %0A, x::y", Span(1, 0, 1, 3))
+    (line,) = render_github([Finding("a,b:c.yaml", p)]).splitlines()
+    assert "file=a%2Cb%3Ac.yaml," in line and line.endswith("::SM003 bad%0Akey %250A, x::y")
+
+
+def test_gitlab_code_quality_field_by_field_and_stable_fingerprints(broken, capsys):
+    probs = reference(capsys)
+    rc, out = run(capsys, "--output-format", "gitlab", "wf")
+    report = json.loads(out)
+    assert rc == 1 and len(report) == len(probs)
+    for item, p in zip(report, probs):
+        assert item["check_name"] == p["code"] and p["message"] in item["description"]
+        assert item["severity"] in {"info", "minor", "major", "critical", "blocker"}
+        assert item["location"]["path"] == p["path"]
+        begin = item["location"]["positions"]["begin"]
+        assert (begin["line"], begin["column"]) == (p["line"], p["column"] + 1)
+        assert re.fullmatch(r"[0-9a-f]{64}", item["fingerprint"])
+    assert len({i["fingerprint"] for i in report}) == len(report)
+    # an unrelated edit that moves every finding keeps every fingerprint
+    step = broken / "wf" / "steps" / "match.py"
+    step.write_text('"""Docstring."""\n\n' + step.read_text())
+    _rc, moved = run(capsys, "--output-format", "gitlab", "wf")
+    assert {i["fingerprint"] for i in json.loads(moved)} == {i["fingerprint"] for i in report}
+
+
+def test_sarif_validates_against_the_official_schema(broken, capsys):
+    probs = reference(capsys)
+    _rc, out = run(capsys, "--output-format", "sarif", "wf")
+    doc = json.loads(out)
+    schema = json.loads((DATA / "sarif-schema-2.1.0.json").read_text())
+    jsonschema.Draft4Validator(schema).validate(doc)
+    (run_,) = doc["runs"]
+    driver = run_["tool"]["driver"]
+    ids = [r["id"] for r in driver["rules"]]
+    assert set(ids) == {p["code"] for p in probs}
+    for r in driver["rules"]:
+        rule = rules.get(r["id"])
+        assert r["helpUri"] == rules.rule_url(rule.code) and rule.rationale in r["help"]["text"]
+        assert ("security-severity" in r["properties"]) == rule.security
+    assert len(run_["results"]) == len(probs)
+    for res, p in zip(run_["results"], probs):
+        assert ids[res["ruleIndex"]] == res["ruleId"] == p["code"]
+        region = res["locations"][0]["physicalLocation"]["region"]
+        assert (region["startLine"], region["startColumn"]) == (p["line"], p["column"] + 1)
+        assert res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == p["path"]
+        assert res["partialFingerprints"]
+
+
+def test_sarif_with_no_findings_is_valid(tmp_path, capsys, monkeypatch):
+    write_workflow(tmp_path / "wf")
+    monkeypatch.chdir(tmp_path)
+    rc, out = run(capsys, "--output-format", "sarif", "wf")
+    schema = json.loads((DATA / "sarif-schema-2.1.0.json").read_text())
+    jsonschema.Draft4Validator(schema).validate(json.loads(out))
+    assert rc == 0
+
+
+def test_junit_parses_with_hostile_text(broken, capsys):
+    probs = reference(capsys)
+    _rc, out = run(capsys, "--output-format", "junit", "wf")
+    root = ET.fromstring(out.encode())
+    failures = root.findall(".//failure")
+    assert len(failures) == len(probs)
+    assert {f.get("type") for f in failures} == {p["code"] for p in probs}
+    assert "\x1b" not in out and "\x07" not in out
+
+
+def test_junit_is_legal_xml_for_control_characters_and_surrogates():
+    from stepsmith.runner.cli.check_formats import Finding, render_junit
+    from stepsmith.runner.problems import Problem, Span
+
+    p = Problem("SM003", "key '\x1b[2K\x07\x00\ud800' unknown", Span(1, 0, 1, 3))
+    out = render_junit([Finding("w\x1b.yaml", p)], ["w\x1b.yaml"])
+    ET.fromstring(out.encode("utf-8"))
+    assert "\\x1b" in out
+
+
+def test_statistics_count_per_rule(broken, capsys):
+    probs = reference(capsys)
+    rc, out = run(capsys, "--statistics", "wf")
+    want = Counter(p["code"] for p in probs)
+    got = {}
+    for line in out.splitlines():
+        count, code, *_ = line.split("\t")
+        got[code] = int(count)
+    assert rc == 1 and got == want
+    rc, out = run(capsys, "--statistics", "--output-format", "json", "wf")
+    stats = json.loads(out)
+    assert {s["code"]: s["count"] for s in stats} == want
+    assert [s["count"] for s in stats] == sorted((s["count"] for s in stats), reverse=True)
+    assert any(s["fixable"] for s in stats)  # the forbidden import has a fix
