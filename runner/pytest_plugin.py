@@ -156,10 +156,14 @@ class StepsmithItem(pytest.Item):
             pytest.fail(f"{exc} (never run unsandboxed)", pytrace=False)
         captured = (result.result or {}).get("stdout")
         if captured:  # the step's print() output, in pytest's "Captured stdout call" section
-            self.add_report_section("call", "stdout", captured)
+            from stepsmith.runner.display import display_text
+
+            self.add_report_section("call", "stdout", display_text(captured))
         if result.outcome == "recorded":  # reported at the fixture's path, not at this line
+            from stepsmith.runner.display import display_text
+
             raise pytest.skip.Exception(
-                result.messages[0] if result.messages else "served from recording",
+                display_text(result.messages[0] if result.messages else "served from recording"),
                 _use_item_location=True)
         if result.outcome in ("failed", "error"):
             raise StepsmithFailure(result)
@@ -174,7 +178,10 @@ class StepsmithItem(pytest.Item):
                 lines.append(unified_diff(exp, act, label).rstrip("\n"))
             head = "fixture does not match" if r.outcome == "failed" else "fixture could not run"
             lines.append(f"({head}: {self.case.shown_path})")
-            return "\n".join(lines)
+            from stepsmith.runner.display import display_text
+
+            # pytest writes a report's text raw, to the terminal and to its JUnit XML
+            return display_text("\n".join(lines))
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self):

@@ -16,6 +16,15 @@ symlinked component; `write_atomic` is THE writer of every file stepsmith create
 pending changes, `.gitignore`, --lf state, reports): a fresh O_EXCL|O_NOFOLLOW temporary file
 in the same folder, fsynced, then renamed (or hard-linked, never clobbering) over the target,
 so a kill at any moment leaves the old file or the new one, never half.
+
+No check-then-use by path below `root` (issue 18: root running stepsmith in someone else's
+checkout races a local writer who swaps a folder for a symlink between the check and the
+rename): `write_atomic`, `unlink` and no-symlink reads walk from `root` with directory fds
+opened O_NOFOLLOW|O_DIRECTORY one component at a time (`_walk`), then create, rename, link,
+unlink or open the last component relative to the held fd (`dir_fd=`: openat, renameat,
+linkat, unlinkat). A swap after a component was opened changes nothing for us: we hold the
+folder itself, not its name. (tests/cli/test_safeio_race.py: a process exchanging a folder with
+a symlink, atomically, as fast as it can.)
 """
 
 from __future__ import annotations
@@ -47,18 +56,100 @@ def inside(path: str | os.PathLike, root: str | os.PathLike) -> bool:
     return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
 
 
-def _no_symlink_between(path: Path, root: Path) -> None:
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+class _Outside(UnsafePath):
+    """The path is not below the folder at all (lexically)."""
+
+
+def _parts_below(root: str | os.PathLike, path: str | os.PathLike) -> list[str]:
+    """`path`'s components below `root` (lexically), UnsafePath when it is not below."""
     rel = os.path.relpath(os.path.abspath(path), os.path.abspath(root))
-    if rel == os.pardir or rel.startswith(os.pardir + os.sep) or os.path.isabs(rel):
-        raise UnsafePath(f"{path}: outside the workflow folder")
-    cur = Path(os.path.abspath(root))
-    for part in Path(rel).parts:
-        cur = cur / part
+    parts = Path(rel).parts
+    if rel in (os.curdir, os.pardir) or not parts or os.path.isabs(rel) or \
+            any(p in ("", ".", "..") for p in parts):
+        raise _Outside(f"{path}: not inside the workflow folder {root}")
+    return list(parts)
+
+
+def _walk(root: str | os.PathLike, folders: list[str], *, create: bool) -> int:
+    """An fd of root/folders[0]/..., every component opened O_NOFOLLOW relative to the one
+    before (created 0o755, `.stepsmith` 0o700, when `create`). The root itself may be reached
+    through a symlink (the user named it). Caller closes the fd."""
+    if create and not os.path.lexists(root):
+        os.makedirs(root, exist_ok=True)
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for i, part in enumerate(folders):
+            try:
+                nxt = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                try:
+                    os.mkdir(part, 0o700 if part == ".stepsmith" else 0o755, dir_fd=fd)
+                except FileExistsError:
+                    pass
+                nxt = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            except OSError:
+                shown = os.path.join(root, *folders[:i + 1])
+                if _is_link(part, fd):
+                    raise UnsafePath(f"{shown}: is a symlink; stepsmith does not follow it "
+                                     "here") from None
+                try:
+                    st = os.stat(part, dir_fd=fd, follow_symlinks=False)
+                except OSError:
+                    st = None
+                if st is not None and not stat.S_ISDIR(st.st_mode):
+                    raise UnsafePath(f"{shown}: is not a directory") from None
+                raise  # the open's own error (permission, ...) stands
+            os.close(fd)
+            fd = nxt
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _is_link(name: str, dir_fd: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def _check_target(name: str, dir_fd: int, shown) -> bool:
+    """True when `name` exists in the folder as a regular file, False when absent;
+    UnsafePath for a symlink or anything else."""
+    try:
+        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    if stat.S_ISLNK(st.st_mode):
+        raise UnsafePath(f"{shown}: is a symlink; stepsmith does not write through it")
+    if not stat.S_ISREG(st.st_mode):
+        raise UnsafePath(f"{shown}: not a regular file")
+    return True
+
+
+def _open_below(path: Path, root: str | os.PathLike) -> int:
+    """Open the file `path` below `root` for reading with no symlink on the way (fd walk)."""
+    parts = _parts_below(root, path)
+    dfd = _walk(root, parts[:-1], create=False)
+    try:
         try:
-            if stat.S_ISLNK(os.lstat(cur).st_mode):
-                raise UnsafePath(f"{cur}: is a symlink; stepsmith does not follow it here")
-        except FileNotFoundError:
-            return
+            return os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
+                           | os.O_CLOEXEC, dir_fd=dfd)
+        except OSError as exc:
+            if isinstance(exc, FileNotFoundError):
+                raise
+            if _is_link(parts[-1], dfd):
+                raise UnsafePath(f"{path}: is a symlink; stepsmith does not follow it "
+                                 "here") from None
+            raise
+    finally:
+        os.close(dfd)
 
 
 def read_bytes(path: str | os.PathLike, *, root: str | os.PathLike, cap: int,
@@ -66,14 +157,18 @@ def read_bytes(path: str | os.PathLike, *, root: str | os.PathLike, cap: int,
     """The file's bytes, or UnsafePath/TooLarge/FileNotFoundError (all OSError)."""
     path = Path(path)
     if no_symlink:
-        _no_symlink_between(path, Path(root))
-    elif not inside(path, root):
-        if not os.path.lexists(path):
-            raise FileNotFoundError(2, "No such file or directory", str(path))
-        raise UnsafePath(f"{path}: resolves outside the workflow folder "
-                         f"({os.path.realpath(root)}); stepsmith does not follow it")
-    real = os.path.realpath(path) if not no_symlink else str(path)
-    fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            fd = _open_below(path, root)
+        except _Outside:
+            raise UnsafePath(f"{path}: outside the workflow folder") from None
+    else:
+        if not inside(path, root):
+            if not os.path.lexists(path):
+                raise FileNotFoundError(2, "No such file or directory", str(path))
+            raise UnsafePath(f"{path}: resolves outside the workflow folder "
+                             f"({os.path.realpath(root)}); stepsmith does not follow it")
+        fd = os.open(os.path.realpath(path),
+                     os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
@@ -194,70 +289,92 @@ def read_if_exists(path: str | os.PathLike, *, root: str | os.PathLike, cap: int
 def write_atomic(path: str | os.PathLike, data: bytes | str, *, root: str | os.PathLike | None = None,
                  overwrite: bool = True) -> None:
     """Write `data` to `path` all at once or not at all. `root`: the workflow folder `path` lies
-    in (every folder between must be real, `path` no symlink: UnsafePath); None for a path the
-    user named (a report). Without `overwrite` an existing `path` raises FileExistsError and is
-    left alone, even if it appears meanwhile (hard link: no check-then-replace race)."""
+    in (every folder between must be real, `path` no symlink: UnsafePath; walked with fds, see
+    the module docstring); None for a path the user named (a report). Without `overwrite` an
+    existing `path` raises FileExistsError and is left alone, even if it appears meanwhile
+    (hard link: no check-then-replace race)."""
     path = Path(path)
     if isinstance(data, str):
         data = data.encode("utf-8")
-    if root is not None:
-        contained(root, path, create_dirs=True)
-    else:
+    if root is None:
         path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = _new_temp(path)
+        dfd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    else:
+        parts = _parts_below(root, path)
+        dfd = _walk(root, parts[:-1], create=True)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+        name = path.name
         if root is not None:
-            contained(root, path)  # it must not have become a symlink meanwhile
-        if overwrite:
-            os.rename(tmp, path)
-        else:
-            _link_new(tmp, path)
-    except BaseException:
+            _check_target(name, dfd, path)
+        fd, tmp = _new_temp(name, dfd)
         try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    fsync_dir(path.parent)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            if root is not None:
+                _check_target(name, dfd, path)  # it must not have become a symlink meanwhile
+            if overwrite:
+                os.rename(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+            else:
+                _link_new(tmp, name, dfd, path)
+        except BaseException:
+            try:
+                os.unlink(tmp, dir_fd=dfd)
+            except OSError:
+                pass
+            raise
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)
 
 
-def _new_temp(path: Path) -> tuple[int, Path]:
+def _new_temp(name: str, dir_fd: int) -> tuple[int, str]:
     for n in range(100):
-        cand = path.parent / f".{path.name}.{os.getpid()}.{n}.tmp"
+        cand = f".{name}.{os.getpid()}.{n}.tmp"
         try:
             return os.open(cand, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
-                           | os.O_CLOEXEC, 0o644), cand
+                           | os.O_CLOEXEC, 0o644, dir_fd=dir_fd), cand
         except FileExistsError:
             continue
-    raise OSError(f"cannot create a temporary file in {path.parent}")
+    raise OSError(f"cannot create a temporary file next to {name}")
 
 
-def _link_new(tmp: Path, path: Path) -> None:
+def _link_new(tmp: str, name: str, dir_fd: int, shown: Path) -> None:
     try:
-        os.link(tmp, path)  # FileExistsError when it exists
+        os.link(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd, follow_symlinks=False)
     except FileExistsError:
         raise
     except OSError:  # a filesystem without hard links
-        if os.path.lexists(path):
-            raise FileExistsError(path) from None
-        os.rename(tmp, path)
+        try:
+            os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            os.rename(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+            return
+        raise FileExistsError(shown) from None
     else:
-        os.unlink(tmp)
+        os.unlink(tmp, dir_fd=dir_fd)
 
 
 def unlink(root: str | os.PathLike, target: str | os.PathLike) -> bool:
-    """Remove a regular file below `root` (never through a symlinked folder); False if absent."""
-    contained(root, target)
+    """Remove a regular file below `root` (never through a symlinked folder: fd walk, then
+    unlinkat); False if absent."""
+    parts = _parts_below(root, target)
     try:
-        os.unlink(target)
+        dfd = _walk(root, parts[:-1], create=False)
     except FileNotFoundError:
         return False
-    fsync_dir(Path(target).parent)
-    return True
+    try:
+        if not _check_target(parts[-1], dfd, target):
+            return False
+        try:
+            os.unlink(parts[-1], dir_fd=dfd)
+        except FileNotFoundError:
+            return False
+        os.fsync(dfd)
+        return True
+    finally:
+        os.close(dfd)
 
 
 def fsync_dir(folder: str | os.PathLike) -> None:

@@ -82,7 +82,7 @@ def recorded_document(req: RecordRequest, *, overwriting_allowed: bool | None = 
         secrets_in,
     )
 
-    if not CASE_NAME.match(req.name):
+    if not CASE_NAME.fullmatch(req.name):
         raise UsageError(f"case name {req.name!r} is not a case name ({CASE_RULE})")
     p = prepare(req.step)
     lw, step = p.workflow, p.step

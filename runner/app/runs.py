@@ -49,7 +49,7 @@ def record_case(path: str, case: str, name: str | None = None, *,
     except RunUsageError as exc:
         raise UsageError(str(exc)) from exc
     name = name or case
-    if not CASE_NAME.match(name):
+    if not CASE_NAME.fullmatch(name):
         raise UsageError(f"fixture name {name!r} is not a case name ({CASE_RULE}); give one "
                          "with --name")
     if not lw.ok:

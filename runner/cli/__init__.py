@@ -12,6 +12,9 @@ import importlib
 import os
 import sys
 
+# workflow data reaches these lines (names, messages): print is the one display filter
+from stepsmith.runner.display import safe_print as print
+
 # Sub-command modules, in the order `--help` lists them. A module missing here is a bug.
 COMMANDS = [
     "check",

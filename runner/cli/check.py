@@ -25,6 +25,9 @@ from pathlib import Path
 from stepsmith.runner.cli.check_formats import Finding, problem_json
 from stepsmith.runner.problems import message_with_step
 
+# workflow data reaches these lines (names, messages): print is the one display filter
+from stepsmith.runner.display import safe_print as print
+
 DESCRIPTION = __doc__.split("\n\n", 1)[1]
 
 
@@ -276,7 +279,12 @@ def _render_other(args, results, rows, stale) -> int:
         text = fm.render_sarif(findings, version=__version__)
     else:
         text = fm.render_junit(findings, sorted({_display(p) for p in results}))
-    sys.stdout.write(text)
+    from stepsmith.runner.display import display_text, json_text
+
+    # JSON as \u escapes (same value), text and XML with visible escapes: no control reaches
+    # a terminal that shows this output
+    json_like = args.format in ("json-lines", "gitlab", "sarif")
+    sys.stdout.write(json_text(text) if json_like else display_text(text))
     if not results:
         return 2 if args.paths else 0
     return _status(rows, stale, args.strict)
@@ -301,8 +309,8 @@ def _watch(args, paths) -> int:
     import argparse
     import time
 
-    from rich.console import Console
     from stepsmith.runner.cli import watch
+    from stepsmith.runner.cli.console import SafeConsole as Console
 
     console = Console(highlight=False, soft_wrap=True)
     once_args = argparse.Namespace(**{**vars(args), "watch": False, "paths": list(paths)})
@@ -312,7 +320,6 @@ def _watch(args, paths) -> int:
         if changed is not None:
             print(f"[{time.strftime('%H:%M:%S')}] file(s) changed; checking again", flush=True)
         run(once_args)
-        print("waiting for changes... (Ctrl-C to stop)", flush=True)
 
     return watch.loop(list(paths), once)
 

@@ -7,6 +7,9 @@ import os
 import sys
 from pathlib import Path
 
+# workflow data reaches these lines (names, messages): print is the one display filter
+from stepsmith.runner.display import safe_print as print
+
 
 def _display(path: Path) -> str:
     from stepsmith.runner.cli.check import _display as shown

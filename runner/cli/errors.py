@@ -11,6 +11,9 @@ from stepsmith.runner.app.errors import (
     UsageError,
 )
 
+# workflow data reaches these lines (names, messages): print is the one display filter
+from stepsmith.runner.display import safe_print as print
+
 EXIT_CODES: dict[type[AppError], int] = {UsageError: 2, SandboxUnavailable: 2, Refused: 1}
 
 

@@ -10,6 +10,8 @@ import re
 import sys
 from pathlib import Path
 
+# workflow data reaches these lines (names, messages): print is the one display filter
+from stepsmith.runner.display import safe_print as print
 from stepsmith.runner.model.grammar import is_slug
 
 MAX_SLUG = 63  # a slug also names an environment variable and a folder: keep it short

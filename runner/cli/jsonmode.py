@@ -17,13 +17,16 @@ from collections.abc import Callable
 class _Tracked:
     """A text stream wrapper that remembers whether (and what) was written."""
 
-    def __init__(self, stream, keep: bool):
+    def __init__(self, stream, keep: bool, translate: Callable[[str], str] | None = None):
         self._stream = stream
         self._keep = keep
+        self._translate = translate
         self.written = False
         self.text: list[str] = []
 
     def write(self, s: str) -> int:
+        if self._translate is not None and s:
+            s = self._translate(s)
         n = self._stream.write(s)  # a write that raised (text no encoder takes) wrote nothing:
         if s:                      # the guard then still prints its one error document
             self.written = True
@@ -52,7 +55,11 @@ def error_text(stderr: str, command: str | None) -> str:
 
 
 def guarded(argv: list[str], run: Callable[[], int]) -> int:
-    out = _Tracked(sys.stdout, keep=False)
+    from stepsmith.runner.display import json_text
+
+    # stdout holds one JSON document: DEL and C1 characters (workflow data: names, messages,
+    # captured output) go out as \u escapes, the same value without driving a terminal
+    out = _Tracked(sys.stdout, keep=False, translate=json_text)
     err = _Tracked(sys.stderr, keep=True)
     real_out, real_err = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = out, err
@@ -67,5 +74,5 @@ def guarded(argv: list[str], run: Callable[[], int]) -> int:
         command = command_of(argv)
         doc = {"ok": code == 0, "command": command, "exit_code": code,
                "error": error_text("".join(err.text), command) or None}
-        real_out.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        real_out.write(json_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n")
     return code

@@ -14,6 +14,9 @@ import os
 import sys
 from pathlib import Path
 
+# workflow data reaches these lines (names, messages): print is the one display filter
+from stepsmith.runner.display import safe_print as print
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -111,7 +114,7 @@ def run(args) -> int:
         sys.stdout.write("\n")
         return status
 
-    from rich.console import Console
+    from stepsmith.runner.cli.console import SafeConsole as Console
 
     # a terminal gets its own width (COLUMNS wins, as everywhere); a pipe or CI log without
     # COLUMNS gets room for the whole table
@@ -158,9 +161,9 @@ def print_reach(console, wf, manifest, *, explain: bool = False) -> None:
     `explain`, each step's explanation (wrapped between words)."""
     from io import StringIO
 
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
+    from stepsmith.runner.cli.console import SafeConsole as Console
     from stepsmith.runner.reach import reach_rows
 
     rows = [(r, _cells(wf, r)) for r in reach_rows(wf)]

@@ -11,6 +11,10 @@ import json
 import sys
 from pathlib import Path
 
+# manifest data reaches this output: the one display filter (runner/display.py)
+from stepsmith.runner.display import display_text, json_text
+from stepsmith.runner.display import safe_print as print
+
 NO_CHANGE = "No change in what any step can reach."
 
 
@@ -26,12 +30,11 @@ def run_diff(args, path: Path) -> int:
     if args.format == "json":
         out = diff.to_json()
         out["sentence"] = REACH_SENTENCE
-        json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
-        sys.stdout.write("\n")
+        sys.stdout.write(json_text(json.dumps(out, indent=2, ensure_ascii=False)) + "\n")
     elif args.format == "markdown":
-        sys.stdout.write(markdown(diff))
+        sys.stdout.write(display_text(markdown(diff)))
     else:
-        sys.stdout.write(text(diff))
+        sys.stdout.write(display_text(text(diff)))
     if diff.undecided:
         return 1
     return 1 if args.fail_on_widen and diff.widens else 0

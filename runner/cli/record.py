@@ -39,10 +39,10 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rich.console import Console
     from stepsmith.runner.app.errors import AppError
     from stepsmith.runner.app.record import RecordRequest, record_fixture
     from stepsmith.runner.app.step import StepRequest
+    from stepsmith.runner.cli.console import SafeConsole as Console
     from stepsmith.runner.cli.render import print_result
     from stepsmith.runner.fixtures.invoke import display_path
 

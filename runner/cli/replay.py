@@ -27,8 +27,8 @@ def register(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from rich.console import Console
     from stepsmith.runner.app.runs import replay
+    from stepsmith.runner.cli.console import SafeConsole as Console
     from stepsmith.runner.cli.render import print_outcome
 
     out = Console(highlight=False, soft_wrap=True)

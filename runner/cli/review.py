@@ -62,8 +62,8 @@ def ask(out) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rich.console import Console
     from stepsmith.runner.app import fixture_loop as loop
+    from stepsmith.runner.cli.console import SafeConsole as Console
     from stepsmith.runner.cli.loopview import print_change, print_decision
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)

@@ -29,8 +29,8 @@ def run_rules(args: argparse.Namespace) -> int:
         json.dump([r.to_json() for r in catalogue], sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
-    from rich.console import Console
     from rich.table import Table
+    from stepsmith.runner.cli.console import SafeConsole as Console
 
     table = Table(title="stepsmith rules", show_lines=False)
     table.add_column("Code", no_wrap=True, style="bold")

@@ -22,9 +22,9 @@ def register(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from rich.console import Console
     from stepsmith.runner.app.errors import SandboxUnavailable
     from stepsmith.runner.app.step import StepRequest, ensure_sandbox, execute, prepare
+    from stepsmith.runner.cli.console import SafeConsole as Console
     from stepsmith.runner.cli.render import print_result
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)

@@ -76,8 +76,8 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rich.console import Console
     from stepsmith.runner.app import cases as suite
+    from stepsmith.runner.cli.console import SafeConsole as Console
     from stepsmith.runner.settings import active
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)

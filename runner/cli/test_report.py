@@ -4,7 +4,12 @@ from __future__ import annotations
 
 
 def junit_xml(results, total_seconds: float) -> str:
+    """JUnit XML that every XML 1.0 parser reads: names, paths, messages and failure text are
+    workflow data, passed through the display filter (no control characters, surrogates or
+    non-characters; ElementTree itself would write them raw)."""
     import xml.etree.ElementTree as ET
+
+    from stepsmith.runner.display import display_text as x
 
     failures = sum(r.outcome == "failed" for r in results)
     errors = sum(r.outcome == "error" for r in results)
@@ -16,22 +21,22 @@ def junit_xml(results, total_seconds: float) -> str:
     for r in results:
         c = r.case
         tc = ET.SubElement(suite, "testcase",
-                           classname=f"{c.workflow.shown}::{c.step_id}".replace("/", "."),
-                           name=c.case, time=f"{r.duration_ms / 1000:.3f}")
+                           classname=x(f"{c.workflow.shown}::{c.step_id}".replace("/", ".")),
+                           name=x(c.case), time=f"{r.duration_ms / 1000:.3f}")
         if c.path:
-            tc.set("file", c.shown_path)
-        text = r.failure_text()
+            tc.set("file", x(c.shown_path))
+        text = x(r.failure_text())
         if r.outcome == "failed":
             first = r.differences[0] if r.differences else None
-            el = ET.SubElement(tc, "failure", message=str(first) if first else "mismatch",
+            el = ET.SubElement(tc, "failure", message=x(first) if first else "mismatch",
                                type="mismatch")
             el.text = text
         elif r.outcome == "error":
-            el = ET.SubElement(tc, "error", message=(r.messages or ["error"])[0][:500],
+            el = ET.SubElement(tc, "error", message=x((r.messages or ["error"])[0][:500]),
                                type="error")
             el.text = text
         elif r.outcome == "recorded":
-            ET.SubElement(tc, "skipped", message=r.messages[0] if r.messages else "recorded")
+            ET.SubElement(tc, "skipped", message=x(r.messages[0] if r.messages else "recorded"))
     ET.indent(suites)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(suites, encoding="unicode")
 

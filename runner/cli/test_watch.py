@@ -8,10 +8,10 @@ from pathlib import Path
 
 
 def watch(args, req) -> int:
-    from rich.console import Console
     from stepsmith.runner.app import cases as suite
     from stepsmith.runner.app.errors import AppError
     from stepsmith.runner.cli import watch as w
+    from stepsmith.runner.cli.console import SafeConsole as Console
 
     out = Console(highlight=False, soft_wrap=True)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -22,7 +22,6 @@ def watch(args, req) -> int:
         except AppError as exc:  # a broken manifest mid-edit: say so, keep watching
             w.clear(out)
             out.print(f"stepsmith test: {exc}", markup=False)
-            out.print("waiting for changes... (Ctrl-C to stop)", markup=False)
             return
         total = len(selection.selected)
         if changed is not None:
@@ -44,7 +43,6 @@ def watch(args, req) -> int:
                 _print(out, err, outcome, args)
         else:
             out.print("no fixture is affected by this change", markup=False)
-        out.print("waiting for changes... (Ctrl-C to stop)", markup=False)
 
     return w.loop(list(req.paths), once)
 

@@ -68,11 +68,31 @@ def _stat_all(roots: list[str]) -> dict[Path, tuple[int, int]]:
     return out
 
 
+WAITING = "waiting for changes... (Ctrl-C to stop)"
+
+
+def _changed(paths, seen: dict) -> set[Path]:
+    """The paths whose stat differs from what the last run saw (a save often arrives as
+    several events; content a run already saw is not a change)."""
+    out = set()
+    for p in paths:
+        try:
+            st = os.stat(p)
+            now = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            now = None
+        if seen.get(p) != now:
+            out.add(p)
+    return out
+
+
 def loop(paths: list[str], once: Callable[[set[Path] | None], None], *,
          stop_event=None, out=None) -> int:
     """`once(None)` now, then `once(changed paths)` after every batch of saves, until Ctrl-C
     (or `stop_event`, for tests). The watcher starts before the first run, and what changed
-    while it was starting is found by comparing the files' stats, so no save is missed."""
+    while it was starting is found by comparing the files' stats, so no save is missed; a
+    batch whose files are as the last run saw them is not run again. "waiting for
+    changes" is printed only once everything seen so far has run."""
     import queue
     import threading
 
@@ -92,28 +112,37 @@ def loop(paths: list[str], once: Callable[[set[Path] | None], None], *,
         finally:
             batches.put(None)
 
-    threading.Thread(target=pump, name="stepsmith-watch", daemon=True).start()
-    try:
+    def run(changed: set[Path] | None, seen: dict) -> None:
         before = _stat_all(roots)
-        once(None)
-        after = _stat_all(roots)
-        missed = {p for p in set(before) | set(after) if before.get(p) != after.get(p)}
-        if missed:
-            once(missed)
+        once(changed)
+        seen.clear()
+        seen.update(before)  # what this run read (a save during it shows up as a change)
+
+    threading.Thread(target=pump, name="stepsmith-watch", daemon=True).start()
+    seen: dict = {}
+    try:
+        run(None, seen)
         while not stop.is_set():
-            try:
-                batch = batches.get(timeout=0.5)
-            except queue.Empty:
+            missed = _changed(set(seen) | set(_stat_all(roots)), seen)
+            if missed:  # saved while a run (or the watcher's start) was under way
+                run(missed, seen)
                 continue
-            if batch is None:
-                break
-            while not batches.empty():  # saves that queued up during the last run: one run
+            print(WAITING, file=out, flush=True)
+            batch = None
+            while batch is None and not stop.is_set():
+                try:
+                    batch = batches.get(timeout=0.5)
+                except queue.Empty:
+                    continue
+                if batch is None:
+                    stop.set()
+                    break
+                batch = _changed(batch, seen) or None
+            while not stop.is_set() and not batches.empty():  # queued up: drain them
                 more = batches.get_nowait()
                 if more is None:
                     stop.set()
                     break
-                batch |= more
-            once(batch)
     except KeyboardInterrupt:
         pass
     finally:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -251,12 +252,28 @@ def analyse(source: str) -> StepFileShape:
     return _analyse(source.removeprefix("\ufeff"))
 
 
+_IMPORT = threading.Lock()
+
+
+@functools.cache
+def _coverage_api():
+    """coverage.py's parser and defaults, imported by one thread at a time: two threads
+    importing its modules at once (the server's workers) can meet a circular import half
+    done ("cannot import name ... from partially initialized module coverage.parser")."""
+    with _IMPORT:
+        from coverage.config import DEFAULT_EXCLUDE, DEFAULT_PARTIAL, DEFAULT_PARTIAL_ALWAYS
+        from coverage.exceptions import NotPython
+        from coverage.misc import join_regex
+        from coverage.parser import PythonParser
+
+        return (DEFAULT_EXCLUDE, DEFAULT_PARTIAL, DEFAULT_PARTIAL_ALWAYS, NotPython, join_regex,
+                PythonParser)
+
+
 @functools.lru_cache(maxsize=16)
 def _analyse(source: str) -> StepFileShape:
-    from coverage.config import DEFAULT_EXCLUDE, DEFAULT_PARTIAL, DEFAULT_PARTIAL_ALWAYS
-    from coverage.exceptions import NotPython
-    from coverage.misc import join_regex
-    from coverage.parser import PythonParser
+    (DEFAULT_EXCLUDE, DEFAULT_PARTIAL, DEFAULT_PARTIAL_ALWAYS, NotPython, join_regex,
+     PythonParser) = _coverage_api()
 
     ours = layout(source)
     parser = PythonParser(text=source, exclude=join_regex(DEFAULT_EXCLUDE))

@@ -280,6 +280,8 @@ def bundle() -> dict:
             return src
 
         main = _compile_harness(load)
+        # this file too: its bootstraps run in the sandbox and it binds the parts together
+        load(_HERE / "__init__.py", "harness/__init__.py")
         fac = _compile_facades(load(_HERE / "facades.py", "harness/facades.py"))
         trace = compile(load(_HERE / "trace.py", "harness/trace.py"),
                         "<stepsmith-trace>", "exec", dont_inherit=True, optimize=0)

@@ -113,7 +113,7 @@ def _check_new(names: Names, name: Name, new: str) -> None:
         if os.path.lexists(os.path.join(folder, grammar.FIXTURES_DIR, new)):
             raise RenameError(f"'{new}' is taken: {grammar.FIXTURES_DIR}/{new}/ already exists.")
     elif name.kind == "function":
-        if not (_PARAM_RE.match(new) and not keyword.iskeyword(new)) \
+        if not (_PARAM_RE.fullmatch(new) and not keyword.iskeyword(new)) \
                 or new.startswith("__"):
             raise RenameError(f"'{new}' is not a valid {what}: an ASCII Python identifier, "
                               "not a keyword, not starting with '__'.")

@@ -41,7 +41,7 @@ CASE_RE = re.compile(CASE_PATTERN)
 
 def is_slug(text: object) -> bool:
     """A workflow slug or step id."""
-    return isinstance(text, str) and SLUG_RE.match(text) is not None
+    return isinstance(text, str) and SLUG_RE.fullmatch(text) is not None
 
 
 is_step_id = is_slug
@@ -49,11 +49,11 @@ is_step_id = is_slug
 
 def is_name(text: object) -> bool:
     """A connection alias, source or effect name."""
-    return isinstance(text, str) and NAME_RE.match(text) is not None
+    return isinstance(text, str) and NAME_RE.fullmatch(text) is not None
 
 
 def is_case_name(text: object) -> bool:
-    return isinstance(text, str) and CASE_RE.match(text) is not None
+    return isinstance(text, str) and CASE_RE.fullmatch(text) is not None
 
 
 # ------------------------------------------------------------------------- manifest files

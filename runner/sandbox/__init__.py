@@ -138,7 +138,8 @@ def run_step(source: str | bytes, function: str, inputs: Mapping[str, Any], *,
              seed: int | None = None, connections: Mapping[str, str] | None = None,
              effects_declared: Any = (), uses: Sequence[Any] = (), python: str = "3.11",
              live_network: bool = False, limits: Limits = DEFAULT_LIMITS,
-             timezone: str | None = None, trace: TraceMode | None = None) -> StepResult:
+             timezone: str | None = None, trace: TraceMode | None = None,
+             egress_policy: egress.AddressPolicy | None = None) -> StepResult:
     """Validate, then run `function` from `source` in a fresh sandbox.
 
     `trace` (default None: nothing is traced and nothing is sent for it): "coverage" fills
@@ -156,6 +157,8 @@ def run_step(source: str | bytes, function: str, inputs: Mapping[str, Any], *,
     field (or → an object with `.key`). `connections`: alias → secret, already restricted to
     the step's declared connections (see `load_connections`). `live_network` shares the
     network only if this step's own use is public_egress; never retried here.
+    `egress_policy`: what the live run's egress proxy lets through (default: the real
+    `egress.AddressPolicy`; tests hand in one that admits a loopback canary).
     """
     t0 = time.monotonic()
     red = Redactor(connections)
@@ -192,7 +195,8 @@ def run_step(source: str | bytes, function: str, inputs: Mapping[str, Any], *,
                     uses=[(str(u.step_id), str(u.function), str(getattr(u, "network", "none")))
                           for u in uses],
                     allow_urllib=allow_urllib, live_network=share_net, validate=True,
-                    limits=limits, _t0=t0, timezone=timezone, trace=trace)
+                    limits=limits, _t0=t0, timezone=timezone, trace=trace,
+                    egress_policy=egress_policy)
 
 
 def run_unvalidated(source: str, function: str, inputs: Mapping[str, Any], *,
@@ -220,7 +224,8 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
              python: str = "3.11", uses: Sequence[tuple] = (), allow_urllib: bool = False,
              live_network: bool = False, validate: bool, restricted: bool | None = None,
              limits: Limits, _t0: float | None = None,
-             timezone: str | None = None, trace: TraceMode | None = None) -> StepResult:
+             timezone: str | None = None, trace: TraceMode | None = None,
+             egress_policy: egress.AddressPolicy | None = None) -> StepResult:
     """validate: the harness re-runs the validator before executing anything. restricted:
     restricted builtins + facade-only imports (defaults to `validate`; tests probe the
     layers separately). Only run_unvalidated passes validate=False."""
@@ -313,7 +318,7 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
         if live_network:
             ident = lay.get("identity")
             proxy = egress.EgressProxy(ident.uid if ident else None,
-                                       ident.gid if ident else None)
+                                       ident.gid if ident else None, policy=egress_policy)
             request["egress"] = egress.SANDBOX_PATH
         shared: tuple[int, ...] = ()  # passed on, never closed here (one per process)
         if framed:

@@ -201,10 +201,14 @@ def layout() -> dict:
         sources += [zoneinfo_dir] if zoneinfo_dir is not None else []
         # a root runner starts bwrap from its launcher thread (launcher.py), which turns
         # ASLR off for its children itself: one exec (setarch's) cheaper
+        try:
+            ident = identity.plan(sources)
+        except identity.SandboxUserMissing as exc:  # not cached: creating the user fixes it
+            raise Unavailable(str(exc)) from None
         _layout = {"bwrap": bwrap, "exe": exe, "faketime": faketime, "mounts": args, "dev": dev,
                    "zoneinfo": zoneinfo_dir,  # None: no tz database here (UTC only)
                    "prefix": prefix,  # non-empty: address randomisation is off (setarch -R)
-                   "identity": identity.plan(sources),
+                   "identity": ident,
                    "version": f"{sys.version_info[0]}.{sys.version_info[1]}"}
         return _layout
 

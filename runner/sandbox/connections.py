@@ -53,10 +53,10 @@ def _slug(text: str) -> str:
 
 def env_name(alias: str, workflow: str | None = None) -> str:
     """STEPSMITH_CONNECTION_[<WORKFLOW>_]<ALIAS>: upper-cased, '-' → '_'."""
-    if not _ALIAS_RE.match(alias):
+    if not _ALIAS_RE.fullmatch(alias):
         raise ValueError(f"invalid connection alias {alias!r}")
     if workflow is not None:
-        if not _ALIAS_RE.match(workflow):
+        if not _ALIAS_RE.fullmatch(workflow):
             raise ValueError(f"invalid workflow slug {workflow!r}")
         return f"STEPSMITH_CONNECTION_{_slug(workflow)}_{_slug(alias)}"
     return "STEPSMITH_CONNECTION_" + _slug(alias)

@@ -4,8 +4,18 @@ bwrap without setuid maps the sandbox's uid to the *caller's* host uid. When the
 root that made the step host root as far as the kernel's own checks go: root-only /proc
 files (slabinfo, timer_list, kpageflags, ...) were readable, /proc/keys listed root's
 keyrings, RLIMIT_NPROC was void and every per-user kernel quota was root's. So when the
-runner is root, bwrap itself is started under an unprivileged host uid/gid: the system user
-`stepsmith-sandbox` when scripts/setup created it, else 65534 ("nobody").
+runner is root, bwrap itself is started under an unprivileged host uid/gid: the dedicated
+system user `stepsmith-sandbox` (scripts/setup creates it).
+
+There is no fallback to 65534 ("nobody"), by design (issue 18): the launcher thread takes the
+sandbox user's uid while it starts bwrap (launcher.py), and a process may signal any process
+whose real or saved uid equals its own, so every process of that uid on the host could SIGKILL
+the runner (language server, CI run) in that moment. With `nobody` that is every daemon
+running as nobody; with the dedicated user it is only the sandboxes' own bwrap processes, and
+the step inside each sits in a pid namespace of its own, where the runner has no pid. A root
+runner without the user refuses to start sandboxes (`SandboxUserMissing`: status
+"unavailable", saying how to create it); so does one whose user shares its uid with another
+account, or is root or nobody.
 
 One obstacle: the bind sources (the interpreter and its stdlib) may sit under a directory
 that user cannot traverse (pyenv under /root, mode 0700), and bwrap resolves every source
@@ -43,15 +53,37 @@ class HostIdentity:
     covers: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
+class SandboxUserMissing(RuntimeError):
+    """A root runner has no dedicated, unshared sandbox user: no sandbox is started."""
+
+
+def _how(name: str) -> str:
+    return (f"create it with `useradd --system --user-group --no-create-home --home-dir "
+            f"/nonexistent --shell /usr/sbin/nologin {name}` (scripts/setup does); a root "
+            "runner does not fall back to nobody (65534): every process of the sandbox's uid "
+            "could signal the runner while it starts a sandbox")
+
+
 def sandbox_user() -> tuple[int, int]:
-    """(uid, gid) the sandbox runs as on the host when the runner is root."""
+    """(uid, gid) the sandbox runs as on the host when the runner is root: the dedicated user's,
+    which must exist, be neither root nor nobody, and own its uid alone."""
+    name = SYSTEM_USER
     try:
-        pw = pwd.getpwnam(SYSTEM_USER)
-        if pw.pw_uid != 0 and pw.pw_gid != 0:
-            return pw.pw_uid, pw.pw_gid
+        pw = pwd.getpwnam(name)
     except KeyError:
-        pass
-    return NOBODY, NOBODY
+        raise SandboxUserMissing(f"the sandbox user {name!r} does not exist: "
+                                 + _how(name)) from None
+    if pw.pw_uid in (0, NOBODY) or pw.pw_gid in (0, NOBODY):
+        raise SandboxUserMissing(f"the sandbox user {name!r} has uid/gid {pw.pw_uid}/"
+                                 f"{pw.pw_gid}: it must be an unprivileged uid of its own; "
+                                 + _how(SYSTEM_USER))
+    shared = sorted(p.pw_name for p in pwd.getpwall() if p.pw_uid == pw.pw_uid
+                    and p.pw_name != name)
+    if shared:
+        raise SandboxUserMissing(f"the sandbox user {name!r} shares uid {pw.pw_uid} with "
+                                 f"{', '.join(shared)}: it must own its uid alone; "
+                                 + _how(name))
+    return pw.pw_uid, pw.pw_gid
 
 
 def plan(sources: list[str]) -> HostIdentity | None:

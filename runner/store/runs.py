@@ -59,16 +59,26 @@ class RunUsageError(RunError):
 
 
 
-def available_cases(lw: LoadedWorkflow) -> list[str]:
+def _case_files(lw: LoadedWorkflow) -> list[str]:
     folder = lw.dir / "fixtures" / WORKFLOW_DIR
     return sorted(p.stem for p in folder.glob("*.json")) if folder.is_dir() else []
 
 
+def available_cases(lw: LoadedWorkflow) -> list[str]:
+    """The workflow cases: files whose stem is a valid case name (others are refused)."""
+    return [c for c in _case_files(lw) if is_case_name(c)]
+
+
 def check_case_name(lw: LoadedWorkflow, case: str) -> None:
     """RunUsageError unless `case` names an existing fixtures/_workflow/<case>.json."""
+    from stepsmith.runner.display import display_text
+
     avail = available_cases(lw)
     listing = ", ".join(avail) if avail else (
         f"none (add fixtures/{WORKFLOW_DIR}/<case>.json)")
+    refused = [display_text(c) for c in _case_files(lw) if not is_case_name(c)]
+    if refused:
+        listing += f"; not case names, ignored: {', '.join(refused)}"
     if not is_case_name(case) or ".." in case:
         raise RunUsageError(f"case name {case!r} must be a file name without a folder "
                             f"(fixtures/{WORKFLOW_DIR}/<case>.json); available: {listing}")
@@ -79,7 +89,7 @@ def check_case_name(lw: LoadedWorkflow, case: str) -> None:
 
 
 def check_run_id(run_id: str) -> None:
-    if not RUN_ID.match(run_id):
+    if not RUN_ID.fullmatch(run_id):
         raise RunUsageError(f"run id {run_id!r}: use letters, digits and . _ : @ + - "
                             "(starting with a letter or digit; at most 200)")
 

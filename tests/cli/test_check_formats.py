@@ -14,6 +14,7 @@ import pytest
 from manifest_kit import BASE, write_workflow
 from stepsmith.runner import rules
 from stepsmith.runner.cli import main
+from stepsmith.runner.display import display_text
 
 DATA = Path(__file__).parent / "data"
 BROKEN_PY = ("import os\nimport json\n\n\ndef match(invoices, purchase_orders, tolerance):\n"
@@ -64,8 +65,10 @@ def test_json_lines_equal_json(broken, capsys):
 def test_concise(broken, capsys):
     probs = reference(capsys)
     _rc, out = run(capsys, "--output-format", "concise", "wf")
-    assert out.splitlines() == [f"{p['path']}:{p['line']}:{p['column'] + 1}: {p['code']} {p['message']}"
-                                for p in probs]
+    # text goes through the one display filter (issue 18): the broken key's OSC 52 is shown
+    assert out.splitlines() == [display_text(f"{p['path']}:{p['line']}:{p['column'] + 1}: "
+                                             f"{p['code']} {p['message']}") for p in probs]
+    assert "\x1b" not in out and "\\x1b]52" in out
 
 
 GH = re.compile(r"^::(error|warning) file=([^,]*),line=(\d+),col=(\d+),endLine=(\d+),"
@@ -85,7 +88,8 @@ def test_github_workflow_commands_field_by_field(broken, capsys):
             "error", p["path"], p["line"], p["column"] + 1, p["end_line"], p["end_column"] + 1,
             p["code"])
         unescaped = msg.replace("%0A", "\n").replace("%0D", "\r").replace("%25", "%")
-        assert unescaped == f"{p['code']} {p['message']}"
+        assert unescaped == display_text(f"{p['code']} {p['message']}")
+    assert "\x1b" not in out and "\x07" not in out
 
 
 def test_github_escapes_what_would_end_a_command():

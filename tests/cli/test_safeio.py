@@ -18,6 +18,13 @@ def test_cap_is_hard_even_where_st_size_says_zero(tmp_path):
     (tmp_path / "big").write_bytes(b"x" * 11)
     with pytest.raises(safeio.TooLarge):
         safeio.read_bytes(tmp_path / "big", root=tmp_path, cap=10)
+    # a regular file whose st_size is 0 and whose content is not: only the read loop's own
+    # count can stop it (the mutation table found this test never tried one)
+    status = "/proc/self/status"
+    assert os.stat(status).st_size == 0 and len(open(status, "rb").read()) > 10
+    with pytest.raises(safeio.TooLarge):
+        safeio.read_bytes(status, root="/proc/self", cap=10)
+    assert safeio.read_bytes(status, root="/proc/self", cap=1 << 20).startswith(b"Name:")
     os.symlink("/dev/zero", tmp_path / "zero")
     with pytest.raises(safeio.UnsafePath):  # outside the folder, and not a regular file
         safeio.read_bytes(tmp_path / "zero", root=tmp_path, cap=10)

@@ -47,6 +47,19 @@ class Watcher:
                 return got
         raise AssertionError("no screen in time:\n" + "\n".join(got))
 
+    def quiet(self, seconds: float) -> list[str]:
+        """Whatever the watcher prints in the next `seconds` (nothing, when one save made one
+        run: a save arrives as several file events)."""
+        got, deadline = [], time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            try:
+                line = self.lines.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            if line is not None:
+                got.append(line)
+        return got
+
     def stop(self) -> int:
         self.proc.send_signal(signal.SIGINT)
         try:
@@ -79,6 +92,7 @@ def test_test_watch_reruns_only_what_a_change_affects(tmp_path, kit):
         second = "\n".join(w.screen())
         assert "re-running 1 of 7 fixture(s)" in second, second
         assert "wf::bill::two" in second and "1 failed" in second, second
+        assert w.quiet(2.0) == []  # one save, one run
         # a fixture file edited: that fixture alone
         case = wf / "fixtures" / "add" / "simple.json"
         doc = json.loads(case.read_text())
@@ -86,6 +100,7 @@ def test_test_watch_reruns_only_what_a_change_affects(tmp_path, kit):
         case.write_text(json.dumps(doc))
         third = "\n".join(w.screen())
         assert "re-running 1 of 7 fixture(s)" in third and "wf::add::simple" in third, third
+        assert w.quiet(2.0) == []
         # a new fixture file is picked up
         (wf / "fixtures" / "add" / "third.json").write_text(json.dumps(
             kit.add_case("2.00", None, "2.50")))

@@ -1,8 +1,9 @@
 """Live runs (issue 10, finding 6) and the urllib facade's schemes (finding 7), against
 canaries on this machine's loopback: an HTTP server and a banner-speaking TCP service on
 127.0.0.1 and an abstract unix socket. A live step reaches the public internet over HTTP(S)
-through the runner's egress proxy and nothing else; the test-only `egress.TEST_PUBLIC` switch
-marks one loopback port public to prove the allowed path end to end."""
+through the runner's egress proxy and nothing else; a test address policy (`LoopbackPort`,
+handed to run_step, never a switch in the product) marks one loopback port public to prove the
+allowed path end to end."""
 
 import http.server
 import socket
@@ -76,8 +77,22 @@ def abstract_canary():
     srv.close()
 
 
-def live(url):
-    return run_step(FETCH, "fetch", {"url": url}, uses=EGRESS, live_network=True)
+class LoopbackPort(egress.AddressPolicy):
+    """TEST policy: 127.0.0.1:<port> counts as public, everything else as the product says."""
+
+    def __init__(self, port: int):
+        self.port = port
+
+    def port_allowed(self, port: int) -> bool:
+        return port == self.port or super().port_allowed(port)
+
+    def public(self, candidates):
+        return [a for a in candidates if a == "127.0.0.1"] or super().public(candidates)
+
+
+def live(url, policy=None):
+    return run_step(FETCH, "fetch", {"url": url}, uses=EGRESS, live_network=True,
+                    egress_policy=policy)
 
 
 def test_live_step_cannot_read_the_host_loopback_canary(http_canary):
@@ -100,9 +115,8 @@ def test_non_http_loopback_service_banner_never_reaches_the_step(banner_canary):
     assert banner not in repr(res.to_json())
 
 
-def test_allowed_path_end_to_end_through_the_proxy(http_canary, monkeypatch):
-    monkeypatch.setattr(egress, "TEST_PUBLIC", {("127.0.0.1", http_canary)})
-    res = live(f"http://127.0.0.1:{http_canary}/")
+def test_allowed_path_end_to_end_through_the_proxy(http_canary):
+    res = live(f"http://127.0.0.1:{http_canary}/", LoopbackPort(http_canary))
     assert res.status == "ok" and res.output == BODY, res
 
 
@@ -176,7 +190,7 @@ def test_full_python_in_a_live_sandbox_sees_no_host_network(http_canary, abstrac
     assert BODY not in repr(out)
 
 
-def test_https_is_tls_end_to_end_in_the_step(tmp_path, monkeypatch):
+def test_https_is_tls_end_to_end_in_the_step(tmp_path):
     """A TLS server on loopback (marked public) with a self-signed certificate: the step's own
     TLS client, through the CONNECT tunnel, refuses the certificate (the proxy never sees
     plaintext and cannot vouch for the server)."""
@@ -209,9 +223,8 @@ def test_https_is_tls_end_to_end_in_the_step(tmp_path, monkeypatch):
             pass
 
     threading.Thread(target=serve, daemon=True).start()
-    monkeypatch.setattr(egress, "TEST_PUBLIC", {("127.0.0.1", port)})
     try:
-        res = live(f"https://127.0.0.1:{port}/")
+        res = live(f"https://127.0.0.1:{port}/", LoopbackPort(port))
     finally:
         srv.close()
     assert res.status == "error", res

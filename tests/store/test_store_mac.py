@@ -132,3 +132,83 @@ def test_the_runtime_identity_is_the_sandboxes():
 
     assert identity.runtime_identity().to_json() == sandbox.runtime_identity()
     assert not hasattr(identity, "_from_mapping") and not hasattr(identity, "_source_hash")
+
+
+# --------------------------------------------------------------------------- every MAC'd column
+# Issue 18 item 5: a MAC that skipped `request_sha256` and `request_json` passed every test
+# above (they edit `result_json` only). Each column the MAC covers is edited here on its own,
+# into a value an attacker would want: one that the lookup then matches (the key columns are
+# looked up by their edited values, the request by an edited request, the identity is made
+# this runtime's). Each must be refused as forged, never reused.
+
+OLD = RuntimeIdentity("0", "3.10.0", "0" * 64)
+OTHER_REQ = build_request(source="def f(a):\n    return a\n", function="f",
+                          inputs={"a": "999.00"}, evaluation_time="2026-12-01T07:00:00+00:00",
+                          seed=None)
+#: column -> (edited value, the lookup's (workflow, version, run_id, step_id), its request,
+#: the identity the row is first written under)
+EDITS = {
+    "workflow": ("other", ("other", 1, "r1", "s"), req, IDENT),
+    "version": (2, ("demo", 2, "r1", "s"), req, IDENT),
+    "run_id": ("r2", ("demo", 1, "r2", "s"), req, IDENT),
+    "step_id": ("t", ("demo", 1, "r1", "t"), req, IDENT),
+    "effect_key": ("pay:other", ("demo", 1, "r1", "s"), req, IDENT),  # the effect's row
+    "request_sha256": (store_mac.hashlib.sha256(b"x").hexdigest(), ("demo", 1, "r1", "s"),
+                       req, IDENT),
+    "request_json": (json.dumps(OTHER_REQ, sort_keys=True, separators=(",", ":")),
+                     ("demo", 1, "r1", "s"), req, IDENT),
+    "result_json": (json.dumps({"status": "ok", "output": 2}), ("demo", 1, "r1", "s"), req,
+                    IDENT),
+    "harness_version": (IDENT.harness_version, ("demo", 1, "r1", "s"), req,
+                        RuntimeIdentity("0", IDENT.python_version, IDENT.harness_source_sha256)),
+    "python_version": (IDENT.python_version, ("demo", 1, "r1", "s"), req,
+                       RuntimeIdentity(IDENT.harness_version, "3.10.0",
+                                       IDENT.harness_source_sha256)),
+    "harness_source_sha256": (IDENT.harness_source_sha256, ("demo", 1, "r1", "s"), req,
+                              RuntimeIdentity(IDENT.harness_version, IDENT.python_version,
+                                              "0" * 64)),
+    "accepted_at": ("2000-01-01T00:00:00.000000+00:00", ("demo", 1, "r1", "s"), req, IDENT),
+}
+
+
+def _mac_columns():
+    from stepsmith.runner.store.db import ResultStore as RS
+
+    cols = [c.strip() for c in RS._COLS.split("(SELECT")[0].split(",") if c.strip()]
+    return cols[1:]  # rowid is the row's place, not its content
+
+
+def test_the_edit_table_covers_every_stored_column():
+    # a column added to the store without a tamper test here fails this
+    assert _mac_columns() == list(EDITS)
+
+
+@pytest.mark.parametrize("column", list(EDITS))
+def test_an_edit_of_any_maced_column_is_refused(tmp_path, state, column):
+    value, (wf_name, version, run_id, step), request, written_under = EDITS[column]
+    wf = tmp_path / "wf"
+    with ResultStore.for_workflow(wf, identity=written_under) as st:
+        accept(st, effects=[{"effect": "pay", "key": "k", "payload": {}}]
+               if column == "effect_key" else ())
+    con = sqlite3.connect(wf / ".stepsmith" / "results.sqlite3")
+    if column == "effect_key":
+        con.execute("UPDATE accepted SET effect_key = ? WHERE effect_key = 'pay:k'", (value,))
+    elif column == "request_json":  # the attack: a request and its hash that match another call
+        con.execute("UPDATE accepted SET request_json = ?, request_sha256 = ?",
+                    (value, store_mac.hashlib.sha256(value.encode()).hexdigest()))
+        request = lambda: OTHER_REQ  # noqa: E731
+    else:
+        con.execute(f"UPDATE accepted SET {column} = ?", (value,))
+    con.commit()
+    con.close()
+    with ResultStore.for_workflow(wf, identity=IDENT) as st:
+        rows = st.run_rows(wf_name, version, run_id, effect_rows=True)
+        edited = [r for r in rows if column != "effect_key" or r.effect_key == value]
+        assert len(edited) == 1 and edited[0].authentic is False, (
+            f"an edited {column} still carries a valid MAC")
+        assert all(r.authentic for r in rows if r is not edited[0])
+        if column == "effect_key":
+            assert st.get(wf_name, version, run_id, step, value).authentic is False
+        else:  # looked up by what the edit made it match: refused, not reused, not compared
+            with pytest.raises(ForgedRow, match="FORGED"):
+                st.lookup(wf_name, version, run_id, step, request())
