@@ -27,7 +27,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from lsp import Client, uri
+from lsp_client import Client, uri
 
 STEP = '''from decimal import Decimal
 

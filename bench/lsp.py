@@ -3,10 +3,12 @@
     python bench/lsp.py [--edits 200] [--quick]
 
 One run measures, with the same generated inputs for both servers:
-  * didChange -> publishDiagnostics latency (p50/p95) on a 1,000-line and a 10,000-line step
-    file, for the same sequence of 200 single-function edits (each edit replaces one line in
-    the body of one function; the next edit is sent once the previous version's diagnostics
-    arrived), and the ratio stepsmith/ruff;
+  * didChange -> publishDiagnostics latency (p50/p95) on a 1,000-line step file alone, the
+    same file inside a workflow whose manifest names five of its functions (the realistic
+    row: it pays the cross-file context), and a 10,000-line file, for the same sequence of 200
+    single-function edits (each replaces one line in the body of one function; the next edit
+    is sent once the previous version's diagnostics arrived), alternated with ruff's server
+    edit by edit (bench/lsp_keystroke.py), and the ratio stepsmith/ruff;
   * the same latency on a 200-step manifest (edits to one step's explanation / inputs);
   * startup-to-initialize (spawn -> initialize response) against a bare pygls server;
   * the resident memory of our server with 100 documents open.
@@ -25,136 +27,20 @@ import queue
 import random
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from lsp_client import Client, bytecode_env, ours_cmd, pct, uri
+from lsp_keystroke import alternated, describe, rows
 
 BARE_PYGLS = """
 from pygls.lsp.server import LanguageServer
 server = LanguageServer("bare", "0")
 server.start_io()
 """
-
-
-def uri(path: Path) -> str:
-    return path.resolve().as_uri()
-
-
-class Client:
-    """Minimal LSP client: a writer on this thread, a reader thread timestamping messages."""
-
-    def __init__(self, cmd: list[str], cwd: Path, env: dict | None = None):
-        self.t_spawn = time.perf_counter()
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, cwd=cwd, env=env)
-        self.queue: queue.Queue = queue.Queue()
-        self.responses: dict = {}
-        self.resp_event = threading.Condition()
-        self.next_id = 0
-        self.reader = threading.Thread(target=self._read, daemon=True)
-        self.reader.start()
-
-    def _read(self):
-        f = self.proc.stdout
-        while True:
-            headers = {}
-            while True:
-                line = f.readline()
-                if not line:
-                    return
-                line = line.strip()
-                if not line:
-                    break
-                k, _, v = line.decode().partition(":")
-                headers[k.strip().lower()] = v.strip()
-            body = f.read(int(headers["content-length"]))
-            t = time.perf_counter()
-            msg = json.loads(body)
-            if "id" in msg and "method" in msg:  # server -> client request: answer null
-                self.send({"jsonrpc": "2.0", "id": msg["id"], "result": None})
-                continue
-            if "id" in msg:
-                with self.resp_event:
-                    self.responses[msg["id"]] = (t, msg)
-                    self.resp_event.notify_all()
-            else:
-                self.queue.put((t, msg))
-
-    def send(self, msg: dict) -> float:
-        body = json.dumps(msg).encode()
-        data = b"Content-Length: %d\r\n\r\n" % len(body) + body
-        t = time.perf_counter()
-        self.proc.stdin.write(data)
-        self.proc.stdin.flush()
-        return t
-
-    def request(self, method: str, params, timeout: float = 60) -> tuple[float, dict]:
-        self.next_id += 1
-        rid = self.next_id
-        self.send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
-        end = time.time() + timeout
-        with self.resp_event:
-            while rid not in self.responses:
-                left = end - time.time()
-                if left <= 0:
-                    raise TimeoutError(method)
-                self.resp_event.wait(left)
-            return self.responses.pop(rid)
-
-    def notify(self, method: str, params) -> float:
-        return self.send({"jsonrpc": "2.0", "method": method, "params": params})
-
-    def initialize(self, root: Path) -> float:
-        caps = {"textDocument": {"publishDiagnostics": {"versionSupport": True},
-                                 "synchronization": {"didSave": True}},
-                "general": {"positionEncodings": ["utf-16"]}, "window": {"workDoneProgress": False}}
-        t, _ = self.request("initialize", {"processId": os.getpid(), "rootUri": uri(root),
-                                           "workspaceFolders": [{"uri": uri(root), "name": "b"}],
-                                           "capabilities": caps,
-                                           "initializationOptions": {"stepsmith": {"runOnSave": False}}})
-        self.notify("initialized", {})
-        return t - self.t_spawn
-
-    def wait_publish(self, doc_uri: str, version: int | None, timeout: float = 60) -> float:
-        end = time.time() + timeout
-        while True:
-            left = end - time.time()
-            if left <= 0:
-                raise TimeoutError(f"no diagnostics for {doc_uri} v{version}")
-            t, msg = self.queue.get(timeout=left)
-            if msg.get("method") != "textDocument/publishDiagnostics":
-                continue
-            p = msg["params"]
-            if p["uri"] != doc_uri:
-                continue
-            if version is None or p.get("version") in (version, None):
-                return t
-
-    def drain(self, quiet: float = 0.3):
-        while True:
-            try:
-                self.queue.get(timeout=quiet)
-            except queue.Empty:
-                return
-
-    def rss_mib(self) -> float:
-        with open(f"/proc/{self.proc.pid}/status") as fh:
-            for line in fh:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-        return float("nan")
-
-    def close(self):
-        try:
-            self.request("shutdown", None, timeout=10)
-            self.notify("exit", None)
-            self.proc.wait(timeout=10)
-        except Exception:
-            self.proc.kill()
-            self.proc.wait()
 
 
 # ------------------------------------------------------------------ inputs
@@ -224,12 +110,6 @@ def manifest(steps: int) -> str:
 # ------------------------------------------------------------------ measurements
 
 
-def pct(xs: list[float], p: float) -> float:
-    xs = sorted(xs)
-    k = min(len(xs) - 1, max(0, int(round(p / 100 * (len(xs) - 1)))))
-    return xs[k]
-
-
 def latency_run(client: Client, path: Path, text: str, edits, language: str) -> list[float]:
     u = uri(path)
     client.notify("textDocument/didOpen", {"textDocument": {"uri": u, "languageId": language,
@@ -250,33 +130,6 @@ def latency_run(client: Client, path: Path, text: str, edits, language: str) -> 
     client.notify("textDocument/didClose", {"textDocument": {"uri": u}})
     client.drain(0.2)
     return out
-
-
-def ours_cmd() -> list[str]:
-    return [sys.executable, "-m", "stepsmith.server"]
-
-
-def ruff_cmd() -> list[str] | None:
-    exe = shutil.which("ruff")
-    if exe is None:
-        return None
-    try:  # resolve a pyenv shim to the real binary
-        real = subprocess.run([sys.executable, "-c", "import ruff.__main__ as m; print(m.find_ruff_bin())"],
-                              capture_output=True, text=True, timeout=30).stdout.strip()
-        if real:
-            exe = real
-    except Exception:
-        pass
-    return [exe, "server"]
-
-
-def bytecode_env(tmp: Path) -> dict:
-    """The server's environment with its bytecode cached, as after `pip install` (this machine
-    sets PYTHONDONTWRITEBYTECODE, which would make every start of ours recompile its modules
-    while its dependencies' are precompiled). The first start writes the cache."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
-    return env
 
 
 def startup(cmd: list[str], root: Path, runs: int, env: dict | None = None) -> list[float]:
@@ -303,32 +156,13 @@ def main(argv=None) -> int:
     results: dict = {"machine": f"{os.cpu_count()} cores, shared with other jobs: figures are noisy"}
     print(f"stepsmith LSP benchmark ({results['machine']})")
 
-    ruff = ruff_cmd()
-    for size in (1000, 10000):
-        text = step_file(size)
-        path = root / f"bench_{size}.py"
-        path.write_text(text)
-        edits = edits_for(text, args.edits)
-        row = {}
-        for name, cmd in (("stepsmith", ours_cmd()), ("ruff", ruff)):
-            if cmd is None:
-                continue
-            c = Client(cmd, root)
-            c.initialize(root)
-            time.sleep(0.3)
-            c.drain(0.2)
-            lat = latency_run(c, path, text, edits, "python")
-            c.close()
-            row[name] = {"p50": statistics.median(lat), "p95": pct(lat, 95), "n": len(lat)}
-        results[f"{size}_lines"] = row
-        line = f"{size:>6}-line step file, {args.edits} single-function edits: "
-        line += "; ".join(f"{k} p50 {v['p50']:.2f} ms p95 {v['p95']:.2f} ms" for k, v in row.items())
-        if "ruff" in row:
-            ratio = row["stepsmith"]["p95"] / row["ruff"]["p95"]
-            row["ratio_p95"] = ratio
-            row["ratio_p50"] = row["stepsmith"]["p50"] / row["ruff"]["p50"]
-            line += f"; ratio p50 {row['ratio_p50']:.2f} p95 {ratio:.2f}"
-        print(line)
+    # keystrokes: alternated with ruff edit by edit; 1,000 lines alone and inside a workflow
+    keys = rows(tmp / "keys", 1000, args.edits, step_file, edits_for)
+    results["1000_lines"], results["1000_lines_workflow"] = keys["lone"], keys["workflow"]
+    big = step_file(10000)
+    (root / "bench_10000.py").write_text(big)
+    results["10000_lines"] = alternated(root, root / "bench_10000.py", big, edits_for(big, args.edits))
+    print(describe(f" 10000-line step file, no workflow, {args.edits} edits", results["10000_lines"]))
 
     # 200-step manifest
     (root / "steps" / "s.py").write_text(step_file(50 * 16))
@@ -401,6 +235,8 @@ def main(argv=None) -> int:
 
     targets = [
         ("1,000-line p95 <= ruff p95", results["1000_lines"].get("ratio_p95", 0) <= 1.0),
+        ("1,000-line in a workflow p95 <= ruff p95",
+         results["1000_lines_workflow"].get("ratio_p95", 0) <= 1.0),
         ("10,000-line p95 <= 100 ms", results["10000_lines"]["stepsmith"]["p95"] <= 100),
         ("200-step manifest p95 <= 30 ms", results["manifest_200_steps"]["p95"] <= 30),
         ("startup <= 1.2x bare pygls", results["startup_ms"]["ratio"] <= 1.2),

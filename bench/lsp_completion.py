@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lsp import Client, ours_cmd, pct, uri
+from lsp_client import Client, ours_cmd, pct, uri
 from lsp_workspace import workspace
 
 

@@ -64,7 +64,7 @@ def service(root: Path, runs: int) -> dict[str, list[float]]:
 def server(root: Path, runs: int) -> dict[str, list[float]]:
     """The same renames over stdio: request sent -> response read (the server answers from a
     snapshot; the edit is not applied, so every request renames the same names)."""
-    from lsp import Client, ours_cmd, uri
+    from lsp_client import Client, ours_cmd, uri
 
     c = Client(ours_cmd(), root)
     c.initialize(root)

@@ -5,8 +5,8 @@
   * a generated workspace of 200 workflows / 900 step files (unique code): time from
     `didOpen` of one step file, right after `initialized`, to its first diagnostics (target
     <= 150 ms: the server checks the opened document's own workflow first, the rest after);
-  * RSS after 1,000 open/hover/close cycles of a 160 KB manifest against RSS after the first
-    100 (target: within 10%; the parse of a closed document must not stay behind).
+  * RSS after 1,000 open/hover/close/delete cycles of a 900-step manifest against RSS after
+    the first 100 (target: within 10%; bench/lsp_memory.py's one-path pattern).
 Figures are printed and returned as a dict (bench/lsp.py merges them into its JSON).
 """
 
@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lsp import Client, bytecode_env, ours_cmd, uri  # noqa: E402
+from lsp_client import Client, bytecode_env, ours_cmd, uri
 
 STEP = '''def {name}(records, threshold):
     kept = []
@@ -72,38 +72,12 @@ def first_diagnostics(root: Path, target: Path, runs: int, delay: float = 0.0,
     return out
 
 
-def big_manifest(d: Path, steps: int) -> Path:
-    d.mkdir(parents=True, exist_ok=True)
-    lines = ["workflow: big", "version: 1", 'python: "3.11"',
-             'trigger:\n  schedule: {cron: "0 7 * * 1-5", timezone: Europe/London}',
-             "sources:\n  rows: {description: Rows}", "steps:"]
-    for s in range(steps):
-        lines.append(f"  - id: s{s}\n    explanation: {'A step that does one small thing. ' * 3}\n"
-                     f"    code: steps/s{s}.py:s{s}\n    inputs:\n      records: sources.rows")
-    p = d / "workflow.yaml"
-    p.write_text("\n".join(lines) + "\n")
-    return p
-
-
 def rss_cycles(root: Path, cycles: int) -> tuple[float, float]:
-    m = big_manifest(root / "big", 900)
-    text = m.read_text()
-    c = Client(ours_cmd(), root / "big")
-    c.initialize(root / "big")
-    at100 = None
-    for i in range(cycles):
-        c.notify("textDocument/didOpen", {"textDocument": {
-            "uri": uri(m), "languageId": "yaml", "version": i + 1, "text": text}})
-        c.request("textDocument/hover", {"textDocument": {"uri": uri(m)},
-                                         "position": {"line": 6 + 5 * (i % 100), "character": 8}})
-        c.notify("textDocument/didClose", {"textDocument": {"uri": uri(m)}})
-        if i + 1 == 100:
-            c.drain(0.5)
-            at100 = c.rss_mib()
-    c.drain(0.5)
-    end = c.rss_mib()
-    c.close()
-    return at100, end
+    """Open/hover/close(/delete) of a 900-step manifest on one path: bench/lsp_memory.py's
+    "one path" pattern (which also measures distinct paths)."""
+    from lsp_memory import cycles as memory_cycles
+
+    return memory_cycles(root / "big", cycles, 900, distinct=False)
 
 
 def run(workflows: int = 200, steps: int = 900, cycles: int = 1000, runs: int = 3) -> dict:
@@ -125,7 +99,7 @@ def run(workflows: int = 200, steps: int = 900, cycles: int = 1000, runs: int = 
         t = time.perf_counter()
         r100, r_end = rss_cycles(root, cycles)
         growth = (r_end - r100) / r100
-        print(f"RSS after 100 open/hover/close cycles of a {len((root / 'big' / 'workflow.yaml').read_text()) // 1024} KB "
+        print(f"RSS after 100 open/hover/close/delete cycles of a 900-step "
               f"manifest: {r100:.1f} MiB; after {cycles}: {r_end:.1f} MiB ({growth:+.1%}; "
               f"{time.perf_counter() - t:.0f} s)")
     return {"first_diagnostics_ms": {"median": med, "runs": lat, "median_after_0_5s": wmed},

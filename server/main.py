@@ -18,7 +18,9 @@ def _guard_stdout():
     return proto_out
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, configure=None) -> int:
+    """`configure(server)`, when given, runs before serving: how the test-suite injects its
+    requests and failures (tests/server/hooked_server.py); production passes none."""
     parser = argparse.ArgumentParser(prog="stepsmith serve", description="stepsmith language server")
     parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
     parser.add_argument("--log-level", default=os.environ.get("STEPSMITH_LOG", "WARNING"))
@@ -31,6 +33,8 @@ def main(argv: list[str] | None = None) -> int:
     from stepsmith.server.server import create_server
 
     server = create_server()
+    if configure is not None:
+        configure(server)
     # Analysis allocates many short-lived objects (AST/YAML nodes): keep the start-up objects out
     # of every collection and collect the young generation less often (fewer latency spikes).
     import gc

@@ -43,8 +43,7 @@ class Publisher:
         if ls.runs is not None and path and analysed(path, doc.language_id):
             diags += [to_diagnostic(p, res.lines, enc, source=FIXTURE_SOURCE)
                       for p in ls.runs.results.problems_of(path)]
-            diags += untaken_diagnostics(ls, path, res.lines, enc)
-        return diags
+        return diags + untaken_diagnostics(res.notes, res.lines, enc)
 
     def publish(self, uri: str, refresh: bool = False) -> None:
         ls = self.ls
@@ -80,6 +79,8 @@ class Publisher:
         if analysed(path):
             if uri is not None and ls.scheduler.current(uri) is not None:
                 self.publish(uri, refresh=True)  # merged with the document's own diagnostics
+            if uri is not None:  # the worker computes the new runs' coverage notes
+                ls.scheduler.schedule("doc", uri)
             return  # a step file that is not open: its lens and the notification carry them
         if uri is not None:
             self.open_fixture_file(uri, path)
@@ -107,16 +108,30 @@ class Publisher:
                     {"uri": uri, "version": version, "diagnostics": diags})
 
     def closed_fixture_file(self, path: str) -> None:
-        """A fixture file that is not open: its results on the disk text, without a version."""
+        """A fixture file that is not open: its results on the disk text, without a version.
+        The disk read and the positioning run on the service pool; the loop only sends."""
         from stepsmith.runner.language.lines import split_lines
 
         ls = self.ls
-        if ls.runs is None:
+        runs = ls.runs
+        if runs is None:
             return
-        lines = split_lines(ls.session.read_text(path) or "")
-        ls.send_raw(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, {
-            "uri": path_to_uri(path),
-            "diagnostics": ls.runs.results.fixture_diagnostics(path, lines, ls.session.encoding)})
+        enc = ls.session.encoding
+
+        def compute() -> list[dict]:
+            lines = split_lines(ls.session.read_text(path) or "")
+            return runs.results.fixture_diagnostics(path, lines, enc)
+
+        def send(fut) -> None:
+            if fut.cancelled() or fut.exception() is not None:
+                if not fut.cancelled():
+                    ls.log_exception(f"fixture results of {path}", fut.exception())
+                return
+            if ls.session.open_uri(path) is None:  # opened meanwhile: the versioned path wins
+                ls.send_raw(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
+                            {"uri": path_to_uri(path), "diagnostics": fut.result()})
+
+        ls.loop.run_in_executor(ls.services, compute).add_done_callback(send)
 
     def has_fixture_results(self, path: str | None) -> bool:
         runs = self.ls.runs
@@ -163,13 +178,13 @@ class Publisher:
         ls.loop.call_later(delay, go)
 
 
-def untaken_diagnostics(ls, path: str, lines, enc: str) -> list[dict]:
-    """"no fixture takes this branch" (Information) from the last traced runs (server/live.py)."""
-    if not path.endswith(".py") or not ls.session.settings.coverageDiagnostics:
+def untaken_diagnostics(notes, lines, enc: str) -> list[dict]:
+    """"no fixture takes this branch" (Information): the notes the worker computed for the
+    version `lines` belong to (Scheduler: DocResult.notes), converted."""
+    if not notes:
         return []
     from stepsmith.server.convert import lsp_range
 
-    text = "".join(lines)  # the version `lines` belong to (endings kept)
     return [{"range": lsp_range(n.span, lines, enc), "severity": 3, "code": "untaken-branch",
              "source": "stepsmith-coverage", "message": n.message,
-             "data": {"arc": list(n.arc)}} for n in ls.runs.live.untaken(path, text)]
+             "data": {"arc": list(n.arc)}} for n in notes]

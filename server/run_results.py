@@ -14,7 +14,7 @@ from stepsmith.server.convert import to_diagnostic
 from stepsmith.server.workspace import uri_to_path
 
 if TYPE_CHECKING:
-    from stepsmith.server.session import Session
+    from stepsmith.runner.workspace.snapshot import WorkspaceSnapshot
 
 FIXTURE_SOURCE = "stepsmith-fixtures"
 BAD = ("failed", "error")
@@ -31,12 +31,17 @@ class StepRun:
 
 
 def anchor_in(lines) -> Span:
-    """Where a fixture's result goes: its `"expected"` key (else the first character)."""
-    for i, line in enumerate(lines):
-        j = line.find('"expected"')
-        if j >= 0:
-            return Span(i + 1, j, i + 1, j + len('"expected"'))
-    return Span(1, 0, 1, 1)
+    """Where a fixture's result goes: the fixture's own top-level `"expected"` key, found by
+    the fixtures' JSON locator (runner/fixtures/jsonpos.py; never an input that happens to be
+    named so); else the first character."""
+    from stepsmith.runner.fixtures.jsonpos import locate
+
+    text = "".join(lines).replace("\r\n", "\n").replace("\r", "\n")  # one line per editor line
+    at = locate(text, ("expected",))
+    if at is None:
+        return Span(1, 0, 1, 1)
+    line, column = at  # both 1-based
+    return Span(line, column - 1, line, column - 1 + len('"expected"'))
 
 
 class RunResults:
@@ -65,9 +70,10 @@ class RunResults:
         return [to_diagnostic(Problem(code=p.code, message=p.message, span=span, step=p.step),
                               lines, encoding, source=FIXTURE_SOURCE) for p in probs]
 
-    def finish(self, session: Session, manifest_path: str, step_id: str, results: list[dict],
+    def finish(self, ws: WorkspaceSnapshot, manifest_path: str, step_id: str, results: list[dict],
                only: str | None) -> list[str]:
-        """Record a run's results; returns the paths whose fixture problems changed."""
+        """(run pool: reads and positions on the disk) Record a run's results; returns the
+        paths whose fixture problems changed."""
         key = (manifest_path, step_id)
         run = self.step_runs.setdefault(key, StepRun())
         if only is None:
@@ -95,7 +101,6 @@ class RunResults:
                                      span=Span(1, 0, 1, 1), step=step_id))
             self.problems[fp] = probs
             changed.append(fp)
-        ws = session.snapshot()
         for st in ws.steps_of(manifest_path):
             if st.id != step_id or st.target is None or st.code is None:
                 continue

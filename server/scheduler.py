@@ -19,11 +19,12 @@ import asyncio
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from stepsmith.runner.language.lines import function_spans
+from stepsmith.runner.language.lines import signature_fingerprint
 from stepsmith.runner.problems import Problem, Span
 from stepsmith.runner.workspace.snapshot import Buffer
 from stepsmith.server.workspace import is_manifest_path, uri_to_path
@@ -32,19 +33,19 @@ if TYPE_CHECKING:
     from stepsmith.server.session import Session
 
 log = logging.getLogger(__name__)
-_TEST_HOOKS = os.environ.get("STEPSMITH_TEST_HOOKS") == "1"  # the test-suite's failure injection
-# test-suite only: seconds added to workflow discovery and to every manifest check (start-up races)
-_TEST_SLOW = float(os.environ.get("STEPSMITH_TEST_SLOW_ANALYSIS") or 0) if _TEST_HOOKS else 0.0
 
 
 @dataclass(frozen=True)
 class DocResult:
-    """A document's problems at one version, positioned on `lines` (that version's text)."""
+    """A document's problems at one version, positioned on `lines` (that version's text), and
+    the notes the last traced fixture runs give that text ("no fixture takes this branch"):
+    everything computed here, on the worker; the publisher only converts."""
 
     uri: str
     version: int | None
     problems: tuple[Problem, ...]
     lines: tuple[str, ...]
+    notes: tuple = ()  # runner.language.coverage.UntakenBranch
 
 
 class Sink(Protocol):
@@ -52,6 +53,7 @@ class Sink(Protocol):
     `awaiting_ready` and `log_exception`, which any thread may call)."""
 
     def accepted(self, result: DocResult, refresh: bool) -> None: ...
+    def notes(self, path: str, text: str) -> tuple: ...  # worker thread: coverage notes
     def manifest_checked(self, path: str) -> None: ...
     def check_ready(self) -> None: ...
     def awaiting_ready(self) -> bool: ...
@@ -75,6 +77,9 @@ class Scheduler:
         self.discovered = False
         self._discover_lock = threading.Lock()
         self.attempted: set[str] = set()  # manifests whose check ran (even if it failed)
+        # injected by the test-suite's server (tests/server/hooked_server.py), never set here:
+        self.delay = 0.0  # seconds added to discovery and to every manifest check (a slow disk)
+        self.fail_marker: str | None = None  # a step file holding it fails its analysis
 
     # ------------------------------------------------------------------ scheduling
     def start(self) -> None:
@@ -135,9 +140,10 @@ class Scheduler:
                     self.post(self.sink.check_ready)
 
     # ------------------------------------------------------------------ the version gate (loop)
-    def _send(self, uri: str | None, version: int | None, problems, lines) -> None:
+    def _send(self, uri: str | None, version: int | None, problems, lines, notes=()) -> None:
         if uri is not None:
-            self.post(self.deliver, DocResult(uri, version, tuple(problems), tuple(lines)))
+            self.post(self.deliver, DocResult(uri, version, tuple(problems), tuple(lines),
+                                              tuple(notes)))
 
     def deliver(self, result: DocResult) -> None:
         """(loop thread) Accept a result only for the document's current version."""
@@ -148,7 +154,7 @@ class Scheduler:
         self._wake_waiters(result.uri, result.version)
         # same version, different result: caused by another file (pull clients must re-pull)
         self.sink.accepted(result, refresh=prev is not None and prev.version == result.version
-                           and prev.problems != result.problems)
+                           and (prev.problems, prev.notes) != (result.problems, result.notes))
 
     def current(self, uri: str) -> DocResult | None:
         """The result for the document's current version, if there is one."""
@@ -158,8 +164,10 @@ class Scheduler:
         return res
 
     def forget(self, uri: str) -> None:
-        """(loop thread) A document closed or re-opened: its result goes, its waiters answer."""
+        """(loop thread) A document closed or re-opened: its result and signature fingerprint
+        go (a closed file's disk text re-checks its manifests anyway), its waiters answer."""
         self.results.pop(uri, None)
+        self.fingerprints.pop(uri_to_path(uri) or "", None)
         for _, fut in self.waiters.pop(uri, []):
             if not fut.done():
                 fut.set_result(False)
@@ -228,10 +236,8 @@ class Scheduler:
             if self.discovered and not force:
                 return
             try:
-                if _TEST_SLOW:
-                    import time
-
-                    time.sleep(_TEST_SLOW)
+                if self.delay:
+                    time.sleep(self.delay)
                 new = self.session.model.discover()
             except Exception as exc:
                 self.sink.log_exception("workflow discovery failed", exc)
@@ -282,41 +288,41 @@ class Scheduler:
     def _analyze_step(self, snap, path: str | None) -> None:
         from stepsmith.runner.workspace.diagnostics import step_problems
 
-        if _TEST_HOOKS and "# stepsmith-test: crash-analysis" in snap.text:
-            raise RuntimeError("deliberate analysis failure (test hook)")
+        if self.fail_marker is not None and self.fail_marker in snap.text:
+            raise RuntimeError("deliberate analysis failure (injected)")
         ws = self.session.snapshot()
         problems = step_problems(ws, path, Buffer(snap.text, snap.version, snap.lines, snap.language_id))
-        self._send(snap.uri, snap.version, problems, snap.lines)
-        # cross-file: a changed function signature re-checks the manifests naming this file
-        if path and len(snap.text) <= ws.max_file_size:
-            fp = self._fingerprint(function_spans(snap.text, snap.lines), snap.lines,
-                                   bool(ws.index.crossfile(path)))
-            old = self.fingerprints.get(path)
-            self.fingerprints[path] = fp
-            if old is not None and old != fp:
-                for m in self.session.model.manifests_using(path):
-                    self.schedule("manifest", m.path)
+        notes = self.sink.notes(path, snap.text) if path else ()
+        self._signature_changes(ws, path, snap.text)
+        # last: once posted, the loop wants the GIL; work done after would delay it
+        self._send(snap.uri, snap.version, problems, snap.lines, notes)
 
-    def _fingerprint(self, functions, lines, with_lines: bool) -> tuple:
-        out = []
-        for f in functions:
-            header = []
-            for i in range(f.line - 1, min(f.end_line, f.line + 20)):
-                header.append(lines[i].rstrip())
-                if lines[i].rstrip().endswith(":"):
-                    break
-            out.append((f.name, "\n".join(header), f.line if with_lines else 0))
-        return tuple(out)
+    def _signature_changes(self, ws, path: str | None, text: str) -> None:
+        """A changed function signature re-checks the manifests naming this file (a file no
+        manifest names has nothing to re-check: it keeps no fingerprint)."""
+        using = self.session.model.manifests_using(path) if path else []
+        if not using or len(text) > ws.max_file_size:
+            self.fingerprints.pop(path, None)
+            return
+        fp = signature_fingerprint(text, bool(ws.index.crossfile(path)))
+        old = self.fingerprints.get(path)
+        self.fingerprints[path] = fp
+        if old is not None and old != fp:
+            for m in using:
+                self.schedule("manifest", m.path)
 
     def _check_manifest(self, path: str, snap) -> None:
         try:
-            if _TEST_SLOW:
-                import time
-
-                time.sleep(_TEST_SLOW)
+            if self.delay:
+                time.sleep(self.delay)
             self._check_manifest_now(path, snap)
         finally:
-            self.attempted.add(path)
+            if path in self.session.model.manifests:  # not for one forgotten meanwhile
+                self.attempted.add(path)
+
+    def forget_manifest(self, path: str) -> None:
+        """(loop thread) A manifest left the index: nothing kept under its path."""
+        self.attempted.discard(path)
 
     def _check_manifest_now(self, path: str, snap) -> None:
         from stepsmith.runner.workspace.diagnostics import (

@@ -13,6 +13,7 @@ import logging
 import os
 import sys
 import traceback
+from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types as T
@@ -140,6 +141,8 @@ class StepsmithServer(LanguageServer):
         self.ready_waiters: list[asyncio.Future] = []
         self.exit_code: int | None = None  # set by `exit`; None: the client went away
         self.request_tasks: dict[Any, asyncio.Task] = {}  # request id -> its cancellable task
+        # () -> (available, why not): None asks the sandbox; injected by the test-suite's server
+        self.sandbox_probe: Callable[[], tuple[bool, str]] | None = None
         from concurrent.futures import ThreadPoolExecutor
 
         # language services run here, never on the event loop (a 5 MB document's symbols
@@ -185,7 +188,7 @@ class StepsmithServer(LanguageServer):
     @property
     def runner(self):
         if self.runs is None:
-            from stepsmith.server.runs import Runner
+            from stepsmith.server.fixture_runs import Runner
 
             self.runs = Runner(self)
         return self.runs
@@ -257,6 +260,14 @@ class StepsmithServer(LanguageServer):
     def accepted(self, result: DocResult, refresh: bool) -> None:
         self.publisher.publish(result.uri, refresh=refresh)
 
+    def notes(self, path: str, text: str) -> tuple:
+        """(worker thread) The coverage notes of a step file's text from the last traced runs
+        (server/live.py): static branch analysis and the line carry, never on the loop."""
+        runs = self.runs
+        if runs is None or not path.endswith(".py") or not self.session.settings.coverageDiagnostics:
+            return ()
+        return tuple(runs.live.untaken(path, text))
+
     def manifest_checked(self, path: str) -> None:
         self.publisher.lenses_changed()  # lenses list the steps a function implements
 
@@ -305,6 +316,7 @@ class StepsmithServer(LanguageServer):
         m = model.manifests.get(path)
         files = list(m.step_files) if m is not None else []
         model.remove_manifest(path)
+        self.scheduler.forget_manifest(path)
         for f in files:
             uri = self.session.open_uri(f)
             if uri is not None:
@@ -315,7 +327,8 @@ class StepsmithServer(LanguageServer):
         session = self.session
         old = session.settings
         session.settings = old.merged(raw)
-        if old.maxFileSize != session.settings.maxFileSize:
+        new = session.settings
+        if (old.maxFileSize, old.coverageDiagnostics) != (new.maxFileSize, new.coverageDiagnostics):
             for uri in session.docs.uris():
                 self.scheduler.schedule("doc", uri)
         if self.runs is not None:

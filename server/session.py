@@ -129,6 +129,8 @@ class Session:
         path = uri_to_path(uri)
         if path:
             self.parses.forget(path)  # the parse goes with the buffer (no leak per cycle)
+            if self.path_uris.get(path) == uri:  # nor a table entry per path ever opened
+                del self.path_uris[path]
         return path
 
     def open_uri(self, path: str) -> str | None:

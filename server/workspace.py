@@ -83,8 +83,12 @@ class WorkspaceModel:
         return [key for key in map(norm, nearest_manifests(path)) if self.add_manifest(key)]
 
     def record_check(self, path: str, check, version: int | None) -> set[str]:
-        """Store a check; returns the step files whose context changed."""
+        """Store a check; returns the step files whose context changed. A check of a manifest
+        forgotten meanwhile (closed and deleted while it ran) is dropped: recording it would
+        bring the entry, and its whole WorkflowCheck, back for good."""
         with self.lock:
+            if path not in self.index.manifests:
+                return set()
             index, changed = self.index.with_check(path, check, version)
             self.index = index
         return changed

@@ -56,7 +56,7 @@ def keyword_filter(expr: str | None):
     """pytest's -k language over the item id (a bare word: case-insensitive substring)."""
     if not expr:
         return lambda _id: True
-    from _pytest.mark.expression import Expression
+    from stepsmith.runner.fixtures.keywords import Expression
 
     try:
         compiled = Expression.compile(expr)
@@ -66,7 +66,7 @@ def keyword_filter(expr: str | None):
 
     def keep(item_id: str) -> bool:
         low = item_id.lower()
-        return compiled.evaluate(lambda name, **_kw: name.lower() in low)
+        return compiled.evaluate(lambda name: name.lower() in low)
 
     return keep
 

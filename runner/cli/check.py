@@ -24,6 +24,8 @@ import sys
 from pathlib import Path
 
 from stepsmith.runner.cli.check_formats import Finding, problem_json
+from stepsmith.runner.problem_steps import step_ids_by_function, steps_for
+from stepsmith.runner.problems import message_with_step
 
 # workflow data reaches these lines (names, messages): print is the one display filter
 from stepsmith.runner.display import safe_print as print
@@ -89,16 +91,8 @@ def _display(path: Path) -> str:
 
 
 def _first_per_step(problems):
-    try:
-        from stepsmith.runner.validator import first_violation_per_step
-    except ImportError:  # same behaviour, until the validator package is present
-        def first_violation_per_step(ps):
-            seen, out = set(), []
-            for p in sorted(ps, key=lambda p: (p.span.line, p.span.column, p.code)):
-                if p.step not in seen:
-                    seen.add(p.step)
-                    out.append(p)
-            return out
+    from stepsmith.runner.validator import first_violation_per_step
+
     return first_violation_per_step(problems)
 
 
@@ -121,17 +115,6 @@ def _validate_alone(path: Path):
     return [dataclasses.replace(p, path=str(path)) for p in validate(data, python="3.11", uses=())]
 
 
-def step_ids_by_function(step_files) -> dict[tuple[Path, str], list[str]]:
-    """{(step file, function): [ids of the steps running it]} from a check's `step_files`."""
-    out: dict[tuple[Path, str], list[str]] = {}
-    for path, uses in step_files.items():
-        for u in uses:
-            ids = out.setdefault((Path(path).resolve(), u.function), [])
-            if u.step_id not in ids:
-                ids.append(u.step_id)
-    return out
-
-
 def check_unit(manifest: Path) -> dict:
     """Everything `check` reports for one workflow, as JSON data (what the cache keeps):
     problems by file (manifest, step files, fixtures), the step files and which steps run
@@ -142,7 +125,7 @@ def check_unit(manifest: Path) -> dict:
     from stepsmith.runner.fixtures.lint import check_fixtures
     from stepsmith.runner.fixtures.stale import stale_fixtures
     from stepsmith.runner.fixtures.suite import _base_for, workflow_cases
-    from stepsmith.runner.workspace.check import workflow_check
+    from stepsmith.runner.workspace.workflow_check import workflow_check
 
     wc = workflow_check(manifest)
     # fixtures are part of the workflow: SF002-SF008 with positions
@@ -420,21 +403,3 @@ def _add_version_problems(paths, base: str, results) -> int:
     return 0
 
 
-def steps_for(pr, path: Path, steps_of: dict) -> list[str] | None:
-    """The step ids of a finding in a step file (None: not a step file's finding, whose
-    `step` already is the step id)."""
-    if not pr.step or not pr.code.startswith("SS"):
-        return None
-    return steps_of.get((Path(path).resolve(), pr.step), [])
-
-
-def message_with_step(pr, steps: list[str] | None = None) -> str:
-    """`message [step]`, naming the step once: a message that already says "(step 'x')"
-    (the schema's wording, kept for editors) drops it for the trailing tag. The tag is always
-    step ids: `steps` for a step-code finding (Problem.step is the function there)."""
-    if steps is not None:
-        return pr.message + (f" [{', '.join(steps)}]" if steps else "")
-    if not pr.step:
-        return pr.message
-    named = " (step '" + pr.step + "')"
-    return pr.message.replace(named, "") + f" [{pr.step}]"

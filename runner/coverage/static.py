@@ -22,6 +22,8 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
+from stepsmith.runner.pyparse import parse_module
+
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _NOT_EXECUTED = (ast.Global, ast.Nonlocal)
 
@@ -237,7 +239,7 @@ class _Walker:
 def layout(source: str) -> Layout:
     """The line map and bound names of `source` (SyntaxError if it does not parse)."""
     source = source.removeprefix("\ufeff")
-    tree = ast.parse(source)
+    tree = parse_module(source)  # ast.parse's tree, without holding the GIL for a big file
     w = _Walker()
     w.block(_body(tree.body, scope=True))
     return Layout(dict(w.line_map), dict(w.assigns), len(source.splitlines()))

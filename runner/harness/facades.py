@@ -33,7 +33,7 @@ class UnseededSamplingError(RuntimeError):
     pass
 
 
-def _public(real):
+def public_members(real):
     names = getattr(real, "__all__", None)
     if names is None:
         names = [n for n in real.__dict__ if not n.startswith("_")]
@@ -159,7 +159,7 @@ def _datetime_facade():
             u = _now_local()
             return cls(u.year, u.month, u.day)
 
-    attrs = _public(real)
+    attrs = public_members(real)
     attrs["datetime"] = datetime
     attrs["date"] = date
     return _facade("datetime", attrs)
@@ -192,7 +192,7 @@ def _statistics_facade():
             return Real.samples(self, n, seed=seed)
 
     real.NormalDist = NormalDist  # arithmetic/from_samples inside the module build ours
-    attrs = _public(real)
+    attrs = public_members(real)
     attrs["NormalDist"] = NormalDist
     return _facade("statistics", attrs)
 
@@ -201,7 +201,7 @@ def _plain(name):
     real = __import__(name)
     for part in name.split(".")[1:]:
         real = getattr(real, part)
-    return _facade(name, _public(real))
+    return _facade(name, public_members(real))
 
 
 # --------------------------------------------------------------------------- urllib.request

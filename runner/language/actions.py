@@ -22,7 +22,7 @@ from stepsmith.runner.fixes import Fix, TextEdit, fixes_of
 from stepsmith.runner.problems import Problem, Span
 
 from .lines import split_lines
-from .manifest import step_items
+from .manifest_services import step_items
 
 EXPLANATION_PLACEHOLDER = "TODO: say in plain language what this step does"
 QUICKFIX = "quickfix"

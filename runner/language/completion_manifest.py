@@ -18,7 +18,7 @@ from stepsmith.runner.workspace.snapshot import WorkspaceSnapshot
 from .completion import Candidate, Item, items_for, word_start
 from .completion_context import KEY_RE, YamlContext, layout, yaml_context
 from .lines import function_spans, strip_eol
-from .manifest import declared, field_at, literal_values, model_at, step_items
+from .manifest_services import declared, field_at, literal_values, model_at, step_items
 
 __all__ = ["manifest_items"]
 

@@ -19,6 +19,7 @@ from stepsmith.runner.fixes import TextEdit
 from stepsmith.runner.manifest.yamlpos import YMap, YSeq
 from stepsmith.runner.model.grammar import is_name
 from stepsmith.runner.problems import Problem, Span
+from stepsmith.runner.pyparse import parse_module
 
 from .lines import split_lines, strip_eol
 
@@ -101,7 +102,7 @@ def payload_key(source: str, problem: Problem) -> str | None:
     """The first string key of the payload dict literal of the `emit` whose name literal is
     at the problem's span (parsed from the step file's current text)."""
     try:
-        tree = ast.parse(source)
+        tree = parse_module(source)
     except (SyntaxError, ValueError, RecursionError):
         return None
     name = (problem.data or {}).get("effect")

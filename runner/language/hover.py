@@ -60,7 +60,7 @@ def code_link(snapshot, manifest_path: str, code: str, uri_of: Callable[[str], s
 
 def manifest_card(snapshot, path: str, line: int, column: int,
                   uri_of: Callable[[str], str] = _file_uri) -> Hover | None:
-    from stepsmith.runner.language.manifest import manifest_hover
+    from stepsmith.runner.language.manifest_services import manifest_hover
 
     doc = snapshot.manifest_doc(path)
     if doc is None:

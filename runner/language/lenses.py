@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from stepsmith.runner.workspace.fixtures import fixture_files
+
 
 @dataclass(frozen=True)
 class Lens:
@@ -35,5 +37,5 @@ def code_lenses(snapshot, path: str) -> list[Lens]:
         if f is None or not st.id:
             continue
         out.append(Lens(st.manifest, st.id, f.name, f.line,
-                        len(snapshot.fixture_files(st.manifest, st.id))))
+                        len(fixture_files(st.manifest, st.id))))
     return out

@@ -17,6 +17,11 @@ _NEWLINE_RE = re.compile(r"\r\n|\r|\n")
 _NOT_START = frozenset(" \t\f\r\n#)]}\\\x0b")
 _CONTINUATIONS = ("else", "elif", "except", "finally")
 _DEF_RE = re.compile(r"(?:async[ \t]+)?def[ \t]+(\w+)")
+# `def name` anywhere (a literal prefix: the regex engine skips to each "def" fast); whether it
+# starts its line (after an optional `async`) is checked on the line's own text
+_ANY_DEF_RE = re.compile(r"def[ \t]+\w+")
+_ASYNC_RE = re.compile(r"async[ \t]+")
+_HEADER_LINES = 20
 
 
 def split_lines(text: str) -> list[str]:
@@ -84,3 +89,31 @@ def function_spans(text: str, lines: Sequence[str] | None = None) -> list[Functi
         if m:
             out.append(FunctionSpan(m.group(1), s + 1, m.start(1), bounds[k + 1]))
     return out
+
+
+def signature_fingerprint(text: str, with_lines: bool = False) -> tuple:
+    """What the workflow check reads from a step file, by text: each top-level `def` line with
+    its header up to the line ending in `:` (at most 20 lines), and with `with_lines` its line.
+    A change detector for the keystroke path (one regex scan, no line split): a `def` at the
+    start of a line inside a string only adds an entry, so it can cause an extra re-check,
+    never miss one."""
+    out = []
+    line, counted = 1, 0
+    for m in _ANY_DEF_RE.finditer(text):
+        start = max(text.rfind("\n", 0, m.start()), text.rfind("\r", 0, m.start())) + 1
+        if start != m.start() and not _ASYNC_RE.fullmatch(text, start, m.start()):
+            continue  # not at the start of its line
+        if with_lines:  # line breaks before `start` (a \r\n never straddles a line start)
+            seg = text[counted:start]
+            line += seg.count("\n") + seg.count("\r") - seg.count("\r\n")
+            counted = start
+        header, pos = [], start
+        for _ in range(_HEADER_LINES):
+            nl = _NEWLINE_RE.search(text, pos)
+            end = nl.start() if nl else len(text)
+            header.append(text[pos:end].rstrip())
+            if header[-1].endswith(":") or nl is None:
+                break
+            pos = nl.end()
+        out.append(("\n".join(header), line if with_lines else 0))
+    return tuple(out)

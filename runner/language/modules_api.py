@@ -2,7 +2,7 @@
 `decimal.|`, `datetime.datetime.|` and `from statistics import |`.
 
 Derived, not listed by hand: a module's names are what its sandbox facade exposes
-(`harness.facades._public`: `__all__` or the public non-module names), the modules are
+(`harness.facades.public_members`: `__all__` or the public non-module names), the modules are
 `validator.policy.ALLOWED_MODULES`, and every name the validator refuses as an attribute
 (`attribute_refusal`: underscores, frame internals, `mro`, module-leak names) is left out, so
 completion never offers what `check` would then refuse. Classes list their public attributes
@@ -17,7 +17,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Literal
 
-from stepsmith.runner.harness.facades import _public
+from stepsmith.runner.harness.facades import public_members
 from stepsmith.runner.validator import policy
 from stepsmith.runner.validator.checks.attributes import attribute_refusal
 
@@ -81,7 +81,7 @@ def _namespace_of(obj) -> dict | None:
     """{name: object} of a module (its facade's names) or class; None for anything else
     (functions and values: their attributes are not offered)."""
     if inspect.ismodule(obj):
-        return {n: v for n, v in _public(obj).items() if _allowed(n)}
+        return {n: v for n, v in public_members(obj).items() if _allowed(n)}
     if inspect.isclass(obj):
         out = {}
         for n in dir(obj):

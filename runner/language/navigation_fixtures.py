@@ -21,21 +21,6 @@ _TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+|\s+')
 _PATH = ("recorded_from", "upstream")
 
 
-def fixture_files(folder: str) -> list[str]:
-    """`fixtures/<step>/*.json` under a workflow folder (no symlinked folder or file)."""
-    root = os.path.join(folder, grammar.FIXTURES_DIR)
-    if not os.path.isdir(root) or os.path.islink(root):
-        return []
-    out = []
-    for step in sorted(os.listdir(root)):
-        d = os.path.join(root, step)
-        if os.path.islink(d) or not os.path.isdir(d):
-            continue
-        out += [os.path.join(d, f) for f in sorted(os.listdir(d))
-                if f.endswith(".json") and not os.path.islink(os.path.join(d, f))]
-    return out
-
-
 def fixture_names(path: str, text: str) -> list[tuple[str, str, Span]]:
     """(kind "step" | "source", name, span inside its quotes) of the names a fixture writes."""
     if os.path.basename(os.path.dirname(path)) == grammar.WORKFLOW_CASES_DIR:

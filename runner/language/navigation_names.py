@@ -28,10 +28,12 @@ from stepsmith.runner.model.refs import (
     parse_input_ref,
 )
 from stepsmith.runner.problems import Span
+from stepsmith.runner.pyparse import parse_module
+from stepsmith.runner.workspace.fixtures import folder_fixture_files
 from stepsmith.runner.workspace.index import code_target
 from stepsmith.runner.workspace.snapshot import Location, WorkspaceSnapshot
 
-from .navigation_fixtures import fixture_files, fixture_names
+from .navigation_fixtures import fixture_names
 
 Kind = Literal["step", "source", "connection", "effect", "function"]
 
@@ -196,7 +198,7 @@ def step_file_names(text: str, lines) -> list[Written]:
     out = [Written("function", f.name, Span(f.line, f.column, f.line, f.column + len(f.name)),
                    True, function=f.name) for f in function_spans(text, lines)]
     try:
-        tree = ast.parse(text)
+        tree = parse_module(text)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return out
     plain = [strip_eol(ln) for ln in lines]
@@ -321,7 +323,7 @@ class Names:
         if name.kind == "step":
             for m in self.manifests_in(name.scope[0]):
                 take(m, lambda m=m: self.written(m))
-            for f in fixture_files(name.scope[0]) if only is None or only.endswith(".json") else ():
+            for f in folder_fixture_files(name.scope[0]) if only is None or only.endswith(".json") else ():
                 take(f, lambda f=f: self.written(f))
         elif name.kind == "function":
             (step_path,) = name.scope
@@ -340,7 +342,7 @@ class Names:
             if name.kind == "source":  # the folders' workflow cases give sources by name
                 for folder in sorted({os.path.dirname(m) for m in name.scope}):
                     cases = os.path.join(folder, grammar.FIXTURES_DIR, grammar.WORKFLOW_CASES_DIR)
-                    for f in fixture_files(folder):
+                    for f in folder_fixture_files(folder):
                         if os.path.dirname(f) == cases:
                             take(f, lambda f=f: self.written(f))
         return sorted(set(out), key=lambda o: (o.location.path, o.location.span.line,

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from stepsmith.runner.problems import Span
+from stepsmith.runner.pyparse import parse_module
 
 from .lines import split_lines, strip_eol
 
@@ -213,7 +214,7 @@ def _node_span(lines: list[str], node: ast.AST) -> Span:
 
 def _parse(text: str) -> ast.Module | None:
     try:
-        return ast.parse(text)
+        return parse_module(text)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
 

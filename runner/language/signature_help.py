@@ -17,6 +17,7 @@ import tokenize
 from dataclasses import dataclass
 
 from stepsmith.runner.manifest.yamlpos import YMap, YScalar, YSeq
+from stepsmith.runner.pyparse import parse_module
 
 from .lines import chunk_starts, split_lines
 from .signatures import Signature, signature_of, step_signature
@@ -106,7 +107,7 @@ def _imports_and_defs(lines, chunks, skip: int) -> tuple[dict[str, str], dict[st
         if len(text) > _MAX_STATEMENT:
             continue
         try:
-            tree = ast.parse(text)
+            tree = parse_module(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
         for node in ast.walk(tree):

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from stepsmith.runner.language.modules_api import resolve
+from stepsmith.runner.pyparse import parse_module
 
 __all__ = ["CONNECTIONS_DOC", "EFFECTS_DOC", "Parameter", "Signature", "signature_of",
            "step_signature"]
@@ -121,7 +122,7 @@ def step_signature(source: str, function: str, *, inputs: Mapping[str, str] | No
     if not isinstance(source, str) or len(source) > _MAX_SOURCE:
         return None
     try:
-        tree = ast.parse(source)
+        tree = parse_module(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     node = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))

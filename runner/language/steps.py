@@ -10,7 +10,7 @@ import re
 from stepsmith.runner.problems import Problem, Span
 
 from .lines import function_spans, split_lines
-from .manifest import Symbol
+from .manifest_services import Symbol
 
 _CLOCK_RE = re.compile(r"\b(?:(?:datetime|date)\s*\.\s*)?(now|utcnow|today)\s*\(")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from stepsmith.runner.language.manifest import Symbol
+from stepsmith.runner.language.manifest_services import Symbol
 
 MAX_ITEMS = 5000
 
@@ -16,7 +16,7 @@ def symbols(snapshot, path: str, language_id: str = "", max_items: int = MAX_ITE
     from stepsmith.runner.workspace.diagnostics import is_manifest_path
 
     if is_manifest_path(path):
-        from stepsmith.runner.language.manifest import manifest_symbols
+        from stepsmith.runner.language.manifest_services import manifest_symbols
 
         doc = snapshot.manifest_doc(path)
         found = manifest_symbols(doc) if doc is not None else []

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from stepsmith.runner import safeio
+from stepsmith.runner.pyparse import parse_module
 
 MAX_STEP_FILE_BYTES = 2 * 1024 * 1024  # larger files are left to the validator's own cap
 
@@ -63,7 +64,7 @@ def parse_step_file(text: str, digest: str | None = None) -> ParsedStepFile:
     result = ParsedStepFile({}, False)
     if len(text) <= MAX_STEP_FILE_BYTES:
         try:
-            tree = ast.parse(text)
+            tree = parse_module(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
             tree = None
         if tree is not None:

@@ -5,7 +5,7 @@
 extras shown by `stepsmith rule CODE` and reused by the table-driven tests.
 
 Rules are collected lazily, on the first `get()`/`all_rules()`, from
-`step_rules.RULES` (SS codes) and `manifest_rules.RULES` (SM codes) when that module exists.
+`step_rules.RULES` (SS codes), `manifest_rules.RULES` (SM codes) and `fixture_rules.RULES`.
 Collecting lazily keeps `import stepsmith.runner.rules` cheap and lets either module import
 `Rule` from here while this package is still being initialised.
 """
@@ -93,14 +93,9 @@ def _collect() -> dict[str, Rule]:
         import importlib
 
         found: dict[str, Rule] = {}
-        for name in _SOURCES:
-            try:
-                module = importlib.import_module(f"{__name__}.{name}")
-            except ModuleNotFoundError as exc:  # a catalogue part not built yet
-                if exc.name != f"{__name__}.{name}":
-                    raise
-                continue
-            for rule in getattr(module, "RULES", ()):
+        for name in _SOURCES:  # every part exists: a failing import is loud
+            module = importlib.import_module(f"{__name__}.{name}")
+            for rule in module.RULES:
                 if rule.code in found:
                     raise RuntimeError(f"rule code {rule.code} defined twice")
                 found[rule.code] = rule

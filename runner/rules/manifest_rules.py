@@ -1,11 +1,13 @@
 """Manifest rules (SM codes). Codes are stable forever; never renumber, only add.
 
-`RULES` is a list of `stepsmith.runner.rules.Rule`, built lazily on first access so that
-`stepsmith.runner.rules` can import this module while it is itself being initialised.
-`rationale(code)` / `summary(code)` are used when a manifest problem is created.
+`RULES` is a list of `stepsmith.runner.rules.Rule` (the package defines `Rule` before it
+collects its parts, on first use). `rationale(code)` / `summary(code)` are used when a
+manifest problem is created.
 """
 
 from __future__ import annotations
+
+from stepsmith.runner.rules import Rule
 
 # (code, name, summary, rationale)
 SPECS: list[tuple[str, str, str, str]] = [
@@ -133,39 +135,5 @@ def summary(code: str) -> str:
     return spec[2] if spec else ""
 
 
-def _build_rules():
-    try:
-        from stepsmith.runner.rules import Rule  # type: ignore[attr-defined]
-    except ImportError:  # rules package not assembled yet: a compatible stand-in
-        from dataclasses import dataclass
-
-        @dataclass(frozen=True)
-        class Rule:  # type: ignore[no-redef]
-            code: str
-            name: str
-            summary: str
-            rationale: str
-            security: bool = True
-
-    rules = []
-    for code, name, summ, rat in SPECS:
-        rule = Rule(code, name, summ, rat, True)
-        example, fix = EXAMPLES.get(code, ("", ""))
-        if example and hasattr(rule, "example"):
-            import dataclasses
-
-            rule = dataclasses.replace(rule, example=example, fix=fix)
-        rules.append(rule)
-    return rules
-
-
-_RULES = None
-
-
-def __getattr__(name: str):
-    global _RULES
-    if name == "RULES":
-        if _RULES is None:
-            _RULES = _build_rules()
-        return _RULES
-    raise AttributeError(name)
+RULES: list[Rule] = [Rule(code, name, summ, rat, True, *EXAMPLES.get(code, ("", "")))
+                     for code, name, summ, rat in SPECS]

@@ -2,16 +2,12 @@
 
 A stored result is reused only by a runtime with the same identity (harness version, the
 sandbox's Python version, hash of the harness source). The sandbox package owns the
-definition (``stepsmith.runner.sandbox.runtime_identity()``); when it does not provide one,
-we compute it here from the source of ``runner/harness`` and ``runner/sandbox``.
+definition (``stepsmith.runner.sandbox.runtime_identity()``); this module only types it.
 """
 
 from __future__ import annotations
 
-import hashlib
-import platform
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -41,50 +37,16 @@ def _short(value) -> str:
     return text
 
 
-def _from_mapping(value) -> RuntimeIdentity | None:
-    if isinstance(value, RuntimeIdentity):
-        return value
-    get = value.get if isinstance(value, dict) else (lambda k, d=None: getattr(value, k, d))
-    version = get("harness_version") or get("version")
-    python = get("python_version") or get("python")
-    source = (get("harness_source_sha256") or get("harness_source_hash") or get("source_sha256")
-              or get("source_hash") or get("harness_hash"))
-    if version and python and source:
-        return RuntimeIdentity(str(version), str(python), str(source))
-    return None
-
-
-def _source_hash() -> str:
-    root = Path(__file__).resolve().parent.parent  # runner/
-    digest = hashlib.sha256()
-    for folder in ("harness", "sandbox"):
-        for path in sorted((root / folder).rglob("*.py")):
-            if "__pycache__" in path.parts:
-                continue
-            digest.update(str(path.relative_to(root)).encode() + b"\0")
-            digest.update(path.read_bytes() + b"\0")
-    return digest.hexdigest()
-
-
 _cached: RuntimeIdentity | None = None
 
 
 def runtime_identity() -> RuntimeIdentity:
+    """This runtime's identity: `sandbox.runtime_identity()` (the one definition), typed, once
+    per process. A sandbox package that cannot say fails loudly: a result must never be stored
+    or reused under an identity computed some other way."""
     global _cached
-    if _cached is not None:
-        return _cached
-    try:
-        from stepsmith.runner import sandbox
+    if _cached is None:
+        from stepsmith.runner.sandbox import runtime_identity as of_sandbox
 
-        provider = getattr(sandbox, "runtime_identity", None)
-    except ImportError:
-        provider = None
-    ident = None
-    if provider is not None:
-        ident = _from_mapping(provider())
-    if ident is None:
-        from stepsmith.runner import __version__
-
-        ident = RuntimeIdentity(__version__, platform.python_version(), _source_hash())
-    _cached = ident
-    return ident
+        _cached = RuntimeIdentity(**of_sandbox())
+    return _cached

@@ -38,7 +38,7 @@ def check_manifest(snapshot: WorkspaceSnapshot, path: str):
     buf = snapshot.buffer(path)
     if buf is not None and len(buf.text) > snapshot.max_file_size:
         return None
-    from .check import workflow_check
+    from .workflow_check import workflow_check
 
     return workflow_check(path, snapshot.buffer_text, validate_steps=False)
 

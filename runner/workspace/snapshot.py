@@ -15,7 +15,6 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -160,7 +159,7 @@ class WorkspaceSnapshot:
         return split_lines(getattr(doc, "text", "") or "")
 
     def steps_of(self, manifest_path: str, doc=None) -> list[StepEntry]:
-        from stepsmith.runner.language.manifest import step_items
+        from stepsmith.runner.language.manifest_services import step_items
 
         doc = doc if doc is not None else self.manifest_doc(manifest_path)
         if doc is None:
@@ -215,14 +214,3 @@ class WorkspaceSnapshot:
             if s.id == step_id:
                 return Location(manifest_path, s.span if whole else (s.id_span or s.span))
         return Location(manifest_path, Span(1, 0, 1, 0))
-
-    # ------------------------------------------------------------------ fixtures
-    @staticmethod
-    def fixture_files(manifest_path: str, step_id: str) -> list[Path]:
-        from stepsmith.runner.model.grammar import FIXTURES_DIR
-
-        d = Path(manifest_path).parent / FIXTURES_DIR / step_id
-        try:
-            return sorted(p for p in d.glob("*.json") if p.is_file())
-        except OSError:
-            return []

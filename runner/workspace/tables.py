@@ -11,6 +11,7 @@ from pathlib import Path
 
 from stepsmith.runner.model.refs import CodeRef
 
+from .fixtures import fixture_files
 from .index import code_target
 from .snapshot import Location, WorkspaceSnapshot
 
@@ -76,6 +77,6 @@ def fixture_listing(snapshot: WorkspaceSnapshot, path: str | None) -> list[Workf
             loc = Location(m.path, s.span)
             if s.code is not None and any(f.name == s.code.function for f in snapshot.functions(s.target)):
                 loc = snapshot.function_location(s.target, s.code.function)
-            steps.append(StepFixtures(s.id, loc, tuple(snapshot.fixture_files(m.path, s.id))))
+            steps.append(StepFixtures(s.id, loc, tuple(fixture_files(m.path, s.id))))
         out.append(WorkflowFixtures(m.path, data.get("workflow"), tuple(steps)))
     return out

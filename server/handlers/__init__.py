@@ -32,7 +32,6 @@ HANDLERS = [
     "fixtures",
     "status",
     "rule",
-    "test_hooks",
     "coverage",
     "values",
     "agent_tools",

@@ -37,6 +37,30 @@ def safe(fn):
     return wrapper
 
 
+async def at_cursor(ls, params, wait: str = "never"):
+    """(cursor, snapshot) for a positioned request on an open document with a path, else None.
+    `wait`: "always" / "py" (a step file: which manifests use it is known once they are
+    checked) waits for the workspace to settle before the snapshot is taken."""
+    at = ls.session.cursor(params.text_document.uri, params.position)
+    if at is None or not at.path:
+        return None
+    if wait == "always" or (wait == "py" and at.path.endswith(".py")):
+        await ls.wait_workspace_ready()
+    return at, ls.session.snapshot()
+
+
+async def workspace_table(ls, params, table, to_json):
+    """A workspace table request (`stepsmith/reach`, `stepsmith/fixtures`): once settled, the
+    table of the snapshot (for the `uri` given, else every workflow) converted off the loop."""
+    from stepsmith.server.workspace import uri_to_path
+
+    await ls.wait_workspace_ready()
+    uri = param(params, "uri")
+    ws = ls.session.snapshot()
+    return {"workflows": await ls.off_loop(
+        lambda: to_json(ws, table(ws, uri_to_path(uri) if uri else None)))}
+
+
 def command_args(args) -> list:
     """pygls passes command arguments positionally; some clients wrap them in one list."""
     if len(args) == 1 and isinstance(args[0], list):

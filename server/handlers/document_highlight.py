@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lsprotocol import types as T
 from stepsmith.server.convert import lsp_span
-from stepsmith.server.handlers.common import safe
+from stepsmith.server.handlers.common import at_cursor, safe
 
 KINDS = {"write": T.DocumentHighlightKind.Write, "read": T.DocumentHighlightKind.Read}
 
@@ -15,10 +15,10 @@ def register(ls) -> None:
     async def document_highlight(ls, params: T.DocumentHighlightParams):
         from stepsmith.runner.language.navigation import document_highlight as service
 
-        at = ls.session.cursor(params.text_document.uri, params.position)
-        if at is None or not at.path:
+        here = await at_cursor(ls, params)
+        if here is None:
             return None
-        ws, enc = ls.session.snapshot(), ls.session.encoding
+        (at, ws), enc = here, ls.session.encoding
         found = await ls.off_loop(service, ws, at.path, at.line, at.column)
         lines = ws.lines(at.path) or [""]
         return [T.DocumentHighlight(range=lsp_span(s, lines, enc), kind=KINDS[k])

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from stepsmith.server.convert import location_json
-from stepsmith.server.handlers.common import param, safe
-from stepsmith.server.workspace import norm, path_to_uri, uri_to_path
+from stepsmith.server.handlers.common import safe, workspace_table
+from stepsmith.server.workspace import norm, path_to_uri
 
 
 def listing_json(ls, ws, listing) -> list[dict]:
@@ -29,8 +29,5 @@ def register(ls) -> None:
     async def fixtures(ls, params):
         from stepsmith.runner.workspace.tables import fixture_listing
 
-        await ls.wait_workspace_ready()
-        uri = param(params, "uri")
-        ws = ls.session.snapshot()
-        return {"workflows": await ls.off_loop(lambda: listing_json(
-            ls, ws, fixture_listing(ws, uri_to_path(uri) if uri else None)))}
+        return await workspace_table(ls, params, fixture_listing,
+                                     lambda ws, table: listing_json(ls, ws, table))

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from stepsmith.server.convert import location_json
-from stepsmith.server.handlers.common import param, safe
-from stepsmith.server.workspace import path_to_uri, uri_to_path
+from stepsmith.server.handlers.common import safe, workspace_table
+from stepsmith.server.workspace import path_to_uri
 
 
 def since_head(ws, manifest: str) -> dict | None:
@@ -57,10 +57,6 @@ def register(ls) -> None:
     async def reach(ls, params):
         from stepsmith.runner.workspace.tables import reach_table
 
-        await ls.wait_workspace_ready()
-        uri = param(params, "uri")
-        ws = ls.session.snapshot()
         trusted = ls.session.settings.trusted
-        return {"workflows": await ls.off_loop(lambda: reach_json(
-            ls.session, ws, reach_table(ws, uri_to_path(uri) if uri else None),
-            trusted=trusted))}
+        return await workspace_table(ls, params, reach_table, lambda ws, table: reach_json(
+            ls.session, ws, table, trusted=trusted))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from nav_kit import cursor
 from stepsmith.runner.language.completion import Item, complete
 from stepsmith.runner.language.lines import split_lines
 from stepsmith.runner.workspace.diagnostics import check_manifest
@@ -51,14 +52,6 @@ FILES = {
     "steps/bills.py": ("def draft_bills(matches, connections, effects):\n"
                        "    return len(matches)\n"),
 }
-
-
-def cursor(marked: str) -> tuple[str, int, int]:
-    """The text without its `|`, and the 1-based line / code-point column of the `|`."""
-    i = marked.index("|")
-    text = marked[:i] + marked[i + 1:]
-    before = marked[:i]
-    return text, before.count("\n") + 1, i - (before.rfind("\n") + 1)
 
 
 def workspace(tmp_path: Path, open_files: dict[str, str], manifest: str = MANIFEST,

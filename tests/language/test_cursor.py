@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from nav_kit import cursor
 from stepsmith.runner.fixes import apply_edits
 from stepsmith.runner.language.actions import code_actions
 from stepsmith.runner.language.lines import split_lines
-from stepsmith.runner.language.manifest import manifest_hover
+from stepsmith.runner.language.manifest_services import manifest_hover
 from stepsmith.runner.language.navigation import definition, references
 from stepsmith.runner.validator import validate
 from stepsmith.runner.workspace.diagnostics import check_manifest
@@ -25,14 +26,6 @@ steps:
     code: steps/read.py:read
 """
 READ_PY = "import json\n\n\ndef read():\n    return json.dumps([])\n"
-
-
-def cursor(marked: str) -> tuple[str, int, int]:
-    """The text without its `|`, and the 1-based line / code-point column of the `|`."""
-    i = marked.index("|")
-    text = marked[:i] + marked[i + 1:]
-    before = marked[:i]
-    return text, before.count("\n") + 1, i - (before.rfind("\n") + 1)
 
 
 def workspace(tmp_path: Path, open_files: dict[str, str]) -> WorkspaceSnapshot:

@@ -148,3 +148,43 @@ def test_function_spans_follow_backslash_continuations():
     text = "x = 1 + \\\r\ndef_value\ndef f():\n    return 1\n"
     assert [(f.name, f.line) for f in function_spans(text)] == [("f", 3)]
     assert chunk_starts(split_lines(text)) == [0, 2]
+
+
+def test_signature_fingerprint_sees_headers_not_bodies():
+    from stepsmith.runner.language.lines import signature_fingerprint
+
+    text = "import math\n\n\ndef f(a,\n      b):\n    return a\n\n\nasync def g(x):\n    pass\n"
+    fp = signature_fingerprint(text)
+    assert [h for h, _ in fp] == ["def f(a,\n      b):", "async def g(x):"]
+    assert signature_fingerprint(text.replace("return a", "return b")) == fp
+    assert signature_fingerprint(text.replace("      b):", "      c):")) != fp
+    # lines only when asked (a cross-file finding is positioned on them)
+    moved = "\n" + text
+    assert signature_fingerprint(moved) == fp
+    assert signature_fingerprint(moved, True) != signature_fingerprint(text, True)
+    assert [n for _, n in signature_fingerprint(text, True)] == [4, 9]
+    # editor line ends: \r\n and a lone \r end lines too
+    assert [n for _, n in signature_fingerprint(text.replace("\n", "\r"), True)] == [4, 9]
+    assert [n for _, n in signature_fingerprint(text.replace("\n", "\r\n"), True)] == [4, 9]
+
+
+def test_signature_fingerprint_agrees_with_function_spans_on_generated_files():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+    from stepsmith.runner.language.lines import signature_fingerprint
+
+    part = st.sampled_from(["def f(a):\n", "def g(a, b):\n", "    x = 1\n", "\n", "# c\n",
+                            "async def h(\n", "    y):\n", "x = 2\n", "def k(a) -> int:\n"])
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(part, max_size=30))
+    def check(parts):
+        text = "".join(parts)
+        got = signature_fingerprint(text, True)
+        names = [f.name for f in function_spans(text)]
+        lines = [f.line for f in function_spans(text)]
+        # every top-level def the text split sees is in the fingerprint, on its line
+        assert [n for _, n in got] == lines
+        assert all(name in h for name, (h, _) in zip(names, got, strict=True))
+
+    check()

@@ -6,6 +6,7 @@ buffer moving on after the run (a changed line keeps nothing)."""
 from __future__ import annotations
 
 import pytest
+from nav_kit import cursor
 from stepsmith.runner.language.carry import line_map
 from stepsmith.runner.language.coverage import coverage_view, untaken_branches
 from stepsmith.runner.language.values import (
@@ -21,12 +22,6 @@ from stepsmith_wfkit import TOTAL_CODE
 
 STEP = TOTAL_CODE  # tests/fixtures/wfkit.py
 EUR = {"items": ["12.50", "7.50"], "currency": "EUR"}
-
-
-def cursor(marked: str) -> tuple[str, int, int]:
-    i = marked.index("|")
-    before = marked[:i]
-    return marked[:i] + marked[i + 1:], before.count("\n") + 1, i - (before.rfind("\n") + 1)
 
 
 @pytest.fixture(scope="module")

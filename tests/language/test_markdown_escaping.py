@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from stepsmith.runner.language import markdown as md
 from stepsmith.runner.language.cards import reach_card
-from stepsmith.runner.language.manifest import input_hover
+from stepsmith.runner.language.manifest_services import input_hover
 from stepsmith.runner.language.values import TracedValues, value_hover
 from stepsmith.runner.manifest import parse_manifest
 from stepsmith.runner.reach import reach_rows
@@ -174,7 +174,7 @@ def test_a_problem_message_quoting_a_hostile_key_renders_as_text():
         "version: 1\n", "version: 1\n\"k` ![x](http://evil.example/u.png) [a](command:x) `\": 1\n"),
         "workflow.yaml")
     (problem,) = [p for p in doc.problems if "u.png" in p.message]
-    from stepsmith.runner.language.manifest import manifest_hover
+    from stepsmith.runner.language.manifest_services import manifest_hover
 
     text, _ = manifest_hover(doc, problem.span.line, problem.span.column)
     assert not kinds(text) & {"link_open", "image", "html_inline", "html_block"}, text

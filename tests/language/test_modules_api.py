@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 
 import pytest
-from stepsmith.runner.harness.facades import _public
+from stepsmith.runner.harness.facades import public_members
 from stepsmith.runner.language.modules_api import (
     CALL_ONLY,
     importable_names,
@@ -28,7 +28,7 @@ def test_modules_are_the_policys():
 @pytest.mark.parametrize("module", MODULES)
 def test_module_members_are_the_facades_names_the_validator_accepts(module):
     got = {m.name for m in members(module)}
-    facade = set(_public(importlib.import_module(module)))
+    facade = set(public_members(importlib.import_module(module)))
     assert got and got <= facade
     for name in sorted(facade - got):  # whatever is left out is refused by the validator
         assert validate(f"import {module}\n\n\ndef f():\n    return {module}.{name}\n"), name

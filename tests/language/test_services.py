@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from stepsmith.runner.language.actions import manifest_fixes, step_fixes
 from stepsmith.runner.language.cards import pinned_time_card, reach_card, rule_card
-from stepsmith.runner.language.manifest import (
+from stepsmith.runner.language.manifest_services import (
     describe_key,
     manifest_hover,
     manifest_symbols,
 )
-from stepsmith.runner.language.actions import manifest_fixes, step_fixes
 from stepsmith.runner.language.steps import (
     clock_call_at,
     step_symbols,

@@ -144,3 +144,52 @@ def test_many_flow_items():
     text = "workflow: x\nitems: [" + ", ".join(["1"] * 200_000) + "]\n"
     doc = parse_manifest(text)
     assert "SM003" in {p.code for p in doc.problems}
+
+
+def _missing_refs_manifest(steps: int) -> str:
+    import yaml
+    from stepsmith_wfkit import demo_manifest
+
+    return yaml.safe_dump(demo_manifest(steps=[
+        {"id": f"step-{s}", "explanation": f"Step {s}.", "code": f"steps/s.py:f{s}",
+         "inputs": {"a": "sources.numbers", "b": f"steps.stap-{s}.output"}}
+        for s in range(steps)]), sort_keys=False)
+
+
+def _comparisons(monkeypatch, text: str) -> tuple[int, list]:
+    """Name comparisons the did-you-mean made while parsing `text`, and the SM104 problems."""
+    import stepsmith.runner.manifest.crossref as crossref
+
+    count = [0]
+    real = crossref.closest
+
+    def counting(name, choices):
+        count[0] += len(choices)
+        return real(name, choices)
+
+    monkeypatch.setattr(crossref, "closest", counting)
+    doc = parse_manifest(text)
+    return count[0], [p for p in doc.problems if p.code == "SM104"]
+
+
+def test_every_step_referring_to_a_missing_step_costs_linear_work(monkeypatch):
+    """Issue 21: N steps each referring to a missing step compared every name with every step
+    id (N*N: 600 steps took 10 times as long as 200). The did-you-mean has a budget linear in
+    the manifest's size; every problem is still reported, the first ones with a suggestion."""
+    small, small_problems = _comparisons(monkeypatch, _missing_refs_manifest(200))
+    big, big_problems = _comparisons(monkeypatch, _missing_refs_manifest(600))
+    assert len(small_problems) == 200 and len(big_problems) == 600
+    assert big <= 3.5 * small
+    assert "did you mean 'step-0'?" in big_problems[0].message
+    assert big_problems[0].data["replacement"] == "step-0"
+
+
+def test_a_few_unknown_names_all_get_difflibs_suggestion(monkeypatch):
+    """Within the budget the suggestion is difflib.get_close_matches's, for every name."""
+    import difflib
+
+    count, problems = _comparisons(monkeypatch, _missing_refs_manifest(40))
+    ids = [f"step-{s}" for s in range(40)]
+    for s, p in enumerate(problems):
+        best = difflib.get_close_matches(f"stap-{s}", ids, n=1, cutoff=0.6)[0]
+        assert f"did you mean '{best}'?" in p.message

@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 import yaml
 from stepsmith.runner.cli import main
-from stepsmith.runner.language.manifest import (
+from stepsmith.runner.language.manifest_services import (
     describe_key,
     manifest_hover,
 )

@@ -21,6 +21,8 @@ from pytest_lsp.client import LanguageClient as _LC
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
 SERVER = [sys.executable, "-m", "stepsmith.server"]
+# the server with the test-suite's requests and failures injected (hooked_server.py)
+HOOKED = [sys.executable, str(Path(__file__).resolve().parent / "hooked_server.py")]
 TIMEOUT = 20.0
 
 
@@ -56,10 +58,8 @@ def make_client() -> LanguageClient:
     return client
 
 
-import os
 
-CONFIG = ClientServerConfig(server_command=SERVER, client_factory=make_client,
-                            server_env={**os.environ, "STEPSMITH_TEST_HOOKS": "1"})
+CONFIG = ClientServerConfig(server_command=HOOKED, client_factory=make_client)
 
 
 def push_capabilities() -> T.ClientCapabilities:

@@ -10,23 +10,20 @@ import os
 import select
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from lsp_harness import DATA, uri
-
-SERVER = [sys.executable, "-m", "stepsmith.server"]
+from lsp_harness import HOOKED, SERVER, uri
 
 
 class Raw:
     """A real server process; stdin stays open until `close` (as an editor keeps it)."""
 
     def __init__(self, cwd: Path, hooks: bool = True):
-        env = {**os.environ, "STEPSMITH_TEST_HOOKS": "1"} if hooks else dict(os.environ)
-        self.proc = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=open(os.environ.get("RAW_STDERR", os.devnull), "w"), cwd=cwd, env=env)
+        self.proc = subprocess.Popen(HOOKED if hooks else SERVER, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, cwd=cwd,
+                                     stderr=open(os.environ.get("RAW_STDERR", os.devnull), "w"))
         self.buf = b""
         self.seen: list[dict] = []
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 
 import pytest
 import pytest_lsp
 from lsp_harness import (
     CONFIG,
+    HOOKED,
     change,
     close_doc,
     copy_data,
@@ -192,9 +192,8 @@ async def test_lens_command_runs_the_unsaved_buffer(client, workspace):
 
 
 @pytest_lsp.fixture(config=pytest_lsp.ClientServerConfig(
-    server_command=CONFIG.server_command, client_factory=CONFIG.client_factory,
-    server_env={**os.environ, "STEPSMITH_TEST_HOOKS": "1",
-                "STEPSMITH_TEST_NO_SANDBOX": "bwrap not found: apt-get install bubblewrap"}),
+    server_command=[*HOOKED, "--no-sandbox", "bwrap not found: apt-get install bubblewrap"],
+    client_factory=CONFIG.client_factory),
     scope="module")
 async def nosandbox(lsp_client: pytest_lsp.LanguageClient, tmp_path_factory):
     ws = copy_data(tmp_path_factory.mktemp("nosb"))

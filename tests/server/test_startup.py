@@ -6,7 +6,6 @@ against a fresh server (a warmed-up server would hide the race)."""
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 import time
 
@@ -15,6 +14,7 @@ import pytest_lsp
 from lsp_harness import (
     CONFIG,
     DATA,
+    HOOKED,
     initialize,
     plain,
     pull_capabilities,
@@ -31,8 +31,7 @@ CHASING_STEPS = ["late"]
 
 
 @pytest_lsp.fixture(config=pytest_lsp.ClientServerConfig(
-    server_command=CONFIG.server_command, client_factory=CONFIG.client_factory,
-    server_env={**os.environ, "STEPSMITH_TEST_HOOKS": "1", "STEPSMITH_TEST_SLOW_ANALYSIS": str(SLOW)}),
+    server_command=[*HOOKED, "--slow", str(SLOW)], client_factory=CONFIG.client_factory),
     scope="module", params=["push", "pull"])
 async def fresh(lsp_client: pytest_lsp.LanguageClient, request, tmp_path_factory):
     """A server that has only been started: the test itself initializes it."""

@@ -105,3 +105,30 @@ def test_every_handler_module_is_registered_once():
     for name in handlers.HANDLERS:
         assert (Path(handlers.__file__).parent / f"{name}.py").is_file(), name
     create_server()  # registers every handler: raises on a method registered twice
+
+
+def test_production_modules_read_no_test_switches():
+    """Issue 21: the test-suite injects its hooks (tests/server/hooked_server.py); no module of
+    the product reads a STEPSMITH_TEST_* variable."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    for folder in ("server", "runner"):
+        for path in sorted((root / folder).rglob("*.py")):
+            assert "STEPSMITH_TEST_" not in path.read_text(), path
+
+
+def test_a_fixture_result_anchors_on_the_top_level_expected_key():
+    """Issue 21: the substring search anchored on an input named "expected"; the exact JSON
+    locator finds the fixture's own `expected` key."""
+    import json
+
+    from stepsmith.runner.language.lines import split_lines
+    from stepsmith.server.run_results import anchor_in
+
+    text = json.dumps({"inputs": {"expected": "x", "é": 1}, "expected": {"output": 1}}, indent=2,
+                      ensure_ascii=False)
+    lines = split_lines(text.replace("\n", "\r\n"))
+    span = anchor_in(lines)
+    assert (span.line, lines[span.line - 1][span.column:span.end_column]) == (6, '"expected"')
+    assert anchor_in(split_lines("{not json")) == Span(1, 0, 1, 1)

@@ -124,6 +124,16 @@ def test_run_workflow_with_a_shipped_results_store(tmp_path, kit, capsys, monkey
     assert "999.99-forged" not in out + err
 
 
+def test_the_runtime_identity_is_the_sandboxes():
+    """One function makes the runtime identity (issue 21: no accepted spellings, no fallback
+    hashing a different file set)."""
+    from stepsmith.runner import sandbox
+    from stepsmith.runner.store import identity
+
+    assert identity.runtime_identity().to_json() == sandbox.runtime_identity()
+    assert not hasattr(identity, "_from_mapping") and not hasattr(identity, "_source_hash")
+
+
 # --------------------------------------------------------------------------- every MAC'd column
 # Issue 18 item 5: a MAC that skipped `request_sha256` and `request_json` passed every test
 # above (they edit `result_json` only). Each column the MAC covers is edited here on its own,

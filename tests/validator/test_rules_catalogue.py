@@ -64,3 +64,14 @@ def test_problem_rationale_is_the_rules():
     (p,) = validate("import os\n")
     assert p.rationale == rules.get("SS101").rationale
 
+
+def test_manifest_rules_are_the_catalogues_rule_type():
+    """No stand-in Rule and no module __getattr__ (issue 21): the catalogue's own type, eagerly."""
+    from stepsmith.runner import rules
+    from stepsmith.runner.rules import manifest_rules
+
+    assert not hasattr(manifest_rules, "__getattr__")
+    assert all(type(r) is rules.Rule for r in manifest_rules.RULES)
+    assert all(rules.get(r.code) is r for r in manifest_rules.RULES)
+    assert rules.get("SM002").example == manifest_rules.EXAMPLES["SM002"][0]
+

@@ -18,7 +18,7 @@ def _text(p: Path) -> str:
 def test_the_workflow_check_has_one_caller():
     callers = [p.relative_to(ROOT).as_posix() for p in PY
                if re.search(r"\bcheck_workflow\(", _text(p))]
-    assert callers == ["runner/manifest/check.py", "runner/workspace/check.py"]
+    assert callers == ["runner/manifest/check.py", "runner/workspace/workflow_check.py"]
 
 
 @pytest.mark.parametrize("pattern", [

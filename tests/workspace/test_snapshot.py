@@ -11,6 +11,7 @@ from manifest_kit import BASE, pos, write_workflow
 from stepsmith.runner.language.lines import split_lines
 from stepsmith.runner.manifest import check_workflow
 from stepsmith.runner.workspace.diagnostics import check_manifest, diagnostics
+from stepsmith.runner.workspace.fixtures import fixture_files
 from stepsmith.runner.workspace.index import WorkspaceIndex, norm
 from stepsmith.runner.workspace.snapshot import Buffer, WorkspaceSnapshot
 
@@ -94,6 +95,6 @@ def test_steps_using_a_function_and_fixture_listing(tmp_path):
     (s,) = snap.steps_using(norm(tmp_path / "steps/bills.py"), "draft")
     assert (s.id, s.code.function) == ("draft", "draft")
     assert (s.code_span.line, s.code_span.column) == pos(BASE, "steps/bills.py:draft")
-    assert [p.name for p in snap.fixture_files(norm(m), "match")] == ["one.json"]
+    assert [p.name for p in fixture_files(norm(m), "match")] == ["one.json"]
     span = snap.step_location(norm(m), "draft").span
     assert (span.line, span.column) == pos(BASE, "draft\n")

@@ -17,6 +17,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as T
+from stepsmith.runner.workspace.fixtures import (
+    fixture_files,
+    folder_manifests,
+    owners,
+    step_of,
+)
 from stepsmith.runner.workspace.index import code_target
 from stepsmith.server.run_replies import record_reply, result_json
 from stepsmith.server.run_results import RunResults
@@ -83,25 +89,37 @@ class Runner:
 
     def sandbox_status(self) -> tuple[bool, str]:
         if self._sandbox is None:
-            fake = os.environ.get("STEPSMITH_TEST_NO_SANDBOX")
-            if fake and os.environ.get("STEPSMITH_TEST_HOOKS") == "1":  # test-suite only
-                self._sandbox = (False, fake)
-                return self._sandbox
             try:
-                from stepsmith.runner.sandbox import sandbox_available
+                probe = self.ls.sandbox_probe
+                if probe is None:
+                    from stepsmith.runner.sandbox import sandbox_available as probe
 
-                self._sandbox = tuple(sandbox_available())
+                self._sandbox = tuple(probe())
             except Exception as exc:  # the runner is not importable: still serve diagnostics
                 self._sandbox = (False, f"the stepsmith runner is unavailable: {exc}")
         return self._sandbox
 
-    # ------------------------------------------------------------------ discovery helpers
-    def _fixtures_of(self, manifest_path: str, step_id: str) -> list[Path]:
-        d = Path(manifest_path).parent / "fixtures" / step_id
-        try:
-            return sorted(p for p in d.glob("*.json") if p.is_file())
-        except OSError:
-            return []
+    # ------------------------------------------------------------------ disk questions
+    # (each runs on the run pool: listing folders and parsing manifests never on the loop)
+    async def _off_loop(self, fn, *args):
+        return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
+
+    @staticmethod
+    def _steps_with_fixtures(snapshot, path: str) -> list[tuple[str, str]]:
+        return [(st.manifest, st.id) for st in snapshot.steps_using(path)
+                if st.id and fixture_files(st.manifest, st.id)]
+
+    @staticmethod
+    def _fixture_owner(snapshot, fixture_path: str) -> tuple[str, str] | None:
+        """The manifest declaring the fixture's step (the first by name when several do), else
+        the folder's first manifest (which reports the fixture's unknown step); None when no
+        manifest is next to its fixtures/ folder."""
+        found = owners(snapshot, fixture_path)
+        if found:
+            return found[0]
+        where = step_of(fixture_path)
+        manifests = folder_manifests(where[0]) if where else []
+        return (norm(manifests[0]), where[1]) if manifests else None
 
     # ------------------------------------------------------------------ triggers
     def bump(self, path: str) -> int:
@@ -141,12 +159,11 @@ class Runner:
 
     async def _run_file(self, path: str, gen: int, from_buffer: bool) -> None:
         try:
-            for st in self.ls.session.snapshot().steps_using(path):
-                mp, sid = st.manifest, st.id
-                if sid and self._fixtures_of(mp, sid):
-                    if self.generation.get(path) != gen:
-                        return
-                    await self.run_step(mp, sid, gen=(path, gen), from_buffer=from_buffer)
+            steps = await self._off_loop(self._steps_with_fixtures, self.ls.session.snapshot(), path)
+            for mp, sid in steps:
+                if self.generation.get(path) != gen:
+                    return
+                await self.run_step(mp, sid, gen=(path, gen), from_buffer=from_buffer)
         except Exception as exc:
             self.ls.log_exception("background fixture run failed", exc)
 
@@ -180,19 +197,15 @@ class Runner:
         fp = uri_to_path(fixture_uri)
         if not fp:
             return {"results": []}
-        step_dir = os.path.dirname(fp)
-        step_id = os.path.basename(step_dir)
-        folder = os.path.dirname(os.path.dirname(step_dir))
-        from stepsmith.runner.workspace.discovery import find_manifests
-
-        manifests = [norm(p) for p in find_manifests([folder]) if norm(os.path.dirname(p)) == folder]
-        if not manifests:
+        owner = await self._off_loop(self._fixture_owner, self.ls.session.snapshot(), fp)
+        if owner is None:
             msg = "no workflow manifest next to this fixture's fixtures/ folder"
             return {"results": [{"fixture": Path(fp).stem, "uri": fixture_uri, "status": "error",
                                  "outcome": "error", "message": msg, "messages": [msg], "diff": "",
                                  "differences": [], "stdout": ""}]}
-        dirty = await asyncio.get_running_loop().run_in_executor(self.pool, self._dirty, manifests[0])
-        results = await self.run_step(manifests[0], step_id, only=norm(fp), from_buffer=dirty,
+        manifest, step_id = owner
+        dirty = await self._off_loop(self._dirty, manifest)
+        results = await self.run_step(manifest, step_id, only=norm(fp), from_buffer=dirty,
                                       repeat=repeat)
         return {"results": results}
 
@@ -207,11 +220,12 @@ class Runner:
         return {"results": [res]}
 
     # ------------------------------------------------------------------ running
-    def _load(self, manifest_path: str, from_buffer: bool):
+    @staticmethod
+    def _load(snapshot, manifest_path: str, from_buffer: bool):
         from stepsmith.runner.fixtures.invoke import LoadedWorkflow, display_path
-        from stepsmith.runner.workspace.check import workflow_check
+        from stepsmith.runner.workspace.workflow_check import workflow_check
 
-        read = (lambda p: self.ls.session.buffer_text(norm(p))) if from_buffer else None
+        read = snapshot.buffer_text if from_buffer else None
         mpath = Path(manifest_path)
         check = workflow_check(mpath, read)
         return LoadedWorkflow(manifest_path=mpath, dir=mpath.parent, check=check,
@@ -238,7 +252,7 @@ class Runner:
         ls = self.ls
         loop = asyncio.get_running_loop()
         ok, reason = await loop.run_in_executor(None, self.sandbox_status)
-        fixtures = self._fixtures_of(manifest_path, step_id)
+        fixtures = await self._off_loop(fixture_files, manifest_path, step_id)
         if only is not None:
             fixtures = [p for p in fixtures if norm(p) == only]
         if not ok:
@@ -251,7 +265,7 @@ class Runner:
                         "messages": [f"sandbox unavailable: {reason}"], "diff": "",
                         "differences": [], "stdout": ""} for p in fixtures]
             if gen is None or self.generation.get(gen[0]) == gen[1]:
-                self._finish(manifest_path, step_id, results, only)
+                await self._finish(manifest_path, step_id, results, only)
             return results
         token = None
         if ls.session.client.progress and fixtures:
@@ -264,29 +278,16 @@ class Runner:
             except Exception:
                 token = None
         try:
-            lw = await loop.run_in_executor(self.pool, self._load, manifest_path, from_buffer)
-            from stepsmith.runner.app.live import blocked
-            from stepsmith.runner.fixtures import suite
-
-            if from_buffer and blocked(lw, step_id):
+            prep = await self._off_loop(self._prepare, ls.session.snapshot(), manifest_path,
+                                        step_id, from_buffer, only)
+            if prep is None:
                 # half-typed: no run starts; the last results stay, shown stale
                 self.live.mark_stale(manifest_path, step_id)
                 ls.publisher.lenses_changed(delay=0)
                 return []
+            lw, cases, source, step_path, ran_text = prep
             if gen is not None:  # the live loop (typing, saving): spares cut its latency
                 self._ensure_spares()
-            cases = [c for c in suite.workflow_cases(lw) if c.step_id == step_id]
-            if only is not None:
-                cases = [c for c in cases if c.path is not None and norm(c.path) == only]
-            source = None
-            if from_buffer and lw.workflow is not None:
-                step = lw.step(step_id)
-                if step is not None:
-                    source = ls.session.buffer_text(code_target(manifest_path, step.code_ref))
-            step_path = code_target(manifest_path, lw.step(step_id).code_ref) \
-                if lw.workflow is not None and lw.step(step_id) is not None else None
-            ran_text = source if source is not None else (
-                ls.session.snapshot().read_text(step_path) if step_path else None)
             results: list[dict] = []
             case_results = []
             live_cases = []
@@ -335,15 +336,38 @@ class Runner:
             if step_path and only is None:
                 self.live.record(manifest_path, step_id, step_path,
                                  lw.step(step_id).code_ref.function, ran_text, live_cases)
-            self._finish(manifest_path, step_id, results, only)
+            await self._finish(manifest_path, step_id, results, only)
             return results
         finally:
             if token:
                 ls.work_done_progress.end(token, T.WorkDoneProgressEnd(message="done"))
 
-    def _finish(self, manifest_path: str, step_id: str, results: list[dict], only: str | None) -> None:
+    def _prepare(self, snapshot, manifest_path: str, step_id: str, from_buffer: bool,
+                 only: str | None):
+        """(run pool) The workflow loaded, the step's cases, the source to run (the buffer's
+        when `from_buffer`), the step file and the text the runs execute; None when a
+        half-typed buffer blocks the run."""
+        from stepsmith.runner.app.live import blocked
+        from stepsmith.runner.fixtures import suite
+
+        lw = self._load(snapshot, manifest_path, from_buffer)
+        if from_buffer and blocked(lw, step_id):
+            return None
+        cases = [c for c in suite.workflow_cases(lw) if c.step_id == step_id]
+        if only is not None:
+            cases = [c for c in cases if c.path is not None and norm(c.path) == only]
+        step = lw.step(step_id) if lw.workflow is not None else None
+        step_path = code_target(manifest_path, step.code_ref) if step is not None else None
+        source = snapshot.buffer_text(step_path) if from_buffer and step_path else None
+        ran_text = source if source is not None else (
+            snapshot.read_text(step_path) if step_path else None)
+        return lw, cases, source, step_path, ran_text
+
+    async def _finish(self, manifest_path: str, step_id: str, results: list[dict],
+                      only: str | None) -> None:
         ls = self.ls
-        changed = self.results.finish(ls.session, manifest_path, step_id, results, only)
+        changed = await self._off_loop(self.results.finish, ls.session.snapshot(), manifest_path,
+                                       step_id, results, only)
         for path in changed:
             ls.publisher.fixture_results(path)
         self._notify(manifest_path, step_id, results)
