@@ -61,6 +61,12 @@ def test_every_editor_fix_works_from_the_command_line(tmp_path, capsys, what, ol
 
 STEP_CASES = [
     ("import os\nimport json\n\n\ndef read(invoices):\n    return json.dumps(invoices)\n", "SS101"),
+    ("import json.decoder\nimport json\n\n\ndef read(invoices):\n    return json.dumps(invoices)\n",
+     "SS102"),
+    ("import json\nfrom math import *\n\n\ndef read(invoices):\n    return json.dumps(invoices)\n",
+     "SS104"),
+    ("import json\n\n\n@staticmethod\ndef read(invoices):\n    return json.dumps(invoices)\n",
+     "SS404"),
     (("import statistics\n\n\ndef read(invoices):\n"
      "    return statistics.NormalDist(0, 1).samples(2)\n"), "SS501"),
 ]
