@@ -124,14 +124,14 @@ def check_unit(manifest: Path) -> dict:
     from stepsmith.runner.fixtures.invoke import loaded_workflow
     from stepsmith.runner.fixtures.lint import check_fixtures
     from stepsmith.runner.fixtures.stale import stale_fixtures
-    from stepsmith.runner.fixtures.suite import _base_for, workflow_cases
+    from stepsmith.runner.fixtures.suite import base_for, workflow_cases
     from stepsmith.runner.workspace.workflow_check import workflow_check
 
     wc = workflow_check(manifest)
     # fixtures are part of the workflow: SF002-SF008 with positions
     found = [*wc.problems.items(), *check_fixtures(manifest, wc.manifest.workflow).items()]
     try:
-        lw = loaded_workflow(manifest.resolve(), wc, _base_for(manifest))
+        lw = loaded_workflow(manifest.resolve(), wc, base_for(manifest))
         stale = [dataclasses.asdict(s) for s in stale_fixtures(workflow_cases(lw))]
     except Exception:  # noqa: BLE001  the workflow's own problems say what is wrong
         stale = []

@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
-from stepsmith.runner.model.grammar import NAME_RULE, SLUG_RULE
 from stepsmith.runner.problems import Problem, Span
 from stepsmith.runner.rules.manifest_rules import rationale
 
 from .crossref import check_crossrefs, value_span
 from .model import Workflow
+from .pattern_messages import pattern_message
 from .yamlpos import YMap, YNode, YScalar, YSeq, load, node_at
 
 MANIFEST_KEYS = tuple(Workflow.model_fields)
@@ -195,38 +195,6 @@ def _step_of(loc: tuple, root: YNode | None) -> str | None:
     return None
 
 
-def _pattern_message(loc: tuple, value: Any) -> str:
-    is_key = loc and loc[-1] == "[key]"
-    core = [p for p in loc if p != "[key]"]
-    field_name = next((p for p in reversed(core) if isinstance(p, str)), "value")
-    if is_key:
-        container = core[-2] if len(core) >= 2 else field_name
-        if container == "inputs":
-            return f"input name {value!r} must be a Python identifier"
-        noun = {"connections": "connection alias", "sources": "source name", "effects": "effect name"}.get(
-            str(container), "name"
-        )
-        return f"{noun} {value!r} must be {NAME_RULE}"
-    last = core[-1] if core else None
-    if isinstance(last, int):  # list items: step connections / effects
-        noun = "connection alias" if field_name == "connections" else "effect name"
-        return f"{noun} {value!r} must be {NAME_RULE}"
-    if field_name in ("id", "workflow"):
-        what = "step id" if field_name == "id" else "workflow slug"
-        return f"{what} {value!r} must be {SLUG_RULE}"
-    if field_name == "code":
-        return f"code {value!r} must look like 'steps/file.py:function'"
-    if field_name == "python":
-        return f'python must be a version string like "3.11", got {value!r}'
-    if field_name == "connection":
-        return f"connection alias {value!r} must be {NAME_RULE}"
-    if field_name == "key":
-        return f"effect key {value!r} must be a payload field name (a Python identifier)"
-    if field_name == "name":
-        return f"event name {value!r} must be lowercase letters, digits, '.', '-' or '_'"
-    return f"{field_name} {value!r} is not valid"
-
-
 def _map_error(err: dict, root: YNode | None, add) -> None:
     etype = err["type"]
     loc = tuple(err["loc"])
@@ -345,7 +313,7 @@ def _map_error(err: dict, root: YNode | None, add) -> None:
             suggestion = close[0] if close else None
         msg = f"{label} must be {expected}, got {_describe(value)}{ctx}{hint}"
     elif etype == "string_pattern_mismatch":
-        msg = _pattern_message(loc, value) + ctx
+        msg = pattern_message(loc, value) + ctx
     elif etype == "greater_than_equal":
         msg = f"'{field_name}' must be at least {err['ctx']['ge']}, got {value!r}"
     elif etype == "too_short" and field_name == "steps":
