@@ -34,7 +34,7 @@ trap 'rm -rf "$TMP"' EXIT
 mkdir -p "$TMP/src"
 cp "$REPO/pyproject.toml" "$REPO/setup.py" "$REPO/LICENSE" "$TMP/src/"
 cp -r "$REPO/stepsmith" "$REPO/runner" "$REPO/server" "$REPO/schemas" "$TMP/src/"
-mkdir -p "$TMP/src/docs" && cp "$REPO/docs/pypi.md" "$TMP/src/docs/"
+cp -r "$REPO/docs" "$TMP/src/"  # the readme, and the guide and rule pages setup.py ships
 find "$TMP/src" -name __pycache__ -prune -exec rm -rf {} +
 # the SPDX `license = "MIT"` needs setuptools >= 77; an older local one builds in isolation
 if "$PY" -c "import sys, setuptools, wheel; sys.exit(int(setuptools.__version__.split('.')[0]) < 77)" 2>/dev/null
