@@ -5,15 +5,9 @@ runs what failed last time first, as pytest's. Real CLI, real sandbox."""
 import re
 
 import pytest
-from stepsmith.runner.cli import main
+from stepsmith_wfkit import cli
 
 pytestmark = pytest.mark.usefixtures("sandbox")
-
-
-def cli(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import json
 
 import pytest
 from stepsmith.runner.app import fixture_loop
-from stepsmith.runner.cli import main
+from stepsmith_wfkit import cli
 from stepsmith.runner.fixtures import pending
 
 pytestmark = pytest.mark.usefixtures("sandbox")
@@ -23,12 +23,6 @@ def add(a, b):
 def double(total):
     return {"twice": str(Decimal(total["sum"]) * 2)}
 '''
-
-
-def cli(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

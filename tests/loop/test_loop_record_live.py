@@ -6,19 +6,10 @@ the call goes to a loopback address, which the proxy refuses (offline, as the is
 import json
 
 import pytest
-from stepsmith.runner.cli import main
+from stepsmith_wfkit import cli
 
 pytestmark = pytest.mark.usefixtures("sandbox")
 AT = "2026-12-01T07:00:00+00:00"
-
-
-def cli(capsys, *argv):
-    try:
-        code = main([*map(str, argv)])
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

@@ -5,19 +5,10 @@ runs the fixture's step with its inputs, time and seed. Real CLI, real sandbox."
 import json
 
 import pytest
-from stepsmith.runner.cli import main
+from stepsmith_wfkit import cli
 
 pytestmark = pytest.mark.usefixtures("sandbox")
 AT = "2026-12-01T07:00:00+00:00"
-
-
-def cli(capsys, *argv):
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_record_without_inputs_when_every_input_is_a_literal(tmp_path, monkeypatch, capsys):

@@ -7,23 +7,13 @@ platform names it (`finance-requests`) is a valid channel source."""
 import json
 import re
 import shlex
-import subprocess
 
 import jsonschema
 import pytest
 import yaml
-from stepsmith.runner.cli import main
+from stepsmith_wfkit import cli
 from stepsmith.runner.manifest import check_workflow, parse_manifest
 from stepsmith.runner.validator import validate
-
-
-def cli(capsys, *argv):
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_init_next_line_is_a_pasteable_shell_command(tmp_path, monkeypatch, capsys):
