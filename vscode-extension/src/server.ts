@@ -57,6 +57,10 @@ export class ServerManager implements vscode.Disposable {
   lastChoice: InterpreterChoice | undefined;
   private settings: Settings;
   private manifests: string[] = [];
+  /** the manifests whose folders the running server serves (tests wait on a restart with it) */
+  get servedManifests(): readonly string[] {
+    return this.manifests;
+  }
   private disposables: vscode.Disposable[] = [];
   private clientDisposables: vscode.Disposable[] = [];
   /** Our last manifest diagnostics, unfiltered, while some are left to the YAML extension. */

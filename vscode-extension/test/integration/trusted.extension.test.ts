@@ -305,6 +305,10 @@ describe('stepsmith extension in VS Code', function () {
       + 'trigger: {manual: {}}\nsteps:\n  - id: s\n    explanation: Add one.\n    code: steps/s.py:s\n'
       + '    inputs: {x: 1}\n');
     fs.writeFileSync(path.join(dir, 'steps', 's.py'), 'import os\n\n\ndef s(x):\n    return x + 1\n');
+    // a new workflow folder restarts the server; the tool call and later tests wait for it
+    const serving = (yes: boolean) => () => (api.server.state === 'running'
+      && api.server.servedManifests.some((m) => m.includes('agentcheck')) === yes ? true : undefined);
+    await waitFor('the server to serve agentcheck', serving(true));
     const res = await vscode.lm.invokeTool('stepsmith_check', { input: { paths: ['agentcheck'] }, toolInvocationToken: undefined });
     const got = JSON.parse((res.content[0] as vscode.LanguageModelTextPart).value);
     assert.deepStrictEqual(got.problems.map((p: { code: string; line: number; column: number }) => [p.code, p.line, p.column]), [['SS101', 1, 7]]);
@@ -320,6 +324,7 @@ describe('stepsmith extension in VS Code', function () {
       .content[0] as vscode.LanguageModelTextPart).value);
     assert.strictEqual(rule.code, 'SS501');
     fs.rmSync(dir, { recursive: true, force: true });
+    await waitFor('the server to stop serving agentcheck', serving(false));
   });
 
   it('Show What Each Step Can Reach answers with every workflow', async () => {
@@ -328,6 +333,7 @@ describe('stepsmith extension in VS Code', function () {
   });
 
   it('the status bar says whether the sandbox is available', async () => {
+    await waitFor('the server to run', () => (api.server.state === 'running' ? true : undefined));
     await api.status.update();
     assert.ok(api.status.last, 'stepsmith/status answered');
     assert.strictEqual(typeof api.status.last!.sandboxAvailable, 'boolean');
