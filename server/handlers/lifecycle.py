@@ -34,7 +34,10 @@ def register(ls) -> None:
                     registrations=[T.Registration(
                         id="stepsmith-watch", method=T.WORKSPACE_DID_CHANGE_WATCHED_FILES,
                         register_options=T.DidChangeWatchedFilesRegistrationOptions(watchers=[
-                            T.FileSystemWatcher(glob_pattern=g) for g in WATCHED]))]))
+                            *(T.FileSystemWatcher(glob_pattern=g) for g in WATCHED),
+                            # a deleted folder is one event for the folder: glob-matched
+                            # watchers above never see the manifests inside it go
+                            T.FileSystemWatcher(glob_pattern="**/*", kind=T.WatchKind.Delete)]))]))
             except Exception as exc:
                 ls.log_to_client(f"stepsmith: file watching not registered: {exc}")
         if ls.session.client.configuration:

@@ -34,6 +34,8 @@ def register(ls) -> None:
             path = uri_to_path(ch.uri)
             if not path:
                 continue
+            if ch.type == T.FileChangeType.Deleted and not is_manifest_path(path):
+                forget_folder(ls, path)
             if is_manifest_path(path):
                 if ch.type == T.FileChangeType.Deleted and session.open_uri(path) is None:
                     ls.forget_manifest(path)
@@ -43,3 +45,20 @@ def register(ls) -> None:
             else:
                 for m in session.model.manifests_using(path):
                     ls.scheduler.schedule("manifest", m.path)
+
+
+def forget_folder(ls, path: str) -> None:
+    """A deleted path may be a folder, reported as one event without its children: the
+    manifests under it leave the index (unless open), the ones whose step files were under it
+    are checked again."""
+    session, under = ls.session, path.rstrip(os.sep) + os.sep
+    with session.model.lock:
+        keys = list(session.model.manifests)
+    for key in keys:
+        entry = session.model.manifests.get(key)
+        if entry is None:
+            continue
+        if key.startswith(under) and session.open_uri(key) is None:
+            ls.forget_manifest(key)
+        elif any(f.startswith(under) for f in entry.step_files):
+            ls.scheduler.schedule("manifest", key)

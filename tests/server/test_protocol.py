@@ -196,6 +196,48 @@ async def test_watched_files_new_manifest_on_disk(multi):
     assert "extra" not in [w.workflow for w in reach.workflows]
 
 
+async def test_watched_files_deleted_workflow_folder(multi):
+    """Deleting a workflow's folder is ONE event for the folder (VS Code reports no children):
+    its manifests leave the index, and the registration asks for folder deletions."""
+    import shutil
+
+    client = multi
+    a, b = client.ws
+    for _ in range(200):
+        regs = client.custom.get("registrations", [])
+        if any(r.method == T.WORKSPACE_DID_CHANGE_WATCHED_FILES for r in regs):
+            break
+        await asyncio.sleep(0.05)
+    reg = next(r for r in regs if r.method == T.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    watchers = reg.register_options["watchers"] if isinstance(reg.register_options, dict) \
+        else reg.register_options.watchers
+    kinds = [(w["globPattern"], w.get("kind")) if isinstance(w, dict) else (w.glob_pattern, w.kind)
+             for w in watchers]
+    assert ("**/*", T.WatchKind.Delete) in kinds
+    folder = a / "gone"
+    shutil.copytree(a / "billing", folder)
+    m = folder / "workflow.yaml"
+    m.write_text(m.read_text().replace("workflow: billing", "workflow: gone"))
+    client.workspace_did_change_watched_files(T.DidChangeWatchedFilesParams(
+        changes=[T.FileEvent(uri=uri(m), type=T.FileChangeType.Created)]))
+    for _ in range(200):
+        reach = await client.protocol.send_request_async("stepsmith/reach", {})
+        if "gone" in [w.workflow for w in reach.workflows]:
+            break
+        await asyncio.sleep(0.05)
+    assert "gone" in [w.workflow for w in reach.workflows]
+    shutil.rmtree(folder)
+    client.workspace_did_change_watched_files(T.DidChangeWatchedFilesParams(
+        changes=[T.FileEvent(uri=uri(folder), type=T.FileChangeType.Deleted)]))
+    for _ in range(200):
+        reach = await client.protocol.send_request_async("stepsmith/reach", {})
+        if "gone" not in [w.workflow for w in reach.workflows]:
+            break
+        await asyncio.sleep(0.05)
+    assert "gone" not in [w.workflow for w in reach.workflows]
+    assert "billing" in [w.workflow for w in reach.workflows]
+
+
 async def test_serve_over_tcp(tmp_path):
     import socket
 

@@ -95,7 +95,15 @@ export class ServerManager implements vscode.Disposable {
       w.onDidChange((u) => this.manifestEmitter.fire(u));
       this.disposables.push(w);
     }
-    this.disposables.push(this.stateEmitter, this.resultsEmitter, this.manifestEmitter);
+    // a deleted folder is one event for the folder: the manifest globs above never see the
+    // workflows inside it go (VS Code reports no children)
+    const deletions = vscode.workspace.createFileSystemWatcher('**/*', true, true, false);
+    deletions.onDidDelete((u) => {
+      if (this.manifests.some((m) => m.startsWith(u.fsPath + path.sep))) {
+        void this.onManifestSetChanged(u);
+      }
+    });
+    this.disposables.push(deletions, this.stateEmitter, this.resultsEmitter, this.manifestEmitter);
     this.watchPythonExtension();
   }
 
