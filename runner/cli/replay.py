@@ -1,8 +1,9 @@
 """`stepsmith replay RUN [PATH]`: re-execute a run's accepted steps from their stored
 requests and report every step whose fresh result differs from the accepted one (a
-determinism check). Exit 0 all identical, 1 differences / changed requests / identity
-mismatch, 2 usage errors (unknown run id: the runs in the store are listed) or sandbox
-unavailable."""
+determinism check); a step whose code changed since is re-executed with the current code
+and shown with its code diff and its output diff. Exit 0 all identical, 1 differences /
+changed requests / identity mismatch, 2 usage errors (unknown run id: the runs in the store
+are listed) or sandbox unavailable."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ import sys
 def register(sub) -> None:
     p = sub.add_parser("replay", help="re-execute an accepted run and report differences",
                        description="Re-execute every accepted step of run RUN from its stored "
-                       "request and compare the fresh result with the accepted one.")
+                       "request and compare the fresh result with the accepted one. A step whose code "
+                       "changed since is re-executed with the current code on the same request "
+                       "(inputs, time, seed) and shown with its code and output diffs.")
     p.add_argument("run_id", metavar="RUN", help="run id (see run-workflow)")
     p.add_argument("path", nargs="?", default=".", metavar="PATH",
                    help="workflow folder or manifest (default: .)")
