@@ -12,6 +12,8 @@ import sys
 
 
 def register(sub) -> None:
+    from stepsmith.runner.cli.args import add_format, add_switches
+
     p = sub.add_parser("replay", help="re-execute an accepted run and report differences",
                        description="Re-execute every accepted step of run RUN from its stored "
                        "request and compare the fresh result with the accepted one. A step whose code "
@@ -20,10 +22,9 @@ def register(sub) -> None:
     p.add_argument("run_id", metavar="RUN", help="run id (see run-workflow)")
     p.add_argument("path", nargs="?", default=".", metavar="PATH",
                    help="workflow folder or manifest (default: .)")
-    p.add_argument("--stored-code", action="store_true",
-                   help="audit: re-execute each step with the source the store kept for it "
-                   "(same pinned time and seed), whatever the checkout holds now")
-    p.add_argument("--format", choices=["text", "json"], default="text")
+    add_switches(p, stored_code="audit: re-execute each step with the source the store kept "
+                 "for it (same pinned time and seed), whatever the checkout holds now")
+    add_format(p)
     p.set_defaults(func=run)
 
 

@@ -13,6 +13,8 @@ import sys
 
 
 def register(sub) -> None:
+    from stepsmith.runner.cli.args import add_format, add_live
+
     p = sub.add_parser("run-workflow", help="run a whole workflow, accepting each step's result",
                        description="Run every step of a workflow in manifest (wiring) order "
                        "with sources from fixtures/_workflow/<CASE>.json, accepting each ok "
@@ -21,13 +23,12 @@ def register(sub) -> None:
     p.add_argument("path", metavar="PATH", help="workflow folder or manifest")
     p.add_argument("--case", required=True, help="workflow case: fixtures/_workflow/<CASE>.json")
     p.add_argument("--run-id", default=None, help="run id (default: the case name)")
-    p.add_argument("--live", action="store_true",
-                   help="run public_egress steps against the network instead of the case's "
-                   "recorded outputs (never retried)")
+    add_live(p, "run public_egress steps against the network instead of the case's recorded "
+             "outputs (never retried)")
     p.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
                    help="when another process is executing this run id, wait up to SECONDS "
                    "for it instead of refusing at once (default: 0)")
-    p.add_argument("--format", choices=["text", "json"], default="text")
+    add_format(p)
     p.set_defaults(func=run)
 
 

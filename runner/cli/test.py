@@ -15,6 +15,14 @@ import sys
 
 
 def register(sub) -> None:
+    from stepsmith.runner.cli.args import (
+        add_format,
+        add_live,
+        add_strict,
+        add_switches,
+        add_watch,
+    )
+
     p = sub.add_parser("test", help="run the recorded fixtures of workflows in sandboxes",
                        description="Run every fixture (fixtures/<step>/<case>.json) of the "
                        "workflows under PATH in fresh sandboxes and compare with the expected "
@@ -53,26 +61,19 @@ def register(sub) -> None:
     p.add_argument("--store-durations", action="store_true", default=None,
                    help="record the durations also when running a shard (a whole run always "
                    "records them; shards only read them, so every shard sees the same)")
-    p.add_argument("--watch", action="store_true",
-                   help="run, then on every save re-run the fixtures the change affects "
-                   "(Ctrl-C stops)")
-    p.add_argument("--table", action="store_true",
-                   help="the per-workflow table with every workflow (by default, past 10 "
-                   "workflows it lists only those that did not pass)")
-    p.add_argument("--format", choices=["text", "json"], default="text")
+    add_watch(p, "run", "on every save re-run the fixtures the change affects")
+    add_switches(p, table="the per-workflow table with every workflow (by default, past 10 "
+                 "workflows it lists only those that did not pass)")
+    add_format(p)
     p.add_argument("--junit-xml", metavar="FILE", help="also write a JUnit XML report")
-    p.add_argument("--live", action="store_true",
-                   help="run public_egress steps against the network instead of serving "
-                   "their recordings (never retried)")
-    p.add_argument("--update", action="store_true",
-                   help="accept every changed output as the fixture's new expectation")
+    add_live(p, "run public_egress steps against the network instead of serving their "
+             "recordings (never retried)")
+    add_switches(p, update="accept every changed output as the fixture's new expectation")
     p.add_argument("-s", dest="show_stdout", action="store_true",
                    help="show the captured stdout of passing fixtures too")
-    p.add_argument("--strict", action="store_true",
-                   help="stale wired fixtures fail the run instead of warning")
-    p.add_argument("--coverage", action="store_true",
-                   help="trace the step files: covered share, missing lines and branches per "
-                   "step file (coverage.py's report)")
+    add_strict(p, "fail the run instead of warning")
+    add_switches(p, coverage="trace the step files: covered share, missing lines and branches "
+                 "per step file (coverage.py's report)")
     p.add_argument("--coverage-json", metavar="FILE",
                    help="also write the coverage as JSON (implies --coverage)")
     p.add_argument("--lcov", metavar="FILE", help="also write the coverage as LCOV (implies "
