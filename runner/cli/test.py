@@ -48,6 +48,14 @@ def register(sub) -> None:
                    help="stop after the first failure or error")
     p.add_argument("--maxfail", type=int, dest="maxfail", metavar="N",
                    help="stop after N failures or errors")
+    p.add_argument("--sw", "--stepwise", dest="stepwise", action="store_true",
+                   help="stop at the first failure; the next --sw run starts from that "
+                   "fixture (as pytest's --sw; state in each workflow's .stepsmith/)")
+    p.add_argument("--sw-skip", "--stepwise-skip", dest="stepwise_skip", action="store_true",
+                   help="let the first failure pass and stop at the next (implies --sw)")
+    p.add_argument("--sw-reset", "--stepwise-reset", dest="stepwise_reset",
+                   action="store_true", help="forget where the last --sw run stopped and start "
+                   "from the first fixture (implies --sw)")
     p.add_argument("--durations", type=int, default=None, metavar="N",
                    help="show the N slowest fixtures (0: all)")
     p.add_argument("-v", "--verbose", action="store_true",
@@ -107,7 +115,9 @@ def run(args: argparse.Namespace) -> int:
         jobs=active().jobs if args.jobs is None else args.jobs,
         maxfail=args.maxfail, live=args.live, update=args.update, strict=args.strict,
         coverage=bool(args.coverage or args.coverage_json or args.lcov), repeat=args.repeat,
-        shard=shard, durations_path=args.durations_path, store_durations=args.store_durations)
+        shard=shard, durations_path=args.durations_path, store_durations=args.store_durations,
+        stepwise=args.stepwise, stepwise_skip=args.stepwise_skip,
+        stepwise_reset=args.stepwise_reset)
     if args.watch:
         from stepsmith.runner.cli.test_watch import watch
 
@@ -218,7 +228,17 @@ def _print(out, err, outcome, args) -> None:
         from stepsmith.runner.coverage import report
 
         out.print(report.text(outcome.coverage()), markup=False)
-    if outcome.not_run:
+    sw = outcome.selection.stepwise
+    if sw is not None and sw.start:
+        from rich.markup import escape
+
+        failed = sum(r.outcome in ("failed", "error") for r in outcome.results)
+        more = failed - (2 if sw.skip else 1)  # already running when it stopped (-j N)
+        out.print(f"[red]stopped at the {'second' if sw.skip else 'first'} failure[/] (--sw"
+                  f"{f'; {more} more finished while stopping' if more > 0 else ''}): "
+                  f"{outcome.not_run} fixture(s) not run; the next `stepsmith test --sw` starts "
+                  f"from {escape(sw.start)}")
+    elif outcome.not_run:
         failed = sum(r.outcome in ("failed", "error") for r in outcome.results)
         print_stopped(out, args.maxfail, outcome.not_run, failed)
     print_loop(outcome.loop, out, err)
