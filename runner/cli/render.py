@@ -30,6 +30,15 @@ def print_result(console, res: dict, step_id: str) -> None:
     print_stdout(console, res.get("stdout"), indent="")
 
 
+def first_clause(message: str) -> str:
+    """A refusal's first sentence, for the ✗ line of a run that stopped (the whole of it goes
+    to stderr); markup-escaped."""
+    from rich.markup import escape
+
+    head = message.split(". ", 1)[0]
+    return escape(head if len(head) < 200 else head[:197] + "...")
+
+
 MARKS = {"accepted": "[green]✓ accepted[/]", "reused": "[cyan]↺ reused[/]  ",
          "failed": "[red]✗ failed[/]  ", "same": "[green]✓ same[/]    ",
          "differs": "[red]✗ differs[/] ", "changed": "[red]✗ changed[/] ",

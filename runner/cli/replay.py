@@ -31,22 +31,41 @@ def register(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
+    from stepsmith.runner.app.errors import AppError
     from stepsmith.runner.app.runs import replay
     from stepsmith.runner.cli.console import SafeConsole as Console
     from stepsmith.runner.cli.render import print_outcome
 
     out = Console(highlight=False, soft_wrap=True)
     text = args.format == "text"
-    report = replay(args.path, args.run_id, stored_code=args.stored_code,
-                    on_step=(lambda o: print_outcome(out, o)) if text else None)
+    seen: list = []
+
+    def step_done(o) -> None:
+        seen.append(o)
+        if text:
+            print_outcome(out, o)
+
+    try:
+        report = replay(args.path, args.run_id, stored_code=args.stored_code, on_step=step_done)
+    except AppError as exc:
+        if text and seen:  # a replay that started and then stopped: say so where it ran
+            from stepsmith.runner.cli.render import first_clause
+
+            out.print(f"[red]✗ stopped[/]: {first_clause(str(exc))}")
+            out.print(f"replay {args.run_id}: stopped — {_counts(seen, 'recorded')}, "
+                      "1 refused (the reason is on stderr)")
+        raise
     if not text:
         sys.stdout.write(json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n")
     else:
-        bad = [s for s in report.steps if s.outcome in ("differs", "changed")]
-        same = sum(s.outcome == "same" for s in report.steps)
-        rec = sum(s.outcome == "recorded" for s in report.steps)
-        out.print(f"replay {args.run_id}: {same} identical, {rec} recorded (not re-executed), "
-                  f"{len(bad)} differ or changed")
-        if bad:
+        out.print(f"replay {args.run_id}: {_counts(report.steps, 'recorded (not re-executed)')}")
+        if any(s.outcome in ("differs", "changed") for s in report.steps):
             out.print("[red]the run is NOT reproducible as accepted[/]")
     return 0 if report.ok else 1
+
+
+def _counts(steps, recorded: str) -> str:
+    bad = sum(s.outcome in ("differs", "changed") for s in steps)
+    same = sum(s.outcome == "same" for s in steps)
+    rec = sum(s.outcome == "recorded" for s in steps)
+    return f"{same} identical, {rec} {recorded}, {bad} differ or changed"

@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
 
     from stepsmith.runner.app.runs import RunRequest, run_workflow
     from stepsmith.runner.cli.console import SafeConsole as Console
-    from stepsmith.runner.cli.render import print_outcome
+    from stepsmith.runner.cli.render import first_clause, print_outcome
 
     out = Console(highlight=False, soft_wrap=True)
     text = args.format == "text"
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
                             on_start=started, on_step=step_done)
     except AppError as exc:
         if text and started_run:  # a run that started and then stopped: say so where it ran
-            out.print(f"[red]✗ stopped[/]: {_first_clause(str(exc))}", markup=True)
+            out.print(f"[red]✗ stopped[/]: {first_clause(str(exc))}", markup=True)
             n = {k: sum(s.outcome == k for s in seen) for k in ("accepted", "reused")}
             reused = f"{n['reused']} reused, " if n["reused"] else ""
             out.print(f"run {started_run[0]}: stopped — {n['accepted']} accepted, {reused}"
@@ -85,9 +85,3 @@ def run(args: argparse.Namespace) -> int:
         out.print(f"run {report.run_id}: {state} — {n['accepted']} accepted, {n['reused']} "
                   f"reused, {n['failed']} failed, {done.total - len(report.steps)} not run")
     return 0 if report.ok else 1
-
-
-def _first_clause(message: str) -> str:
-    """The refusal's first sentence (the whole of it goes to stderr)."""
-    head = message.split(". ", 1)[0]
-    return head if len(head) < 200 else head[:197] + "..."

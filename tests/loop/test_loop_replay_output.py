@@ -88,3 +88,27 @@ def test_run_workflow_refusal_names_the_code_once(edited, kit, capsys):
     # the request's two hashes, shortened, and nothing else hex-like
     assert len(re.findall(r"\b[0-9a-f]{12}…", err)) == 2, err
     assert "`stepsmith replay day1" in err  # where to see what the change does
+
+
+def test_a_replay_that_stops_says_so(tmp_path, kit, capsys):
+    """A refusal mid-replay (a step accepted by another runtime) ends with a ✗ line and the
+    replay's summary on stdout, as run-workflow's does, the reason on stderr."""
+    import sqlite3
+
+    from stepsmith.runner.store.db import store_path
+
+    wf = kit.run_workflow_dir(tmp_path / "wf")
+    assert kit.cli(capsys, "run-workflow", wf, "--case", "day1")[0] == 0
+    con = sqlite3.connect(store_path(wf))
+    con.execute("UPDATE accepted SET harness_source_sha256 = ? WHERE step_id = 'double'",
+                ("0" * 64,))
+    con.commit()
+    con.close()
+    code, out, err = kit.cli(capsys, "replay", "day1", wf)
+    assert code == 1
+    assert "✓ same     add" in out
+    assert "✗ stopped: run 'day1', step 'double': the accepted result was produced by a " \
+           "different runtime" in out
+    assert "replay day1: stopped — 1 identical, 0 recorded, 0 differ or changed, 1 refused " \
+           "(the reason is on stderr)" in out
+    assert "different runtime" in err and not re.search(r"[0-9a-f]{64}", out + err)
