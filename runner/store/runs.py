@@ -119,9 +119,9 @@ class StepOutcome:
     differences: list[Difference] = field(default_factory=list)
     served_from: str = "execution"
     accepted: Any = None  # replay: the accepted result the fresh one was compared with
-    # replay of a changed step: what changed ("code", "function", a request field), the
-    # unified diff of its source, and whether it was re-executed with today's code on the
-    # stored request (then `differences` is what the edit does to the accepted result)
+    # replay: `reexecuted` when the step ran again; for a changed step, what changed ("code",
+    # "function", a request field) and its source's unified diff; it ran with today's code on
+    # the stored request, so `differences` is what the edit does to the accepted result
     changes: list[str] = field(default_factory=list)
     code_diff: str = ""
     reexecuted: bool = False
@@ -131,7 +131,9 @@ class StepOutcome:
         return {"step": self.step_id, "outcome": self.outcome, "detail": self.detail,
                 "request_sha256": self.request_sha256, "served_from": self.served_from,
                 "differences": [d.to_json() for d in self.differences], "result": self.result,
-                "accepted": self.accepted, "changes": self.changes, "code_diff": self.code_diff,
+                # the accepted result only where it differs from `result` (replay)
+                "accepted": self.accepted if self.outcome in ("differs", "changed") else None,
+                "changes": self.changes, "code_diff": self.code_diff,
                 "reexecuted": self.reexecuted}
 
 
