@@ -30,13 +30,27 @@ def print_result(console, res: dict, step_id: str) -> None:
     print_stdout(console, res.get("stdout"), indent="")
 
 
-def first_clause(message: str) -> str:
-    """A refusal's first sentence, for the ✗ line of a run that stopped (the whole of it goes
-    to stderr); markup-escaped."""
-    from rich.markup import escape
+class StepLog:
+    """A run's step outcomes (run-workflow, replay), printed as they come in text mode and
+    kept, so that a run stopped by a refusal still ends with a ✗ line and its summary."""
 
-    head = message.split(". ", 1)[0]
-    return escape(head if len(head) < 200 else head[:197] + "...")
+    def __init__(self, console, text: bool):
+        self.console, self.text, self.seen = console, text, []
+
+    def __call__(self, o) -> None:
+        self.seen.append(o)
+        if self.text:
+            print_outcome(self.console, o)
+
+    def stopped(self, exc: Exception, summary: str) -> None:
+        """`summary`: "run day1: stopped — 2 accepted" (the refusal is counted here; its
+        whole text goes to stderr)."""
+        from rich.markup import escape
+
+        head = str(exc).split(". ", 1)[0]
+        head = head if len(head) < 200 else head[:197] + "..."
+        self.console.print(f"[red]✗ stopped[/]: {escape(head)}")
+        self.console.print(f"{escape(summary)}, 1 refused (the reason is on stderr)")
 
 
 MARKS = {"accepted": "[green]✓ accepted[/]", "reused": "[cyan]↺ reused[/]  ",

@@ -34,26 +34,16 @@ def run(args: argparse.Namespace) -> int:
     from stepsmith.runner.app.errors import AppError
     from stepsmith.runner.app.runs import replay
     from stepsmith.runner.cli.console import SafeConsole as Console
-    from stepsmith.runner.cli.render import print_outcome
+    from stepsmith.runner.cli.render import StepLog
 
     out = Console(highlight=False, soft_wrap=True)
     text = args.format == "text"
-    seen: list = []
-
-    def step_done(o) -> None:
-        seen.append(o)
-        if text:
-            print_outcome(out, o)
-
+    log = StepLog(out, text)
     try:
-        report = replay(args.path, args.run_id, stored_code=args.stored_code, on_step=step_done)
+        report = replay(args.path, args.run_id, stored_code=args.stored_code, on_step=log)
     except AppError as exc:
-        if text and seen:  # a replay that started and then stopped: say so where it ran
-            from stepsmith.runner.cli.render import first_clause
-
-            out.print(f"[red]✗ stopped[/]: {first_clause(str(exc))}")
-            out.print(f"replay {args.run_id}: stopped — {_counts(seen, 'recorded')}, "
-                      "1 refused (the reason is on stderr)")
+        if text and log.seen:  # a replay that started and then stopped: say so where it ran
+            log.stopped(exc, f"replay {args.run_id}: stopped — {_counts(log.seen, 'recorded')}")
         raise
     if not text:
         sys.stdout.write(json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n")

@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
 
     from stepsmith.runner.app.runs import RunRequest, run_workflow
     from stepsmith.runner.cli.console import SafeConsole as Console
-    from stepsmith.runner.cli.render import first_clause, print_outcome
+    from stepsmith.runner.cli.render import StepLog
 
     out = Console(highlight=False, soft_wrap=True)
     text = args.format == "text"
@@ -57,23 +57,15 @@ def run(args: argparse.Namespace) -> int:
 
     from stepsmith.runner.app.errors import AppError
 
-    seen: list = []
-
-    def step_done(o) -> None:
-        seen.append(o)
-        if text:
-            print_outcome(out, o)
-
+    log = StepLog(out, text)
     try:
         done = run_workflow(RunRequest(args.path, args.case, args.run_id, args.live, args.wait),
-                            on_start=started, on_step=step_done)
+                            on_start=started, on_step=log)
     except AppError as exc:
         if text and started_run:  # a run that started and then stopped: say so where it ran
-            out.print(f"[red]✗ stopped[/]: {first_clause(str(exc))}", markup=True)
-            n = {k: sum(s.outcome == k for s in seen) for k in ("accepted", "reused")}
-            reused = f"{n['reused']} reused, " if n["reused"] else ""
-            out.print(f"run {started_run[0]}: stopped — {n['accepted']} accepted, {reused}"
-                      "1 refused (the reason is on stderr)")
+            n = {k: sum(s.outcome == k for s in log.seen) for k in ("accepted", "reused")}
+            reused = f", {n['reused']} reused" if n["reused"] else ""
+            log.stopped(exc, f"run {started_run[0]}: stopped — {n['accepted']} accepted{reused}")
         raise
     report = done.report
     if not text:
