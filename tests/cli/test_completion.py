@@ -125,17 +125,17 @@ def test_zsh_lists_the_flags_of_test_on_tab(capsys, workflow):
         capture_output=True, text=True, timeout=60, check=False)
     assert load.stdout.strip() == "_stepsmith", load.stderr
 
-    def tab(line):
-        p = subprocess.run(["zsh", "-f", str(ZSH_DRIVER), str(script), str(BIN), line],
-                           capture_output=True, text=True, cwd=workflow, timeout=60,
+    def tab(line, until):
+        p = subprocess.run(["zsh", "-f", str(ZSH_DRIVER), str(script), str(BIN), line, until],
+                           capture_output=True, text=True, cwd=workflow, timeout=90,
                            check=False)
         return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", p.stdout)
 
-    listing = tab("stepsmith test --s")
+    listing = tab("stepsmith test --s", "--strict")
     for flag in ("--sw-skip", "--stepwise", "--strict", "--shard"):
         assert flag in listing, listing
     assert "stop at the first failure" in listing  # the option's help, from the parser
-    assert "stepsmith test --format json" in tab("stepsmith test --format js")
+    assert "stepsmith test --format json" in tab("stepsmith test --format js", "--format json")
 
 
 def test_the_command_is_documented(capsys):
