@@ -80,14 +80,15 @@ def _bash(prog: str, top: list[Option], commands: list[Command]) -> str:
     words = " ".join([c.name for c in commands] + [n for o in top for n in o.names])
     cases = []
     for c in commands:
-        values = [f'            {"|".join(o.names)}) COMPREPLY=($(compgen -W "{" ".join(o.choices)}"'
-                  ' -- "$cur")); return ;;' for o in c.options if o.takes_value and o.choices]
+        values = [f'            {"|".join(o.names)}) COMPREPLY=($(compgen -W '
+                  f'"{" ".join(o.choices)}" -- "$cur")); return ;;'
+                  for o in c.options if o.takes_value and o.choices]
         files = [n for o in c.options if o.files for n in o.names]
         free = [n for o in c.options if o.takes_value and not o.choices and not o.files
                 for n in o.names]
         if files:
-            values.append(f"            {'|'.join(files)}) compopt -o filenames 2>/dev/null || true; "
-                          'COMPREPLY=($(compgen -f -- "$cur")); return ;;')
+            values.append(f"            {'|'.join(files)}) compopt -o filenames 2>/dev/null "
+                          '|| true; COMPREPLY=($(compgen -f -- "$cur")); return ;;')
         if free:
             values.append(f"            {'|'.join(free)}) return ;;  # a value: nothing to offer")
         opts = " ".join(n for o in c.options for n in o.names)

@@ -16,9 +16,10 @@ def register(sub) -> None:
 
     p = sub.add_parser("replay", help="re-execute an accepted run and report differences",
                        description="Re-execute every accepted step of run RUN from its stored "
-                       "request and compare the fresh result with the accepted one. A step whose code "
-                       "changed since is re-executed with the current code on the same request "
-                       "(inputs, time, seed) and shown with its code and output diffs.")
+                       "request and compare the fresh result with the accepted one. A step "
+                       "whose code changed since is re-executed with the current code on the "
+                       "same request (inputs, time, seed) and shown with its code and output "
+                       "diffs.")
     p.add_argument("run_id", metavar="RUN", help="run id (see run-workflow)")
     p.add_argument("path", nargs="?", default=".", metavar="PATH",
                    help="workflow folder or manifest (default: .)")
