@@ -36,6 +36,9 @@ class SuiteRequest:
     shard: tuple[int, int] | None = None  # (K, N): only the K-th of N balanced parts
     durations_path: str | None = None  # one durations file (CI cache) instead of .stepsmith/
     store_durations: bool | None = None  # None: only when not sharding (shards read, never write)
+    stepwise: bool = False  # --sw: stop at the first failure, start from it next time
+    stepwise_skip: bool = False  # --sw-skip: let the first failure pass, stop at the next
+    stepwise_reset: bool = False  # --sw-reset: forget where the last --sw run stopped
 
 
 @dataclass
@@ -44,6 +47,7 @@ class Selection:
     cases: list[Case]  # every fixture of those workflows
     selected: list[Case]
     notes: list[str] = field(default_factory=list)  # what --lf did
+    stepwise: object = None  # fixtures.stepwise.Plan under --sw
 
     @property
     def without_fixtures(self) -> set[str]:
@@ -161,6 +165,9 @@ class SuiteOutcome:
                           for w in self.selection.workflows],
         }
         doc.update(self.loop.to_json())
+        sw = self.selection.stepwise
+        if sw is not None:  # --sw: what it skipped, and where the next --sw run starts
+            doc["stepwise"] = {"note": sw.note, "next_start": sw.start or None}
         if self.traced:
             from stepsmith.runner.coverage import report
 
@@ -230,6 +237,12 @@ def select(req: SuiteRequest) -> Selection:
             out.notes.append(f"run the {len(first)} fixture(s) that failed last time first "
                              "(--ff)")
             out.selected = first + [c for c in selected if c not in first]
+    if req.stepwise or req.stepwise_skip or req.stepwise_reset:
+        from stepsmith.runner.fixtures import stepwise
+
+        out.selected, out.stepwise = stepwise.plan(out.selected, skip=req.stepwise_skip,
+                                                   reset=req.stepwise_reset)
+        out.notes.append(f"stepwise: {out.stepwise.note}")
     if req.shard is not None:
         from stepsmith.runner.fixtures import shard
 
@@ -260,12 +273,20 @@ def run(selection: Selection, req: SuiteRequest,
     from stepsmith.runner.fixtures.suite import run_cases
 
     ensure_sandbox(selection.selected)
+    maxfail = req.maxfail
+    if selection.stepwise is not None:
+        from stepsmith.runner.fixtures import stepwise
+
+        sw = stepwise.max_failures(selection.stepwise)
+        maxfail = min(maxfail, sw) if maxfail else sw
     t0 = time.perf_counter()
     results = run_cases(selection.selected, jobs=req.jobs, live=req.live, on_done=on_done,
-                        maxfail=req.maxfail, coverage=req.coverage, repeat=req.repeat,
+                        maxfail=maxfail, coverage=req.coverage, repeat=req.repeat,
                         stop=stop)
     seconds = time.perf_counter() - t0
     lastfailed.update(results)
+    if selection.stepwise is not None:
+        stepwise.finish(selection.stepwise, results)
     from stepsmith.runner.fixtures import shard
 
     if req.store_durations or (req.store_durations is None and req.shard is None):

@@ -99,7 +99,7 @@ def run_workflow(req: RunRequest, *, on_start: Callable | None = None,
                  on_step: Callable | None = None) -> WorkflowRun:
     """Every step run and accepted before the next one starts (the store's RunReport)."""
     from stepsmith.runner.store import runs
-    from stepsmith.runner.store.db import StoreError
+    from stepsmith.runner.store.db import RequestMismatch, StoreError
     from stepsmith.runner.store.lease import LeaseHeld
 
     lw = _load(req.path)
@@ -118,6 +118,14 @@ def run_workflow(req: RunRequest, *, on_start: Callable | None = None,
                                                  on_start=on_start, on_step=on_step))
     except LeaseHeld as exc:
         raise Refused(str(exc)) from exc
+    except RequestMismatch as exc:
+        hint = ""
+        if exc.code_changed:  # replay re-executes the edited step on the accepted request
+            import shlex
+
+            hint = (f" `stepsmith replay {shlex.quote(exc.run_id)} {shlex.quote(req.path)}` "
+                    "shows what the change does to the accepted output.")
+        raise Refused(str(exc) + hint) from exc
     except runs.SandboxUnavailable as exc:
         raise SandboxUnavailable(f"the sandbox is unavailable: {exc}") from exc
     except (runs.RunError, StoreError) as exc:

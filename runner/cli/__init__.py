@@ -31,6 +31,7 @@ COMMANDS = [
     "serve",
     "mcp",
     "guide",
+    "completion",
 ]
 
 

@@ -1,4 +1,8 @@
-"""Arguments shared by the commands that run one step (`run`, `record`)."""
+"""Arguments more than one command takes, defined once: the step a command runs (`run`,
+`record`), `--format`, `--live`, `--watch`, `--strict`, and runs of on/off switches.
+
+Only argparse here (no other import): every command's `register` calls these while
+`stepsmith --help` is built, which must stay fast."""
 
 from __future__ import annotations
 
@@ -16,5 +20,30 @@ def add_step_arguments(p, *, at_required: bool = False, required: bool = True) -
                    help="evaluation time, ISO 8601 (what now()/today() return inside the step)"
                    + ("" if at_required else "; without it, calling now() is an error"))
     p.add_argument("--seed", type=int, default=None, help="seed for sampling")
-    p.add_argument("--live", action="store_true",
-                   help="give a public_egress step the network (never retried)")
+    add_live(p, "give a public_egress step the network (never retried)")
+
+
+def add_format(p, choices=("text", "json"), help: str | None = None) -> None:
+    """`--format`, text by default (`check` has its own: ruff's --output-format names)."""
+    p.add_argument("--format", choices=choices, default="text", help=help)
+
+
+def add_live(p, help: str) -> None:
+    p.add_argument("--live", action="store_true", help=help)
+
+
+def add_watch(p, first: str, then: str) -> None:
+    """`first` what the command does once, `then` what it does on every save."""
+    p.add_argument("--watch", action="store_true", help=f"{first}, then {then} (Ctrl-C stops)")
+
+
+def add_strict(p, fails: str) -> None:
+    p.add_argument("--strict", action="store_true",
+                   help=f"stale wired fixtures {fails}")
+
+
+def add_switches(p, **switches: str) -> None:
+    """On/off options, `name=help` each: `no_cache="..."` is `--no-cache` (dest `no_cache`,
+    as argparse names it), in the order given."""
+    for name, help in switches.items():
+        p.add_argument("--" + name.replace("_", "-"), action="store_true", help=help)

@@ -34,6 +34,8 @@ DESCRIPTION = __doc__.split("\n\n", 1)[1]
 
 
 def register(sub) -> None:
+    from stepsmith.runner.cli.args import add_strict, add_switches, add_watch
+
     p = sub.add_parser(
         "check",
         help="validate workflow manifests and their step code",
@@ -46,29 +48,22 @@ def register(sub) -> None:
                             "sarif", "junit"),
                    help="full (default; `text` is the same), concise, json, json-lines, github "
                    "(workflow commands), gitlab (Code Quality), sarif (2.1.0), junit")
-    p.add_argument("--statistics", action="store_true",
-                   help="count the findings per rule instead of listing them")
+    add_switches(p, statistics="count the findings per rule instead of listing them")
     p.add_argument("--base", metavar="REV", default=None,
                    help="also check each workflow against the git revision REV as an immutable "
                    "version: changed since REV with the same `version:` warns (SM401), a lower "
                    "one is an error (SM402)")
-    p.add_argument("--watch", action="store_true",
-                   help="check, then check again on every save (Ctrl-C stops)")
-    p.add_argument("--fix", action="store_true",
-                   help="apply the safe fixes to the files, then report what remains")
-    p.add_argument("--unsafe-fixes", action="store_true",
-                   help="with --fix or --diff: also apply the guesses (did-you-mean); fixes "
-                   "that widen what a step can reach are never applied from here")
-    p.add_argument("--diff", action="store_true",
-                   help="print the fixes as a unified diff instead of writing them (exit 1 "
-                   "when there is any)")
-    p.add_argument("--show-fixes", action="store_true",
-                   help="with --fix: list what was fixed, per file and rule")
-    p.add_argument("--no-cache", action="store_true",
-                   help="check every workflow again instead of answering unchanged ones from "
-                   "the cache ($XDG_CACHE_HOME/stepsmith/check; also STEPSMITH_NO_CACHE=1)")
-    p.add_argument("--strict", action="store_true",
-                   help="stale wired fixtures (SF001 warnings) fail the check")
+    add_watch(p, "check", "check again on every save")
+    add_switches(
+        p, fix="apply the safe fixes to the files, then report what remains",
+        unsafe_fixes="with --fix or --diff: also apply the guesses (did-you-mean); fixes that "
+        "widen what a step can reach are never applied from here",
+        diff="print the fixes as a unified diff instead of writing them (exit 1 when there is "
+        "any)",
+        show_fixes="with --fix: list what was fixed, per file and rule",
+        no_cache="check every workflow again instead of answering unchanged ones from the "
+        "cache ($XDG_CACHE_HOME/stepsmith/check; also STEPSMITH_NO_CACHE=1)")
+    add_strict(p, "(SF001 warnings) fail the check")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument(
         "--first",

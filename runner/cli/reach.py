@@ -19,6 +19,8 @@ from stepsmith.runner.display import safe_print as print
 
 
 def register(sub) -> None:
+    from stepsmith.runner.cli.args import add_format, add_switches
+
     p = sub.add_parser(
         "reach",
         help="show what each step is permitted to reach",
@@ -28,15 +30,14 @@ def register(sub) -> None:
     p.add_argument("path", nargs="?", default=None, metavar="PATH",
                    help="a folder (workflows found below it, else the one above it), a "
                    "manifest (default: the configured paths, else .)")
-    p.add_argument("--explain", action="store_true",
-                   help="also show each step's plain-language explanation")
-    p.add_argument("--format", choices=("text", "json", "markdown"), default="text",
-                   help="output format (markdown: with --diff, for a pull-request comment)")
+    add_switches(p, explain="also show each step's plain-language explanation")
+    add_format(p, ("text", "json", "markdown"),
+               "output format (markdown: with --diff, for a pull-request comment)")
     p.add_argument("--diff", nargs="?", const="HEAD", default=None, metavar="REV",
                    help="show only what changed since the git revision REV (default HEAD): "
                    "steps added or removed, network, connections, sources, effects")
-    p.add_argument("--fail-on-widen", action="store_true",
-                   help="with --diff: exit 1 when a change widens what a step can reach")
+    add_switches(p, fail_on_widen="with --diff: exit 1 when a change widens what a step can "
+                 "reach")
     p.set_defaults(func=run)
 
 

@@ -28,7 +28,7 @@ def __getattr__(name: str):
 
 
 def register(sub) -> None:
-    from stepsmith.runner.cli.args import add_step_arguments
+    from stepsmith.runner.cli.args import add_step_arguments, add_switches
 
     p = sub.add_parser("record", help="run one step and save the run as a fixture",
                        description="Run one step once in a fresh sandbox and save inputs, "
@@ -37,13 +37,12 @@ def register(sub) -> None:
     p.add_argument("--name", metavar="CASE",
                    help="case name (lowercase slug: a-z, 0-9, '-', '_'); with --case, the "
                    "fixtures' name (default: the case name)")
-    p.add_argument("--force", action="store_true", help="overwrite an existing fixture")
+    add_switches(p, force="overwrite an existing fixture")
     p.add_argument("--response", metavar="FILE",
                    help="a public_egress step, offline: record FILE's JSON object as its "
                    "output (nothing runs; tests serve it as the recording)")
-    p.add_argument("--record-failure", action="store_true",
-                   help="with --live: record a failed live call as the expected result (by "
-                   "default it is refused: its outcome at the other end is unknown)")
+    add_switches(p, record_failure="with --live: record a failed live call as the expected "
+                 "result (by default it is refused: its outcome at the other end is unknown)")
     p.add_argument("--case", metavar="CASE",
                    help="record one fixture per step from the workflow case "
                    "fixtures/_workflow/<CASE>.json (existing fixtures become pending changes)")

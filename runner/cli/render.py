@@ -30,6 +30,29 @@ def print_result(console, res: dict, step_id: str) -> None:
     print_stdout(console, res.get("stdout"), indent="")
 
 
+class StepLog:
+    """A run's step outcomes (run-workflow, replay), printed as they come in text mode and
+    kept, so that a run stopped by a refusal still ends with a ✗ line and its summary."""
+
+    def __init__(self, console, text: bool):
+        self.console, self.text, self.seen = console, text, []
+
+    def __call__(self, o) -> None:
+        self.seen.append(o)
+        if self.text:
+            print_outcome(self.console, o)
+
+    def stopped(self, exc: Exception, summary: str) -> None:
+        """`summary`: "run day1: stopped — 2 accepted" (the refusal is counted here; its
+        whole text goes to stderr)."""
+        from rich.markup import escape
+
+        head = str(exc).split(". ", 1)[0]
+        head = head if len(head) < 200 else head[:197] + "..."
+        self.console.print(f"[red]✗ stopped[/]: {escape(head)}")
+        self.console.print(f"{escape(summary)}, 1 refused (the reason is on stderr)")
+
+
 MARKS = {"accepted": "[green]✓ accepted[/]", "reused": "[cyan]↺ reused[/]  ",
          "failed": "[red]✗ failed[/]  ", "same": "[green]✓ same[/]    ",
          "differs": "[red]✗ differs[/] ", "changed": "[red]✗ changed[/] ",
@@ -51,15 +74,65 @@ def print_outcome(console, o) -> None:
     for line in detail.splitlines():
         if line:
             console.print("    " + escape(line))
-    for d in o.differences:
-        console.print(f"    [yellow]{escape(d.path)}[/]: {escape(d.message)}")
-    if o.outcome == "differs" and o.accepted is not None and isinstance(o.result, dict):
-        from rich.syntax import Syntax
-        from stepsmith.runner.fixtures.compare import is_big, unified_diff
+    if o.code_diff:
+        console.print("    what changed in the code since it was accepted:")
+        _print_diff(console, o.code_diff)
+    if o.outcome == "changed" and o.reexecuted:
+        _print_edit_effect(console, o)
+        return
+    from stepsmith.runner.cli.loopview import print_differences
 
-        for label in ("output", "effects"):
-            exp, act = o.accepted.get(label), o.result.get(label)
-            if exp != act and is_big(exp, act):
-                console.print(Syntax(unified_diff(exp, act, label).replace(
-                    "expected", "accepted").replace("actual", "fresh"), "diff",
-                    theme="ansi_dark", background_color="default"))
+    print_differences(console, o.differences, indent="    ")
+    if o.outcome == "differs":
+        _print_big(console, o)
+
+
+def _print_edit_effect(console, o) -> None:
+    """A changed step re-executed with today's code on the stored request: what the edit does
+    to the accepted result, in the fixtures' typed rendering."""
+    from rich.markup import escape
+    from stepsmith.runner.cli.loopview import print_differences
+    from stepsmith.runner.fixtures.suite import describe_result
+
+    req = o.request or {}
+    pinned = ", ".join(f"{k} {v}" for k, v in (("time", req.get("evaluation_time")),
+                                                ("seed", req.get("seed"))) if v is not None)
+    res = o.result if isinstance(o.result, dict) else {}
+    if res.get("status") != "ok":
+        what = "the step fails"
+    elif o.differences:
+        what = "the output changes"
+    else:
+        what = "the output is the same"
+    console.print(f"    [bold]re-executed with the current code[/] (same inputs"
+                  f"{', ' + escape(pinned) if pinned else ''}): {what}")
+    print_differences(console, o.differences, indent="    ")
+    if res.get("status") != "ok":
+        for line in describe_result(res):
+            console.print("      " + escape(line))
+    else:
+        _print_big(console, o)
+
+
+def _print_big(console, o) -> None:
+    """Beside the typed differences, a unified diff when the values are big."""
+    from stepsmith.runner.fixtures.compare import is_big, unified_diff
+
+    if o.accepted is None or not isinstance(o.result, dict):
+        return
+    for label in ("output", "effects"):
+        exp, act = o.accepted.get(label), o.result.get(label)
+        if exp != act and is_big(exp, act):
+            _print_diff(console, unified_diff(exp, act, label, names=("accepted", "fresh")))
+
+
+def _print_diff(console, text: str, indent: str = "    ") -> None:
+    """A unified diff inside a step's block, indented as the block's other lines."""
+    from rich.markup import escape
+
+    for line in text.rstrip("\n").split("\n"):
+        style = ("bold" if line.startswith(("---", "+++")) else "green" if line.startswith("+")
+                 else "red" if line.startswith("-") else "cyan" if line.startswith("@@")
+                 else "")
+        shown = escape(line)
+        console.print(indent + (f"[{style}]{shown}[/]" if style else shown))

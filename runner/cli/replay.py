@@ -1,8 +1,9 @@
 """`stepsmith replay RUN [PATH]`: re-execute a run's accepted steps from their stored
 requests and report every step whose fresh result differs from the accepted one (a
-determinism check). Exit 0 all identical, 1 differences / changed requests / identity
-mismatch, 2 usage errors (unknown run id: the runs in the store are listed) or sandbox
-unavailable."""
+determinism check); a step whose code changed since is re-executed with the current code
+and shown with its code diff and its output diff. Exit 0 all identical, 1 differences /
+changed requests / identity mismatch, 2 usage errors (unknown run id: the runs in the store
+are listed) or sandbox unavailable."""
 
 from __future__ import annotations
 
@@ -11,38 +12,51 @@ import sys
 
 
 def register(sub) -> None:
+    from stepsmith.runner.cli.args import add_format, add_switches
+
     p = sub.add_parser("replay", help="re-execute an accepted run and report differences",
                        description="Re-execute every accepted step of run RUN from its stored "
-                       "request and compare the fresh result with the accepted one.")
+                       "request and compare the fresh result with the accepted one. A step "
+                       "whose code changed since is re-executed with the current code on the "
+                       "same request (inputs, time, seed) and shown with its code and output "
+                       "diffs.")
     p.add_argument("run_id", metavar="RUN", help="run id (see run-workflow)")
     p.add_argument("path", nargs="?", default=".", metavar="PATH",
                    help="workflow folder or manifest (default: .)")
-    p.add_argument("--stored-code", action="store_true",
-                   help="audit: re-execute each step with the source the store kept for it "
-                   "(same pinned time and seed), whatever the checkout holds now")
-    p.add_argument("--format", choices=["text", "json"], default="text")
+    add_switches(p, stored_code="audit: re-execute each step with the source the store kept "
+                 "for it (same pinned time and seed), whatever the checkout holds now")
+    add_format(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     import json
 
+    from stepsmith.runner.app.errors import AppError
     from stepsmith.runner.app.runs import replay
     from stepsmith.runner.cli.console import SafeConsole as Console
-    from stepsmith.runner.cli.render import print_outcome
+    from stepsmith.runner.cli.render import StepLog
 
     out = Console(highlight=False, soft_wrap=True)
     text = args.format == "text"
-    report = replay(args.path, args.run_id, stored_code=args.stored_code,
-                    on_step=(lambda o: print_outcome(out, o)) if text else None)
+    log = StepLog(out, text)
+    try:
+        report = replay(args.path, args.run_id, stored_code=args.stored_code, on_step=log)
+    except AppError as exc:
+        if text and log.seen:  # a replay that started and then stopped: say so where it ran
+            log.stopped(exc, f"replay {args.run_id}: stopped — {_counts(log.seen, 'recorded')}")
+        raise
     if not text:
         sys.stdout.write(json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n")
     else:
-        bad = [s for s in report.steps if s.outcome in ("differs", "changed")]
-        same = sum(s.outcome == "same" for s in report.steps)
-        rec = sum(s.outcome == "recorded" for s in report.steps)
-        out.print(f"replay {args.run_id}: {same} identical, {rec} recorded (not re-executed), "
-                  f"{len(bad)} differ or changed")
-        if bad:
+        out.print(f"replay {args.run_id}: {_counts(report.steps, 'recorded (not re-executed)')}")
+        if any(s.outcome in ("differs", "changed") for s in report.steps):
             out.print("[red]the run is NOT reproducible as accepted[/]")
     return 0 if report.ok else 1
+
+
+def _counts(steps, recorded: str) -> str:
+    bad = sum(s.outcome in ("differs", "changed") for s in steps)
+    same = sum(s.outcome == "same" for s in steps)
+    rec = sum(s.outcome == "recorded" for s in steps)
+    return f"{same} identical, {rec} {recorded}, {bad} differ or changed"

@@ -9,15 +9,17 @@ import sys
 
 
 def register(sub) -> None:
+    from stepsmith.runner.cli.args import add_format
+
     p = sub.add_parser("rules", help="list every rule (step code SS*, manifest SM*)",
                        description="List every rule the validator and manifest checks report.")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    add_format(p)
     p.set_defaults(func=run_rules)
 
     p = sub.add_parser("rule", help="explain one rule: summary, rationale, examples",
                        description="Explain one rule, e.g. `stepsmith rule SS201`.")
     p.add_argument("code", help="rule code (SS201) or name (private-attribute)")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    add_format(p)
     p.set_defaults(func=run_rule)
 
 

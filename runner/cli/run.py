@@ -9,13 +9,13 @@ import sys
 
 
 def register(sub) -> None:
-    from stepsmith.runner.cli.args import add_step_arguments
+    from stepsmith.runner.cli.args import add_format, add_step_arguments
 
     p = sub.add_parser("run", help="run one step once in a sandbox and print the result",
                        description="Run one step once in a fresh sandbox and print its typed "
                        "result.")
     add_step_arguments(p, required=False)
-    p.add_argument("--format", choices=["text", "json"], default="text")
+    add_format(p)
     p.set_defaults(func=run)
 
 

@@ -13,6 +13,8 @@ import sys
 
 
 def register(sub) -> None:
+    from stepsmith.runner.cli.args import add_format, add_live
+
     p = sub.add_parser("run-workflow", help="run a whole workflow, accepting each step's result",
                        description="Run every step of a workflow in manifest (wiring) order "
                        "with sources from fixtures/_workflow/<CASE>.json, accepting each ok "
@@ -21,13 +23,12 @@ def register(sub) -> None:
     p.add_argument("path", metavar="PATH", help="workflow folder or manifest")
     p.add_argument("--case", required=True, help="workflow case: fixtures/_workflow/<CASE>.json")
     p.add_argument("--run-id", default=None, help="run id (default: the case name)")
-    p.add_argument("--live", action="store_true",
-                   help="run public_egress steps against the network instead of the case's "
-                   "recorded outputs (never retried)")
+    add_live(p, "run public_egress steps against the network instead of the case's recorded "
+             "outputs (never retried)")
     p.add_argument("--wait", type=float, default=0.0, metavar="SECONDS",
                    help="when another process is executing this run id, wait up to SECONDS "
                    "for it instead of refusing at once (default: 0)")
-    p.add_argument("--format", choices=["text", "json"], default="text")
+    add_format(p)
     p.set_defaults(func=run)
 
 
@@ -36,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
 
     from stepsmith.runner.app.runs import RunRequest, run_workflow
     from stepsmith.runner.cli.console import SafeConsole as Console
-    from stepsmith.runner.cli.render import print_outcome
+    from stepsmith.runner.cli.render import StepLog
 
     out = Console(highlight=False, soft_wrap=True)
     text = args.format == "text"
@@ -56,23 +57,15 @@ def run(args: argparse.Namespace) -> int:
 
     from stepsmith.runner.app.errors import AppError
 
-    seen: list = []
-
-    def step_done(o) -> None:
-        seen.append(o)
-        if text:
-            print_outcome(out, o)
-
+    log = StepLog(out, text)
     try:
         done = run_workflow(RunRequest(args.path, args.case, args.run_id, args.live, args.wait),
-                            on_start=started, on_step=step_done)
+                            on_start=started, on_step=log)
     except AppError as exc:
         if text and started_run:  # a run that started and then stopped: say so where it ran
-            out.print(f"[red]✗ stopped[/]: {_first_clause(str(exc))}", markup=True)
-            n = {k: sum(s.outcome == k for s in seen) for k in ("accepted", "reused")}
-            reused = f"{n['reused']} reused, " if n["reused"] else ""
-            out.print(f"run {started_run[0]}: stopped — {n['accepted']} accepted, {reused}"
-                      "1 refused (the reason is on stderr)")
+            n = {k: sum(s.outcome == k for s in log.seen) for k in ("accepted", "reused")}
+            reused = f", {n['reused']} reused" if n["reused"] else ""
+            log.stopped(exc, f"run {started_run[0]}: stopped — {n['accepted']} accepted{reused}")
         raise
     report = done.report
     if not text:
@@ -84,9 +77,3 @@ def run(args: argparse.Namespace) -> int:
         out.print(f"run {report.run_id}: {state} — {n['accepted']} accepted, {n['reused']} "
                   f"reused, {n['failed']} failed, {done.total - len(report.steps)} not run")
     return 0 if report.ok else 1
-
-
-def _first_clause(message: str) -> str:
-    """The refusal's first sentence (the whole of it goes to stderr)."""
-    head = message.split(". ", 1)[0]
-    return head if len(head) < 200 else head[:197] + "..."

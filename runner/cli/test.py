@@ -15,6 +15,14 @@ import sys
 
 
 def register(sub) -> None:
+    from stepsmith.runner.cli.args import (
+        add_format,
+        add_live,
+        add_strict,
+        add_switches,
+        add_watch,
+    )
+
     p = sub.add_parser("test", help="run the recorded fixtures of workflows in sandboxes",
                        description="Run every fixture (fixtures/<step>/<case>.json) of the "
                        "workflows under PATH in fresh sandboxes and compare with the expected "
@@ -40,6 +48,14 @@ def register(sub) -> None:
                    help="stop after the first failure or error")
     p.add_argument("--maxfail", type=int, dest="maxfail", metavar="N",
                    help="stop after N failures or errors")
+    p.add_argument("--sw", "--stepwise", dest="stepwise", action="store_true",
+                   help="stop at the first failure; the next --sw run starts from that "
+                   "fixture (as pytest's --sw; state in each workflow's .stepsmith/)")
+    p.add_argument("--sw-skip", "--stepwise-skip", dest="stepwise_skip", action="store_true",
+                   help="let the first failure pass and stop at the next (implies --sw)")
+    p.add_argument("--sw-reset", "--stepwise-reset", dest="stepwise_reset",
+                   action="store_true", help="forget where the last --sw run stopped and start "
+                   "from the first fixture (implies --sw)")
     p.add_argument("--durations", type=int, default=None, metavar="N",
                    help="show the N slowest fixtures (0: all)")
     p.add_argument("-v", "--verbose", action="store_true",
@@ -53,26 +69,19 @@ def register(sub) -> None:
     p.add_argument("--store-durations", action="store_true", default=None,
                    help="record the durations also when running a shard (a whole run always "
                    "records them; shards only read them, so every shard sees the same)")
-    p.add_argument("--watch", action="store_true",
-                   help="run, then on every save re-run the fixtures the change affects "
-                   "(Ctrl-C stops)")
-    p.add_argument("--table", action="store_true",
-                   help="the per-workflow table with every workflow (by default, past 10 "
-                   "workflows it lists only those that did not pass)")
-    p.add_argument("--format", choices=["text", "json"], default="text")
+    add_watch(p, "run", "on every save re-run the fixtures the change affects")
+    add_switches(p, table="the per-workflow table with every workflow (by default, past 10 "
+                 "workflows it lists only those that did not pass)")
+    add_format(p)
     p.add_argument("--junit-xml", metavar="FILE", help="also write a JUnit XML report")
-    p.add_argument("--live", action="store_true",
-                   help="run public_egress steps against the network instead of serving "
-                   "their recordings (never retried)")
-    p.add_argument("--update", action="store_true",
-                   help="accept every changed output as the fixture's new expectation")
+    add_live(p, "run public_egress steps against the network instead of serving their "
+             "recordings (never retried)")
+    add_switches(p, update="accept every changed output as the fixture's new expectation")
     p.add_argument("-s", dest="show_stdout", action="store_true",
                    help="show the captured stdout of passing fixtures too")
-    p.add_argument("--strict", action="store_true",
-                   help="stale wired fixtures fail the run instead of warning")
-    p.add_argument("--coverage", action="store_true",
-                   help="trace the step files: covered share, missing lines and branches per "
-                   "step file (coverage.py's report)")
+    add_strict(p, "fail the run instead of warning")
+    add_switches(p, coverage="trace the step files: covered share, missing lines and branches "
+                 "per step file (coverage.py's report)")
     p.add_argument("--coverage-json", metavar="FILE",
                    help="also write the coverage as JSON (implies --coverage)")
     p.add_argument("--lcov", metavar="FILE", help="also write the coverage as LCOV (implies "
@@ -106,7 +115,9 @@ def run(args: argparse.Namespace) -> int:
         jobs=active().jobs if args.jobs is None else args.jobs,
         maxfail=args.maxfail, live=args.live, update=args.update, strict=args.strict,
         coverage=bool(args.coverage or args.coverage_json or args.lcov), repeat=args.repeat,
-        shard=shard, durations_path=args.durations_path, store_durations=args.store_durations)
+        shard=shard, durations_path=args.durations_path, store_durations=args.store_durations,
+        stepwise=args.stepwise, stepwise_skip=args.stepwise_skip,
+        stepwise_reset=args.stepwise_reset)
     if args.watch:
         from stepsmith.runner.cli.test_watch import watch
 
@@ -217,7 +228,17 @@ def _print(out, err, outcome, args) -> None:
         from stepsmith.runner.coverage import report
 
         out.print(report.text(outcome.coverage()), markup=False)
-    if outcome.not_run:
+    sw = outcome.selection.stepwise
+    if sw is not None and sw.start:
+        from rich.markup import escape
+
+        failed = sum(r.outcome in ("failed", "error") for r in outcome.results)
+        more = failed - (2 if sw.skip else 1)  # already running when it stopped (-j N)
+        out.print(f"[red]stopped at the {'second' if sw.skip else 'first'} failure[/] (--sw"
+                  f"{f'; {more} more finished while stopping' if more > 0 else ''}): "
+                  f"{outcome.not_run} fixture(s) not run; the next `stepsmith test --sw` starts "
+                  f"from {escape(sw.start)}")
+    elif outcome.not_run:
         failed = sum(r.outcome in ("failed", "error") for r in outcome.results)
         print_stopped(out, args.maxfail, outcome.not_run, failed)
     print_loop(outcome.loop, out, err)

@@ -71,8 +71,7 @@ def request_differences(stored: dict, fresh: dict) -> list[str]:
                        or (n in a) != (n in b)]
             out.append("inputs differ (" + ", ".join(changed) + ")")
         elif key == "code_hash":
-            out.append(f"code_hash differs (stored {str(a)[:12]}…, now {str(b)[:12]}…): "
-                       "the step's code changed")
+            out.append("the step's code changed")  # its hashes say nothing to an author
         else:
             out.append(f"{key} differs (stored {canonical_json(a)}, now {canonical_json(b)})")
     return out

@@ -90,6 +90,7 @@ class RequestMismatch(StoreError):
         self.run_id, self.step_id, self.effect_key = run_id, step_id, effect_key
         self.stored_sha256, self.fresh_sha256 = stored_sha256, fresh_sha256
         self.differences = differences
+        self.code_changed = "the step's code changed" in differences
         what = "; ".join(differences) or "the request differs"
         super().__init__(
             f"run {run_id!r}, step {step_id!r}: an accepted result exists for a DIFFERENT request "

@@ -1,8 +1,11 @@
 """Replay: a run's accepted steps re-executed from their stored requests and compared.
 
 ``replay_run``: re-executes every accepted step of a run from its STORED request (inputs,
-evaluation time, seed; code must still hash to the stored code hash) and compares the fresh
-result with the accepted one: a determinism check. Recorded steps are not re-executed.
+evaluation time, seed) and compares the fresh result with the accepted one: a determinism
+check. A step whose code changed since (a different request hash) is "changed": it is still
+re-executed, with today's code on the stored request, so the report shows what the edit does
+to the accepted output beside the code diff (as cargo-insta shows a snapshot's diff). Recorded
+and live public_egress steps are not re-executed.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from stepsmith.runner.store.canonical import (
     request_differences,
     request_sha256,
 )
-from stepsmith.runner.store.db import RequestMismatch, ResultStore
+from stepsmith.runner.store.db import ResultStore
 from stepsmith.runner.store.runs import (
     RunError,
     RunReport,
@@ -95,19 +98,15 @@ def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = N
                                   evaluation_time=req.get("evaluation_time"),
                                   seed=req.get("seed"), timezone=req.get("timezone"))
             fresh_sha = request_sha256(fresh)
+            changes: list[str] = []
             if fresh_sha != row.request_sha256:
-                exc = RequestMismatch(run_id=run_id, step_id=step.id, effect_key="",
-                                      stored_sha256=row.request_sha256, fresh_sha256=fresh_sha,
-                                      differences=request_differences(req, fresh))
-                detail = str(exc)
-                if req.get("code_hash") != fresh["code_hash"]:  # show what changed in the code
+                changes, detail = _what_changed(req, fresh, code.rel, run_id)
+                code_diff = ""
+                if "code" in changes:  # show what changed in the code
                     from stepsmith.runner.store.audit import code_change
 
-                    diff = code_change(store, req.get("code_hash") or "", code.source, code.rel)
-                    if diff:
-                        detail += "\nwhat changed in the code since it was accepted:\n" + diff
-                emit(StepOutcome(step.id, "changed", detail, None, fresh_sha))
-                continue
+                    code_diff = code_change(store, req.get("code_hash") or "", code.source,
+                                            code.rel)
             res = result_dict(invoke(lw, code, req.get("inputs") or {},
                                      evaluation_time=req.get("evaluation_time"),
                                      seed=req.get("seed"),
@@ -121,10 +120,36 @@ def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = N
                 diffs += diff_values(row.result.get("output"), res.get("output"), "output")
                 diffs += diff_values(row.result.get("effects") or [], res.get("effects") or [],
                                      "effects")
+            if changes:  # the edit's effect on the output, re-executed on the stored request
+                emit(StepOutcome(step.id, "changed", detail, res, fresh_sha, diffs,
+                                 accepted=row.result, code_diff=code_diff, changes=changes,
+                                 reexecuted=True, request=req))
+                continue
             emit(StepOutcome(step.id, "differs" if diffs else "same",
                              "the fresh result differs from the accepted one" if diffs else "",
-                             res, row.request_sha256, diffs, accepted=row.result))
+                             res, row.request_sha256, diffs, accepted=row.result,
+                             reexecuted=True, request=req))
     finally:
         if own_store:
             store.close()
     return report
+
+
+def _what_changed(stored: dict, fresh: dict, rel: str, run_id: str) -> tuple[list[str], str]:
+    """What differs between the accepted request and today's, as typed names ("code",
+    "function", or the request field) and one line in the author's terms (no hashes: the
+    outcome line carries the request's, shortened)."""
+    changes, words = [], []
+    if stored.get("code_hash") != fresh.get("code_hash"):
+        changes.append("code")
+        words.append(f"the code in {rel} changed")
+    if stored.get("function") != fresh.get("function"):
+        changes.append("function")
+        words.append(f"the step calls {fresh.get('function')}() (it was "
+                     f"{stored.get('function')}())")
+    rest = {k: v for k, v in stored.items() if k not in ("code_hash", "function")}
+    fresh_rest = {k: v for k, v in fresh.items() if k not in ("code_hash", "function")}
+    for line in request_differences(rest, fresh_rest):
+        changes.append(line.split(" ", 1)[0])
+        words.append(line)
+    return changes, f"{' and '.join(words)} since run {run_id!r} was accepted"

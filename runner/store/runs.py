@@ -119,11 +119,22 @@ class StepOutcome:
     differences: list[Difference] = field(default_factory=list)
     served_from: str = "execution"
     accepted: Any = None  # replay: the accepted result the fresh one was compared with
+    # replay: `reexecuted` when the step ran again; for a changed step, what changed ("code",
+    # "function", a request field) and its source's unified diff; it ran with today's code on
+    # the stored request, so `differences` is what the edit does to the accepted result
+    changes: list[str] = field(default_factory=list)
+    code_diff: str = ""
+    reexecuted: bool = False
+    request: Any = None  # replay: the stored request it was re-executed on (not in JSON)
 
     def to_json(self) -> dict:
         return {"step": self.step_id, "outcome": self.outcome, "detail": self.detail,
                 "request_sha256": self.request_sha256, "served_from": self.served_from,
-                "differences": [d.to_json() for d in self.differences], "result": self.result}
+                "differences": [d.to_json() for d in self.differences], "result": self.result,
+                # the accepted result only where it differs from `result` (replay)
+                "accepted": self.accepted if self.outcome in ("differs", "changed") else None,
+                "changes": self.changes, "code_diff": self.code_diff,
+                "reexecuted": self.reexecuted}
 
 
 @dataclass
