@@ -17,21 +17,11 @@ const { session } = require('./session');
 const URL = process.argv[2] || 'http://127.0.0.1:8092/';
 const OUT = process.argv[3] || '.';
 const run = session('e2e', OUT, 'fail-');
-const { log, check, openPalette, command } = run;
+const { log, check, command, openFile } = run;
 
 (async () => {
   const page = await run.launch();
   const shot = async (name) => { await page.screenshot({ path: path.join(OUT, name) }); log('screenshot', name); };
-
-  const openFile = async (name, dir) => {
-    await openPalette(['Control+P']);
-    await page.keyboard.type(name);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: dir || name }).first().waitFor({ timeout: 15000 });
-    await page.waitForTimeout(300);
-    await page.keyboard.press('Enter');
-    await page.waitForSelector(`.tab.active[aria-label*="${name}"]`, { timeout: 15000 }).catch(() => {});
-    await page.waitForSelector('.monaco-editor .view-lines', { timeout: 20000 });
-  };
 
   try {
     await page.goto(URL);

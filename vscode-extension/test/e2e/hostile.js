@@ -14,7 +14,7 @@ const { session } = require('./session');
 
 const [URL, OUT, MARKERS, MODE] = process.argv.slice(2);
 const run = session(`e2e-hostile ${MODE}`, OUT, 'hostile-fail-');
-const { log, check, openPalette, command } = run;
+const { log, check, command, openFile } = run;
 
 const markers = () => fs.readdirSync(MARKERS);
 
@@ -53,12 +53,7 @@ const markers = () => fs.readdirSync(MARKERS);
 
     await check(`${MODE}-diagnostic`, async () => {
       await page.locator('.monaco-workbench').click({ position: { x: 900, y: 450 } }).catch(() => {});
-      await openPalette(['Control+P']);
-      await page.keyboard.type('risk.py');
-      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'risk.py' }).first().waitFor({ timeout: 15000 });
-      await page.waitForTimeout(300);
-      await page.keyboard.press('Enter');
-      await page.waitForSelector('.monaco-editor .view-lines', { timeout: 20000 });
+      await openFile('risk.py');
       await page.waitForSelector('.monaco-editor .squiggly-error', { timeout: 60000 });
       await page.keyboard.press('Control+Shift+M');
       await page.waitForSelector('.markers-panel .monaco-list-row', { timeout: 15000 });

@@ -1,7 +1,8 @@
 // What every UI end-to-end driver (drive.js, hostile.js) starts with: headless Chromium on the
 // code-server page, a log line stamped with the seconds since start, checks counted into the
 // final "e2e: N passed, N failed" line (scripts/run-e2e.sh tallies it), a screenshot of each
-// failure, and the command palette / quick open that VS Code sometimes fails to show.
+// failure, the command palette / quick open that VS Code sometimes fails to show, and opening a
+// file through it.
 const { chromium } = require('playwright-core');
 const fs = require('fs');
 const path = require('path');
@@ -66,6 +67,19 @@ function session(tag, out, failPrefix) {
     await s.page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 10000 });
     await s.page.waitForTimeout(200);
     await s.page.keyboard.press('Enter');
+  };
+
+  // quick open: the file `name` (the row naming `dir`, when several files have that name), open
+  // in the editor
+  s.openFile = async (name, dir) => {
+    const page = s.page;
+    await s.openPalette(['Control+P']);
+    await page.keyboard.type(name);
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: dir || name }).first().waitFor({ timeout: 15000 });
+    await page.waitForTimeout(300);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector(`.tab.active[aria-label*="${name}"]`, { timeout: 15000 }).catch(() => {});
+    await page.waitForSelector('.monaco-editor .view-lines', { timeout: 20000 });
   };
 
   // the start-up or a step outside any check failed: counted, so the run cannot pass
