@@ -1,4 +1,4 @@
-"""Shared by the runner suites (fixtures, store, cli_run): the temp-workflow writer and the
+"""Shared by every suite: the test kits (the temp-workflow writer, the sandbox helpers) and the
 real-sandbox fixture. Loaded for every suite; it imports nothing heavy."""
 
 import importlib.util
@@ -7,12 +7,17 @@ from pathlib import Path
 
 import pytest
 
-if "stepsmith_wfkit" not in sys.modules:
-    _spec = importlib.util.spec_from_file_location(
-        "stepsmith_wfkit", Path(__file__).resolve().parent / "fixtures" / "wfkit.py")
-    _mod = importlib.util.module_from_spec(_spec)
-    sys.modules["stepsmith_wfkit"] = _mod
-    _spec.loader.exec_module(_mod)
+# The kits every suite may import by name, whichever folder it runs from: the temp-workflow
+# writer, the sandbox suite's helpers (process probes, a forged-result step) and the `|` cursor
+# marker of the language and LSP suites.
+_KITS = {"stepsmith_wfkit": "fixtures/wfkit.py", "sandbox_kit": "sandbox/sandbox_kit.py",
+         "cursor_kit": "language/cursor_kit.py"}
+for _name, _rel in _KITS.items():
+    if _name not in sys.modules:
+        _spec = importlib.util.spec_from_file_location(_name, Path(__file__).resolve().parent / _rel)
+        _mod = importlib.util.module_from_spec(_spec)
+        sys.modules[_name] = _mod
+        _spec.loader.exec_module(_mod)
 
 import stepsmith_wfkit as wfkit
 

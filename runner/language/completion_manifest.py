@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 
+from stepsmith.runner.manifest.model_paths import field_at, literal_values, model_at
 from stepsmith.runner.model.refs import CodeRef, StepOutputRef, parse_input_ref
 from stepsmith.runner.workspace.index import code_target, norm
 from stepsmith.runner.workspace.snapshot import WorkspaceSnapshot
@@ -18,7 +19,7 @@ from stepsmith.runner.workspace.snapshot import WorkspaceSnapshot
 from .completion import Candidate, Item, items_for, word_start
 from .completion_context import KEY_RE, YamlContext, layout, yaml_context
 from .lines import function_spans, strip_eol
-from .manifest_services import declared, field_at, literal_values, model_at, step_items
+from .manifest_services import declared, step_items
 
 __all__ = ["manifest_items"]
 

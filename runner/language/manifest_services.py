@@ -6,11 +6,12 @@ and read files). Positions are Problem-style: 1-based lines, 0-based code-point 
 
 from __future__ import annotations
 
-import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from stepsmith.runner.json_types import json_type
+from stepsmith.runner.manifest.model_paths import field_at, literal_values
 from stepsmith.runner.model.refs import (
     CodeRef,
     SourceRef,
@@ -33,70 +34,6 @@ class Symbol:
     selection: Span
     detail: str = ""
     children: list[Symbol] = field(default_factory=list)
-
-
-# ------------------------------------------------------------------ schema navigation
-
-
-def _unwrap(tp):
-    """Strip Annotated/Optional/Union-with-None."""
-    while True:
-        origin = typing.get_origin(tp)
-        if origin is typing.Annotated:
-            tp = typing.get_args(tp)[0]
-            continue
-        if origin is typing.Union or (origin is not None and str(origin) == "<class 'types.UnionType'>"):
-            args = [a for a in typing.get_args(tp) if a is not type(None)]
-            if len(args) == 1:
-                tp = args[0]
-                continue
-        return tp
-
-
-def _is_model(tp) -> bool:
-    return isinstance(tp, type) and hasattr(tp, "model_fields")
-
-
-def field_at(key_path: tuple) -> tuple[Any, Any]:
-    """(pydantic FieldInfo or None, annotation) of the key at `key_path` in a manifest."""
-    from stepsmith.runner.manifest.model import Workflow
-
-    tp: Any = Workflow
-    info = None
-    for part in key_path:
-        tp = _unwrap(tp)
-        if _is_model(tp):
-            if not isinstance(part, str) or part not in tp.model_fields:
-                return None, None
-            info = tp.model_fields[part]
-            tp = info.annotation
-            continue
-        origin = typing.get_origin(tp)
-        args = typing.get_args(tp)
-        if origin is dict and len(args) == 2:
-            tp, info = args[1], None
-            continue
-        if origin is list and args:
-            if not isinstance(part, int):
-                return None, None
-            tp, info = args[0], None
-            continue
-        return None, None
-    return info, tp
-
-
-def model_at(key_path: tuple):
-    """The model class whose keys are expected inside `key_path` (None if not a model)."""
-    _, tp = field_at(key_path)
-    tp = _unwrap(tp) if tp is not None else None
-    return tp if _is_model(tp) else None
-
-
-def literal_values(tp) -> list[str]:
-    tp = _unwrap(tp)
-    if typing.get_origin(tp) is typing.Literal:
-        return [str(a) for a in typing.get_args(tp)]
-    return []
 
 
 def describe_key(key_path: tuple) -> str | None:
@@ -214,25 +151,6 @@ def _reach_row(doc, step_id: str):
         if row.step_id == step_id:
             return row
     return None
-
-
-def json_type(value: Any) -> str:
-    """The JSON (Schema) type name of a plain YAML value."""
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    if value is None:
-        return "null"
-    return type(value).__name__
 
 
 def _scalar_text(node) -> str | None:

@@ -24,11 +24,7 @@ from pydantic import (
     model_validator,
 )
 from pydantic_core import PydanticCustomError
-from stepsmith.runner.manifest.cron import (  # the one cron grammar (re-exported)
-    CRON_FIELDS as _CRON_FIELDS,  # noqa: F401
-    CRON_ITEM as _CRON_ITEM,  # noqa: F401
-    check_cron,
-)
+from stepsmith.runner.manifest.cron import check_cron  # the one cron grammar
 from stepsmith.runner.model.grammar import (  # the one grammar (re-exported for callers)
     CODE_PATTERN,
     EVENT_PATTERN,

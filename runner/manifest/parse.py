@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import difflib
-import typing
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 from stepsmith.runner.problems import Problem, Span
 from stepsmith.runner.rules.manifest_rules import rationale
 
 from .crossref import check_crossrefs, value_span
 from .model import Workflow
+from .model_paths import model_at
 from .pattern_messages import pattern_message
 from .yamlpos import YMap, YNode, YScalar, YSeq, load, node_at
 
@@ -132,46 +132,6 @@ _EXPECTED = {
 }
 
 
-def _unwrap(tp):
-    """Annotated/Optional -> the inner type."""
-    while True:
-        origin = typing.get_origin(tp)
-        if origin is typing.Annotated:
-            tp = typing.get_args(tp)[0]
-            continue
-        if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
-            args = [a for a in typing.get_args(tp) if a is not type(None)]
-            if len(args) == 1:
-                tp = args[0]
-                continue
-        return tp
-
-
-def _model_at(loc: tuple):
-    """The pydantic model class that validates the mapping at `loc`, if any."""
-    tp: Any = Workflow
-    for part in loc:
-        tp = _unwrap(tp)
-        if isinstance(tp, type) and issubclass(tp, BaseModel):
-            f = tp.model_fields.get(part) if isinstance(part, str) else None
-            if f is None:
-                return None
-            tp = f.annotation
-            continue
-        origin = typing.get_origin(tp)
-        args = typing.get_args(tp)
-        if origin is list and isinstance(part, int) and args:
-            tp = args[0]
-        elif origin is dict and isinstance(part, str) and len(args) == 2:
-            tp = args[1]
-        else:
-            return None
-    tp = _unwrap(tp)
-    if isinstance(tp, type) and issubclass(tp, BaseModel):
-        return tp
-    return None
-
-
 def _context(loc: tuple, root: YNode | None) -> str:
     """' in step 'match'' style suffix for messages."""
     if len(loc) >= 2 and loc[0] == "steps" and isinstance(loc[1], int):
@@ -245,7 +205,7 @@ def _map_error(err: dict, root: YNode | None, add) -> None:
             span = parent.pair(key).key.span
         if span is None:
             span = parent.span if parent is not None else Span(1, 0, 1, 1)
-        model = _model_at(loc[:-1])
+        model = model_at(loc[:-1])
         allowed = list(model.model_fields) if model else []
         hint = ""
         fix = None

@@ -177,7 +177,9 @@ def topological_steps(workflow) -> list:
     return order
 
 
-def _case(lw: LoadedWorkflow, case: str):
+def load_case(lw: LoadedWorkflow, case: str):
+    """The workflow case `fixtures/_workflow/<case>.json`, loaded (RunUsageError for a name
+    that is not one, RunError for a case with problems): what `run` and `record` start from."""
     check_case_name(lw, case)
     path = lw.dir / "fixtures" / WORKFLOW_DIR / f"{case}.json"
     wc, problems = load_workflow_case(path)
@@ -199,7 +201,7 @@ def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
         raise RunError("the workflow has check problems:\n"
                        + "\n".join("  " + x for x in lw.error_lines()))
     check_pin(lw)  # before any lookup: a result of another Python is never reused
-    wc = _case(lw, case)
+    wc = load_case(lw, case)
     run_id = case if run_id is None else run_id
     check_run_id(run_id)
     wf = lw.workflow

@@ -49,6 +49,19 @@ async def at_cursor(ls, params, wait: str = "never"):
     return at, ls.session.snapshot()
 
 
+async def locations_at_cursor(ls, params, service, *args):
+    """A navigation request (definition, references): `service(snapshot, path, line, column,
+    *args)` off the loop for the cursor of `params`, its locations converted (None: none)."""
+    from stepsmith.server.convert import location
+
+    found = await at_cursor(ls, params, wait="py")
+    if found is None:
+        return None
+    at, ws = found
+    locs = await ls.off_loop(service, ws, at.path, at.line, at.column, *args)
+    return [location(ls.session, ws, loc) for loc in locs] or None
+
+
 async def workspace_table(ls, params, table, to_json):
     """A workspace table request (`stepsmith/reach`, `stepsmith/fixtures`): once settled, the
     table of the snapshot (for the `uri` given, else every workflow) converted off the loop."""

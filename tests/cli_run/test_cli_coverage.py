@@ -51,18 +51,24 @@ def test_coverage_report_names_the_missing_line_and_branch(run, wf, capsys):
     assert not (wf / ".stepsmith" / "pending").exists()
 
 
-def test_a_step_file_no_fixture_ran_is_reported_at_zero(run, tmp_path, kit, capsys, monkeypatch):
-    """As coverage.py reports a source file nothing imported: the untested step is the finding."""
-    monkeypatch.chdir(tmp_path)
+def with_untested_step(kit, folder, explanation: str, untested_code: str) -> None:
+    """A workflow of `classify` (BRANCHY, one fixture) and `untested` (no fixture) in `folder`."""
     m = kit.demo_manifest(steps=[
         {"id": "classify", "explanation": "Big or small.", "code": "steps/classify.py:classify",
          "inputs": {"amounts": "sources.numbers"}},
-        {"id": "untested", "explanation": "No fixture yet.", "code": "steps/untested.py:untested",
+        {"id": "untested", "explanation": explanation, "code": "steps/untested.py:untested",
          "inputs": {"amounts": "sources.numbers"}}])
-    kit.write_workflow(tmp_path / "wf", m, {"steps/classify.py": BRANCHY,
-                                            "steps/untested.py": BRANCHY.replace("classify", "untested")}, {
+    files = {"steps/classify.py": BRANCHY, "steps/untested.py": untested_code}
+    kit.write_workflow(folder, m, files, {
         "classify/small": {"inputs": {"amounts": [1, 2]}, "evaluation_time": AT,
                            "expected": {"output": "small", "effects": []}}})
+
+
+def test_a_step_file_no_fixture_ran_is_reported_at_zero(run, tmp_path, kit, capsys, monkeypatch):
+    """As coverage.py reports a source file nothing imported: the untested step is the finding."""
+    monkeypatch.chdir(tmp_path)
+    with_untested_step(kit, tmp_path / "wf", "No fixture yet.",
+                       BRANCHY.replace("classify", "untested"))
     code, out, _ = run(capsys, "wf", "--coverage")
     assert code == 0, out
     row = next(line for line in out.splitlines() if "untested.py" in line)
@@ -136,15 +142,7 @@ def test_a_step_file_that_does_not_parse_is_left_out_not_a_crash(bad, run, tmp_p
     """As coverage.py skips a source file it cannot parse: the others are reported; the
     broken file is the workflow check's finding, never an internal error of the report."""
     monkeypatch.chdir(tmp_path)
-    m = kit.demo_manifest(steps=[
-        {"id": "classify", "explanation": "Big or small.", "code": "steps/classify.py:classify",
-         "inputs": {"amounts": "sources.numbers"}},
-        {"id": "untested", "explanation": "Broken.", "code": "steps/untested.py:untested",
-         "inputs": {"amounts": "sources.numbers"}}])
-    kit.write_workflow(tmp_path / "wf", m, {"steps/classify.py": BRANCHY,
-                                            "steps/untested.py": bad}, {
-        "classify/small": {"inputs": {"amounts": [1, 2]}, "evaluation_time": AT,
-                           "expected": {"output": "small", "effects": []}}})
+    with_untested_step(kit, tmp_path / "wf", "Broken.", bad)
     code, out, err = run(capsys, "wf", "--coverage", "--coverage-json", tmp_path / "c.json")
     assert code != 2 and "internal error" not in err, err
     assert "untested.py" not in out.split("Name", 1)[-1]

@@ -32,14 +32,19 @@ class Watcher:
             self.lines.put(line.rstrip("\n"))
         self.lines.put(None)
 
-    def screen(self, timeout: float = 90) -> list[str]:
-        """The lines up to the next "waiting for changes" (one run's screen)."""
-        got, deadline = [], time.monotonic() + timeout
+    def _arriving(self, seconds: float, poll: float):
+        """The lines as they arrive for `seconds` (None once the watcher has exited)."""
+        deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             try:
-                line = self.lines.get(timeout=1)
+                yield self.lines.get(timeout=poll)
             except queue.Empty:
                 continue
+
+    def screen(self, timeout: float = 90) -> list[str]:
+        """The lines up to the next "waiting for changes" (one run's screen)."""
+        got = []
+        for line in self._arriving(timeout, 1):
             if line is None:
                 raise AssertionError("the watcher exited:\n" + "\n".join(got))
             got.append(line)
@@ -50,15 +55,7 @@ class Watcher:
     def quiet(self, seconds: float) -> list[str]:
         """Whatever the watcher prints in the next `seconds` (nothing, when one save made one
         run: a save arrives as several file events)."""
-        got, deadline = [], time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            try:
-                line = self.lines.get(timeout=0.1)
-            except queue.Empty:
-                continue
-            if line is not None:
-                got.append(line)
-        return got
+        return [line for line in self._arriving(seconds, 0.1) if line is not None]
 
     def stop(self) -> int:
         self.proc.send_signal(signal.SIGINT)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nav_kit import cursor
+from cursor_kit import cursor
 from stepsmith.runner.language.completion import Item, complete
 from stepsmith.runner.language.lines import split_lines
 from stepsmith.runner.workspace.diagnostics import check_manifest

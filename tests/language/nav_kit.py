@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "manifest"))
+from cursor_kit import cursor
 from manifest_kit import BASE, BILLS_PY, MATCH_PY
 from stepsmith.runner.language.lines import split_lines
 from stepsmith.runner.workspace.diagnostics import check_manifest
@@ -19,13 +20,6 @@ BILLS_CONN_PY = BILLS_PY.replace(
     "    token = connections[\"xero\"]\n    other = connections.get('xero')\n    for m in matches:\n")
 assert BILLS_CONN_PY != BILLS_PY
 FILES = {"workflow.yaml": BASE, "steps/match.py": MATCH_PY, "steps/bills.py": BILLS_CONN_PY}
-
-
-def cursor(marked: str) -> tuple[str, int, int]:
-    """The text without its `|`, and the 1-based line / code-point column of the `|`."""
-    i = marked.index("|")
-    before = marked[:i]
-    return marked[:i] + marked[i + 1:], before.count("\n") + 1, i - (before.rfind("\n") + 1)
 
 
 @dataclass

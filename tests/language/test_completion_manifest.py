@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 from completion_helpers import MANIFEST, apply, complete_at, edits, one
+from cursor_kit import cursor
 from stepsmith.runner.manifest import parse_manifest
 
 STEP_TAIL = "    connections: [xero]\n    effects: [draft_bill]\n"
@@ -15,7 +16,7 @@ STEP_TAIL = "    connections: [xero]\n    effects: [draft_bill]\n"
 def test_sources_inv_completes_to_the_source_not_a_doubled_prefix(tmp_path):
     marked = MANIFEST.replace("invoices: steps.normalise.output", "invoices: sources.inv|")
     text, items = complete_at(tmp_path, "workflow.yaml", marked)
-    line = marked[:marked.index("|")].count("\n") + 1
+    line = cursor(marked)[1]
     assert edits(items)[:2] == [("sources.invoices", (line, 24, line, 27), "invoices"),
                                 ("sources.purchase_orders", (line, 24, line, 27),
                                  "purchase_orders")]
@@ -36,7 +37,7 @@ def test_step_outputs_exclude_the_step_itself_and_cycles(tmp_path):
     assert [i.label for i in items] == ["sources.invoices", "sources.purchase_orders",
                                         "steps.normalise.output", "steps.match.output"]
     item = one(items, "steps.normalise.output")
-    line = marked[:marked.index("|")].count("\n") + 1
+    line = cursor(marked)[1]
     assert (item.range.line, item.range.column, item.range.end_column) == (line, 15, 15)
     assert item.new_text == "steps.normalise.output"
     assert "matches: steps.normalise.output\n" in apply(text, item)
@@ -56,7 +57,7 @@ def test_partial_step_reference_inserts_the_rest(tmp_path):
 def test_code_after_the_folder_gives_whole_code_values(tmp_path):
     marked = MANIFEST.replace("code: steps/match.py:match", "code: steps/|")
     text, items = complete_at(tmp_path, "workflow.yaml", marked)
-    line = marked[:marked.index("|")].count("\n") + 1
+    line = cursor(marked)[1]
     # the step's own name first, then functions named like their file, then the helpers
     assert edits(items) == [
         ("steps/match.py:match", (line, 16, line, 16), "match.py:match"),
@@ -75,7 +76,7 @@ def test_code_after_an_unquoted_colon_completes_though_the_yaml_is_broken(tmp_pa
     marked = MANIFEST.replace("code: steps/match.py:match", "code: steps/match.py:|")
     text, items = complete_at(tmp_path, "workflow.yaml", marked)
     assert parse_manifest(text).root is None  # `: ` at the end: not YAML
-    line = marked[:marked.index("|")].count("\n") + 1
+    line = cursor(marked)[1]
     assert edits(items) == [("steps/match.py:match", (line, 25, line, 25), "match"),
                             ("steps/match.py:in_base_currency", (line, 25, line, 25),
                              "in_base_currency")]
@@ -86,7 +87,7 @@ def test_code_inside_quotes_replaces_only_the_typed_word(tmp_path):
     marked = MANIFEST.replace("code: steps/match.py:match", 'code: "steps/match.py:in|"')
     text, items = complete_at(tmp_path, "workflow.yaml", marked)
     item = one(items, "steps/match.py:in_base_currency")
-    line = marked[:marked.index("|")].count("\n") + 1
+    line = cursor(marked)[1]
     assert (item.range.line, item.range.column, item.range.end_column) == (line, 26, 28)
     assert item.new_text == "in_base_currency"
     after = apply(text, item)
@@ -97,7 +98,7 @@ def test_code_inside_quotes_replaces_only_the_typed_word(tmp_path):
 def test_connection_in_a_flow_map(tmp_path):
     marked = MANIFEST.replace("invoices: {connection: xero,", "invoices: {connection: |,")
     text, items = complete_at(tmp_path, "workflow.yaml", marked)
-    line = marked[:marked.index("|")].count("\n") + 1
+    line = cursor(marked)[1]
     assert edits(items) == [("xero", (line, 25, line, 25), "xero"),
                             ("ecb", (line, 25, line, 25), "ecb")]
     assert apply(text, items[0]) == MANIFEST
@@ -130,7 +131,7 @@ def test_keys_in_a_flow_map_skip_the_ones_written(tmp_path):
 def test_connections_in_a_block_list_item(tmp_path):
     marked = MANIFEST.replace("    connections: [xero]\n", "    connections:\n      - |\n")
     text, items = complete_at(tmp_path, "workflow.yaml", marked)
-    line = marked[:marked.index("|")].count("\n") + 1
+    line = cursor(marked)[1]
     assert edits(items) == [("xero", (line, 8, line, 8), "xero"), ("ecb", (line, 8, line, 8), "ecb")]
     after = apply(text, items[0])
     assert "    connections:\n      - xero\n" in after
@@ -153,7 +154,7 @@ def test_input_names_come_from_the_functions_signature(tmp_path):
     marked = MANIFEST.replace("      invoices: steps.normalise.output\n",
                               "      invoices: steps.normalise.output\n      |\n")
     text, items = complete_at(tmp_path, "workflow.yaml", marked)
-    line = marked[:marked.index("|")].count("\n") + 1
+    line = cursor(marked)[1]
     assert edits(items) == [("purchase_orders", (line, 6, line, 6), "purchase_orders: "),
                             ("tolerance", (line, 6, line, 6), "tolerance: ")]
     assert "      invoices: steps.normalise.output\n      tolerance: \n" in apply(text, items[1])
@@ -170,7 +171,7 @@ def test_step_keys_skip_the_written_ones(tmp_path):
     marked = MANIFEST.replace("    effects: [draft_bill]\n", "    effects: [draft_bill]\n    ne|\n")
     text, items = complete_at(tmp_path, "workflow.yaml", marked)
     assert [i.label for i in items] == ["network"]
-    line = marked[:marked.index("|")].count("\n") + 1
+    line = cursor(marked)[1]
     assert edits(items) == [("network", (line, 4, line, 6), "network: ")]
     assert apply(text, items[0]).endswith("    effects: [draft_bill]\n    network: \n")
 
@@ -247,7 +248,7 @@ def test_columns_are_code_points_after_an_emoji(tmp_path):
 def test_a_new_step_on_a_blank_line_brings_its_dash(tmp_path):
     for marked in (MANIFEST + "  |\n", "workflow: w\nsteps:\n  |\n"):
         text, items = complete_at(tmp_path, "workflow.yaml", marked)
-        line = marked[:marked.index("|")].count("\n") + 1
+        line = cursor(marked)[1]
         assert edits(items) == [("new step", (line, 2, line, 2),
                                  ("- id: ${1:new_step}\n    explanation: ${2:what this step does, "
                                   "in plain language}\n    code: steps/${3:new_step}.py:${4:new_step}"))]
@@ -261,7 +262,7 @@ def test_a_new_step_on_a_blank_line_brings_its_dash(tmp_path):
 def test_a_new_list_item_on_a_blank_line(tmp_path):
     marked = MANIFEST.replace("    connections: [xero]\n", "    connections:\n      - xero\n      |\n")
     text, items = complete_at(tmp_path, "workflow.yaml", marked)
-    line = marked[:marked.index("|")].count("\n") + 1
+    line = cursor(marked)[1]
     assert edits(items) == [("ecb", (line, 6, line, 6), "- ecb")]
     assert "      - xero\n      - ecb\n" in apply(text, items[0])
 
@@ -289,7 +290,7 @@ def test_code_targets_of_a_huge_folder_are_bounded(tmp_path):
 def test_a_list_value_in_block_style_gets_a_flow_list(tmp_path):
     marked = MANIFEST.replace("    connections: [xero]\n", "    connections: |\n")
     text, items = complete_at(tmp_path, "workflow.yaml", marked)
-    line = marked[:marked.index("|")].count("\n") + 1
+    line = cursor(marked)[1]
     assert edits(items) == [("xero", (line, 17, line, 17), "[xero]"),
                             ("ecb", (line, 17, line, 17), "[ecb]")]
     after = apply(text, items[1])

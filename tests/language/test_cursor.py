@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nav_kit import cursor
+from cursor_kit import cursor
 from stepsmith.runner.fixes import apply_edits
 from stepsmith.runner.language.actions import code_actions
 from stepsmith.runner.language.lines import split_lines

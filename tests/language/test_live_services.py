@@ -6,7 +6,7 @@ buffer moving on after the run (a changed line keeps nothing)."""
 from __future__ import annotations
 
 import pytest
-from nav_kit import cursor
+from cursor_kit import cursor
 from stepsmith.runner.language.carry import line_map
 from stepsmith.runner.language.coverage import coverage_view, untaken_branches
 from stepsmith.runner.language.values import (

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from nav_kit import BASE, cursor, workspace
+from cursor_kit import cursor
+from nav_kit import BASE, workspace
 from stepsmith.runner.language.ranges import Fold, folding_ranges, selection_ranges
 from stepsmith.runner.problems import Span
 

@@ -5,10 +5,10 @@ parameters say where their values come from), the active parameter; nothing for 
 from __future__ import annotations
 
 import pytest
+from cursor_kit import cursor
 from stepsmith.runner.language.signature_help import signature_help
 from stepsmith.runner.workspace.index import norm
 from test_code_actions import snapshot
-from test_cursor import cursor
 
 HEAD = "import decimal\nimport datetime as dt\nfrom statistics import mean\n\n\n"
 BODY = "def read(invoices):\n    x = {call}\n    return invoices\n"

@@ -56,6 +56,23 @@ def _workflow(kit, root: Path, files: dict[str, tuple[str, str, list[str]]],
                                                for s, (src, _, _) in files.items()}, fixtures)
 
 
+def raised_by(ref) -> list:
+    """(step, exception) of every call that raised on the host (the reference's own run)."""
+    return [(s, out) for s, _, out in ref.outputs if isinstance(out, Exception)]
+
+
+def stepsmith_agrees(kit, capsys, wf, tmp_path, ref):
+    """`stepsmith test --coverage` on `wf`: it passes and its report is the reference's."""
+    def cli(*argv):
+        code, out, err = kit.cli(capsys, *argv)
+        return code, out + err
+
+    code, text, ours = covref.stepsmith(cli, wf, tmp_path)
+    assert code == 0, text
+    assert covref.compare(ref, ours) == [], text
+    return ours
+
+
 @pytest.fixture
 def agree(kit, capsys, tmp_path, monkeypatch):
     """agree(files, calls) -> (reference report, stepsmith report), asserting they agree and
@@ -67,20 +84,12 @@ def agree(kit, capsys, tmp_path, monkeypatch):
         ref = covref.reference({s: src for s, (src, _, _) in files.items()},
                                [covref.Call(stem, files[stem][1], inputs)
                                 for stem, _, inputs in calls], tmp_path)
-        raised = [(s, out) for s, _, out in ref.outputs if isinstance(out, Exception)]
+        raised = raised_by(ref)
         assert len(raised) == errors, raised  # the corpus returns a value on every input
         cases = [(stem, name, inputs, out)
                  for (stem, name, inputs), (_, _, out) in zip(calls, ref.outputs, strict=True)]
         wf = _workflow(kit, tmp_path / "wf", files, cases)
-
-        def cli(*argv):
-            code, out, err = kit.cli(capsys, *argv)
-            return code, out + err
-
-        code, text, ours = covref.stepsmith(cli, wf, tmp_path)
-        assert code == 0, text
-        assert covref.compare(ref, ours) == [], text
-        return ref, ours
+        return ref, stepsmith_agrees(kit, capsys, wf, tmp_path, ref)
 
     return run
 
@@ -229,16 +238,9 @@ def test_bundled_examples_agree(example, kit, capsys, tmp_path, monkeypatch):
             if step.connections else None))
     ref = covref.reference(sources, calls, tmp_path)
     expect_error = [c for c in cases if c.fixture.expected.error is not None]
-    raised = [(s, out) for s, _, out in ref.outputs if isinstance(out, Exception)]
+    raised = raised_by(ref)
     assert len(raised) == len(expect_error), raised
-
-    def cli(*argv):
-        code, out, err = kit.cli(capsys, *argv)
-        return code, out + err
-
-    code, text, ours = covref.stepsmith(cli, wf, tmp_path)
-    assert code == 0, text
-    assert covref.compare(ref, ours) == [], text
+    ours = stepsmith_agrees(kit, capsys, wf, tmp_path, ref)
     print(f"\ncoverage agreement ({example}): {len(ours.files)} files, {len(calls)} fixtures")
     assert len(ours.files) == len(sources) >= 4 and len(calls) >= 10
 

@@ -14,6 +14,7 @@ import math
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from sandbox_kit import FORGE_STEP
 from stepsmith.runner.sandbox import run_step
 
 pytestmark = pytest.mark.usefixtures("sandbox")
@@ -105,6 +106,21 @@ def _report():
     print("\nJSON boundary vs json round trip, cases:", dict(sorted(COUNTS.items())))
 
 
+def like_the_reference(v, res, side: str, refusal: str) -> bool:
+    """`res` (a run that sent `v` across as a `side`) is the reference's round trip, or a
+    `refusal` exactly when the reference refuses `v`; True for a round trip."""
+    verdict, want = reference(v)
+    if verdict == "ok":
+        assert res.status == "ok", (res.status, res.message)
+        assert same(res.output, want)
+        _count(f"{side}: equal")
+        return True
+    assert res.status == "error" and res.error["type"] == refusal, (res.status, res.message)
+    res.message.encode("utf-8")  # the refusal itself is always UTF-8 text
+    _count(f"{side}: refused")
+    return False
+
+
 @example(["\ud800"]).via("a lone surrogate")
 @example({float("inf"): 1}).via("a non-finite key")
 @example({float("nan"): 1, 1.5: 2, True: 3, None: 4, 7: 5}).via("non-string keys")
@@ -115,17 +131,7 @@ def _report():
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(values)
 def test_a_result_round_trips_like_json_or_is_refused(v):
-    verdict, want = reference(v)
-    res = run_step(BUILD, "build", {"r": recipe(v)})
-    if verdict == "ok":
-        assert res.status == "ok", (res.status, res.message)
-        assert same(res.output, want)
-        _count("result: equal")
-    else:
-        assert res.status == "error" and res.error["type"] == "NotJSONError", (res.status,
-                                                                               res.message)
-        res.message.encode("utf-8")  # the refusal itself is always UTF-8 text
-        _count("result: refused")
+    like_the_reference(v, run_step(BUILD, "build", {"r": recipe(v)}), "result", "NotJSONError")
 
 
 @example(["\ud800"])
@@ -137,18 +143,9 @@ def test_a_result_round_trips_like_json_or_is_refused(v):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(values)
 def test_an_input_arrives_like_json_or_is_refused(v):
-    verdict, want = reference(v)
     res = run_step(BUILD, "echo", {"x": v})
-    if verdict == "ok":
-        assert res.status == "ok", (res.status, res.message)
-        assert same(res.output, want)
-        _count("input: equal")
-    else:
-        assert res.status == "error" and res.error["type"] == "InputError", (res.status,
-                                                                             res.message)
-        assert res.exit_status is None
-        res.message.encode("utf-8")
-        _count("input: refused")
+    if not like_the_reference(v, res, "input", "InputError"):
+        assert res.exit_status is None  # refused before any sandbox started
 
 
 @pytest.mark.parametrize("value,where,words", [
@@ -201,18 +198,6 @@ def test_finite_floats_keep_their_bits():
         [math.copysign(1, v) for v in vals] and res.output == vals
 
 
-FORGE = '''
-import os
-def f(forged):
-    for fd in range(3, 10):
-        try:
-            os.write(fd, forged.encode())
-        except OSError:
-            pass
-    os._exit(0)
-'''
-
-
 @pytest.mark.parametrize("forged,kind", [
     ('{"status": "ok", "output": {"s": "\\ud800"}}', "NotJSONError"),
     ('{"status": "ok", "output": ["\\ud83d\\ude00", "\\udc00"]}', "NotJSONError"),
@@ -227,7 +212,7 @@ def test_the_parent_refuses_what_a_forged_result_smuggles(forged, kind):
     from stepsmith.runner.sandbox import _execute
     from stepsmith.runner.sandbox.result import Limits
 
-    res = _execute(FORGE, "f", {"forged": forged}, filename="s.py", validate=False,
+    res = _execute(FORGE_STEP, "f", {"forged": forged}, filename="s.py", validate=False,
                    effects_declared={"e": "id"}, limits=Limits())
     assert res.status == "error" and res.error["type"] == kind, res
     json.dumps(res.to_json(), ensure_ascii=False).encode("utf-8")
@@ -239,7 +224,7 @@ def test_forged_display_text_stays_unicode():
               '"function": "f\\ud800", "text": "t\\ud800"}]}}')
     from stepsmith.runner.sandbox import run_unvalidated
 
-    res = run_unvalidated(FORGE, "f", {"forged": forged})
+    res = run_unvalidated(FORGE_STEP, "f", {"forged": forged})
     assert res.status == "error" and res.error["message"] == "m\\udfff"
     assert res.stdout == "o\\ud800" and res.error["type"] == "E\\udc00"
     json.dumps(res.to_json(), ensure_ascii=False).encode("utf-8")

@@ -12,16 +12,20 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
 V4, V6 = "1.2.3.4", "2606:4700:10::1234"
+KIT = str(Path(__file__).resolve().parent)  # sandbox_kit.py: the probe asks the proxy with it
 
 SCRIPT = textwrap.dedent(r"""
     import json, socket, subprocess, sys, threading
     from stepsmith.runner.sandbox import egress, interfaces
 
-    V4, V6 = sys.argv[1], sys.argv[2]
+    V4, V6, KIT = sys.argv[1:4]
+    sys.path.insert(0, KIT)
+    from sandbox_kit import ask_proxy
     out = {}
     policy = egress.AddressPolicy()
     out["before"] = policy.public([V4, V6, "::ffff:" + V4, "64:ff9b::" + V4])
@@ -66,17 +70,7 @@ SCRIPT = textwrap.dedent(r"""
     probe.close()
 
     def ask(target):
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        s.settimeout(10)
-        s.connect(proxy.path)
-        s.sendall(b"CONNECT %s HTTP/1.1\r\n\r\n" % target.encode())
-        data = b""
-        while True:
-            chunk = s.recv(4096)
-            if not chunk:
-                break
-            data += chunk
-        return data.split(b"\r\n")[0].decode()
+        return ask_proxy(proxy.path, target).split(b"\r\n")[0].decode()
 
     out["answers"] = {t: ask(t) for t in (V4 + ":80", "[" + V6 + "]:80",
                                           "[::ffff:" + V4 + "]:80", "[64:ff9b::" + V4 + "]:80")}
@@ -95,7 +89,7 @@ def test_addresses_of_local_interfaces_are_refused_per_request(tmp_path):
     assert unshare and ipcmd, "util-linux unshare and iproute2 ip are part of the base system"
     script = tmp_path / "probe.py"
     script.write_text(SCRIPT)
-    done = subprocess.run([unshare, "--net", "--", sys.executable, str(script), V4, V6],
+    done = subprocess.run([unshare, "--net", "--", sys.executable, str(script), V4, V6, KIT],
                           capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout.strip().splitlines()[-1])

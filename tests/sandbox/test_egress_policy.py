@@ -15,6 +15,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from iana_registries import boundaries, reference_public
+from sandbox_kit import ask_proxy
 from stepsmith.runner.sandbox import addresses, egress
 
 V4 = st.one_of(st.integers(0, 2**32 - 1), st.sampled_from(boundaries(4)))
@@ -105,21 +106,6 @@ def test_no_test_switch_in_the_product_module():
 # ------------------------------------------------------------------ the proxy, over its socket
 
 
-def _ask(proxy, target: str, timeout: float = 10.0) -> bytes:
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(timeout)
-    s.connect(proxy.path)
-    s.sendall(b"CONNECT %s HTTP/1.1\r\n\r\n" % target.encode())
-    data = b""
-    while True:
-        chunk = s.recv(4096)
-        if not chunk:
-            break
-        data += chunk
-    s.close()
-    return data
-
-
 def shown(answer: bytes, host: str):
     """Status line and body of an answer, the host's name taken out."""
     head, _, body = answer.partition(b"\r\n\r\n")
@@ -129,9 +115,9 @@ def shown(answer: bytes, host: str):
 def test_unresolvable_and_non_public_names_get_the_same_answer():
     proxy = egress.EgressProxy()
     try:
-        non_public = _ask(proxy, "localhost:443")
-        loopback = _ask(proxy, "127.0.0.1:443")
-        missing = _ask(proxy, "no-such-host.invalid:443")
+        non_public = ask_proxy(proxy.path, "localhost:443")
+        loopback = ask_proxy(proxy.path, "127.0.0.1:443")
+        missing = ask_proxy(proxy.path, "no-such-host.invalid:443")
     finally:
         proxy.close()
     assert non_public.startswith(b"HTTP/1.1 403"), non_public
@@ -143,9 +129,9 @@ def test_unresolvable_and_non_public_names_get_the_same_answer():
 def test_a_refused_port_tells_nothing_about_internal_names():
     proxy = egress.EgressProxy()
     try:
-        missing = _ask(proxy, "no-such-host.invalid:25")
-        internal = _ask(proxy, "localhost:25")
-        public = _ask(proxy, "8.8.8.8:25")  # a literal: no lookup, no traffic
+        missing = ask_proxy(proxy.path, "no-such-host.invalid:25")
+        internal = ask_proxy(proxy.path, "localhost:25")
+        public = ask_proxy(proxy.path, "8.8.8.8:25")  # a literal: no lookup, no traffic
     finally:
         proxy.close()
     assert missing.startswith(b"HTTP/1.1 403"), missing

@@ -8,7 +8,13 @@ import sysconfig
 import time
 
 import pytest
-from sandbox_kit import my_children, new_marker, run_parallel, sandbox_pids_with
+from sandbox_kit import (
+    FORGE_STEP,
+    my_children,
+    new_marker,
+    run_parallel,
+    sandbox_pids_with,
+)
 from stepsmith.runner.sandbox import Limits, StepResult, run_unvalidated
 
 
@@ -328,17 +334,7 @@ def f():
 ], ids=lambda s: s[:24])
 def test_forged_results_are_rejected(forged):
     # A hostile step that gets hold of the result fd and writes its own "result".
-    src = '''
-import os
-def f(forged):
-    for fd in range(3, 10):
-        try:
-            os.write(fd, forged.encode())
-        except OSError:
-            pass
-    os._exit(0)
-'''
-    res = run_unvalidated(src, "f", {"forged": forged})
+    res = run_unvalidated(FORGE_STEP, "f", {"forged": forged})
     assert res.status == "error", res
     assert res.error["type"] == "SandboxError"
 

@@ -8,9 +8,8 @@ builtins off, so nothing but libfaketime stands between the step and the kernel'
 
 from __future__ import annotations
 
-import os
-
 import pytest
+from sandbox_kit import alive
 from stepsmith.runner import sandbox
 from stepsmith.runner.sandbox import Limits, run_unvalidated, spares
 
@@ -28,13 +27,6 @@ def f():
             "facade_now": datetime.datetime.now(datetime.UTC).timestamp()}
 '''
 
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 def _unvalidated_frames(monkeypatch):
@@ -71,7 +63,7 @@ def test_the_os_clock_of_a_spare_is_the_pinned_instant(monkeypatch):
         (pid,) = pool.pids()
         res = sandbox._execute(BELOW, "f", {}, filename="step.py", evaluation_time=AT,
                                validate=True, limits=Limits())
-        assert not _alive(pid), "the run did not take the spare"
+        assert not alive(pid), "the run did not take the spare"
     finally:
         spares.disable()
     assert len(seen) == 1 and seen[0]["validate"] is False

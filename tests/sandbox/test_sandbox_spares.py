@@ -4,10 +4,10 @@ exactly one invocation and is gone afterwards, and nothing of the pool outlives 
 
 from __future__ import annotations
 
-import os
 import threading
 
 import pytest
+from sandbox_kit import alive
 from stepsmith.runner.sandbox import Limits, cmdline, process, run_step, spares
 
 CLOCK = '''from datetime import UTC, date, datetime
@@ -20,13 +20,6 @@ def f(connections, n):
 '''
 AT = "2026-12-01T07:00:00+00:00"
 
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 @pytest.fixture

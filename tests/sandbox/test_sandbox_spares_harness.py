@@ -5,23 +5,16 @@ the mutation table found that dropping the harness check passed every test."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
 import pytest
+from sandbox_kit import alive
 from stepsmith.runner import harness, sandbox
 from stepsmith.runner.sandbox import run_step, spares
 
 RUNNER = Path(harness.__file__).resolve().parent.parent
 
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 def _changed_harness(dest: Path) -> Path:
@@ -52,7 +45,7 @@ def test_a_spare_with_an_older_harness_is_discarded_not_used(tmp_path):
         res = run_step(src, "f", {})
         assert res.status == "error" and res.error["type"] == "NameError", (
             "the run used the spare with the old harness", res.status, res.output)
-        assert not _alive(old)  # discarded: killed, never handed the request
+        assert not alive(old)  # discarded: killed, never handed the request
     finally:
         spares.disable()
         mp.undo()

@@ -5,6 +5,7 @@ ranges are UTF-16 (an emoji before the cursor counts two)."""
 from __future__ import annotations
 
 import pytest
+from cursor_kit import cursor
 from lsp_harness import close_doc, diagnostics, open_doc, uri
 from lsprotocol import types as T
 
@@ -13,11 +14,9 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 def marked(text: str) -> tuple[str, T.Position]:
     """The text without its `|` and the UTF-16 position of the `|`."""
-    i = text.index("|")
-    before = text[:i]
-    line = before.count("\n")
-    head = before[before.rfind("\n") + 1:]
-    return text[:i] + text[i + 1:], T.Position(line, len(head.encode("utf-16-le")) // 2)
+    plain, line, column = cursor(text)
+    head = plain.split("\n")[line - 1][:column]
+    return plain, T.Position(line - 1, len(head.encode("utf-16-le")) // 2)
 
 
 async def complete(client, u: str, p: T.Position) -> list[T.CompletionItem]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -24,6 +23,7 @@ from lsp_harness import (
     uri,
 )
 from lsprotocol import types as T
+from sandbox_kit import alive
 from stepsmith_wfkit import TOTAL_CODE
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -109,13 +109,6 @@ async def lens_titles(client, u):
         text_document=T.TextDocumentIdentifier(uri=u)))
     return [lens.command.title for lens in lenses or []]
 
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 async def typed(client, u, text, step_id="total"):

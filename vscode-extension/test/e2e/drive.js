@@ -10,77 +10,18 @@
 //   pending-loop  the failure is listed in "Pending Fixture Changes"; its diff opens
 //                 (accepted <-> new); the title bar's Accept applies it; the Test Explorer
 //                 then shows the fixture passing
-const { chromium } = require('playwright-core');
 const fs = require('fs');
 const path = require('path');
+const { session } = require('./session');
 
 const URL = process.argv[2] || 'http://127.0.0.1:8092/';
 const OUT = process.argv[3] || '.';
-const t0 = Date.now();
-const log = (...a) => console.log(`[e2e ${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
-const results = [];
-let page;
-
-async function check(name, fn) {
-  const s = Date.now();
-  try {
-    await fn();
-    results.push({ name, ok: true, ms: Date.now() - s });
-    log(`PASS ${name}`);
-  } catch (e) {
-    results.push({ name, ok: false, ms: Date.now() - s, error: String(e && e.message || e) });
-    log(`FAIL ${name}: ${e && e.message || e}`);
-    await page.screenshot({ path: path.join(OUT, `fail-${name}.png`) }).catch(() => {});
-  }
-}
+const run = session('e2e', OUT, 'fail-');
+const { log, check, command, openFile } = run;
 
 (async () => {
-  fs.mkdirSync(OUT, { recursive: true });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
-  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-  page.on('pageerror', (e) => log('pageerror', e.message.slice(0, 200)));
+  const page = await run.launch();
   const shot = async (name) => { await page.screenshot({ path: path.join(OUT, name) }); log('screenshot', name); };
-
-  // The command palette: F1 can be swallowed while focus sits in a just-closed preview or a
-  // webview, so retry with the focus moved back to the workbench and the other shortcut.
-  const openPalette = async (keys = ['F1', 'Control+Shift+P']) => {
-    for (let attempt = 0; attempt < 4; attempt++) {
-      await page.keyboard.press('Escape');
-      if (attempt > 0) {
-        await page.locator('.part.editor').click({ position: { x: 600, y: 300 } }).catch(() => {});
-        await page.keyboard.press('Escape');
-      }
-      await page.keyboard.press(keys[attempt % keys.length]);
-      const shown = await page.waitForSelector('.quick-input-widget input', { state: 'visible', timeout: 5000 })
-        .then(() => true, () => false);
-      if (shown) return;
-      log('command palette did not open; retrying');
-    }
-    throw new Error('the command palette did not open');
-  };
-
-  const command = async (title) => {
-    await openPalette();
-    await page.keyboard.type(title);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 10000 });
-    await page.waitForTimeout(200);
-    await page.keyboard.press('Enter');
-  };
-
-  const openFile = async (name, dir) => {
-    await openPalette(['Control+P']);
-    await page.keyboard.type(name);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: dir || name }).first().waitFor({ timeout: 15000 });
-    await page.waitForTimeout(300);
-    await page.keyboard.press('Enter');
-    await page.waitForSelector(`.tab.active[aria-label*="${name}"]`, { timeout: 15000 }).catch(() => {});
-    await page.waitForSelector('.monaco-editor .view-lines', { timeout: 20000 });
-  };
 
   try {
     await page.goto(URL);
@@ -336,15 +277,9 @@ async function check(name, fn) {
       await shot('14-renamed.png');
     });
   } catch (e) {
-    results.push({ name: 'setup', ok: false, error: String(e && e.message || e) });
-    log('ERROR', e);
+    run.failed('setup', e);
     await shot('e2e-error.png').catch(() => {});
   } finally {
-    const passed = results.filter((r) => r.ok).length;
-    const failed = results.length - passed;
-    fs.writeFileSync(path.join(OUT, 'e2e-result.json'), JSON.stringify({ results, seconds: (Date.now() - t0) / 1000 }, null, 2));
-    console.log(`e2e: ${passed} passed, ${failed} failed`);
-    await browser.close();
-    process.exit(failed === 0 && passed > 0 ? 0 : 1);
+    await run.finish('e2e-result.json');
   }
 })();

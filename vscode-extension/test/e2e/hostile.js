@@ -8,63 +8,25 @@
 //   <mode>-server-runs    the status item says the server answered (ready / restricted)
 //   <mode>-diagnostic     the planted SS1xx violation is underlined and listed in Problems
 //   <mode>-no-marker      no module of the folder was imported (also after a server restart)
-const { chromium } = require('playwright-core');
 const fs = require('fs');
 const path = require('path');
+const { session } = require('./session');
 
 const [URL, OUT, MARKERS, MODE] = process.argv.slice(2);
-const t0 = Date.now();
-const log = (...a) => console.log(`[e2e-hostile ${MODE} ${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
-const results = [];
-let page;
-
-async function check(name, fn) {
-  const s = Date.now();
-  try {
-    await fn();
-    results.push({ name, ok: true, ms: Date.now() - s });
-    log(`PASS ${name}`);
-  } catch (e) {
-    results.push({ name, ok: false, ms: Date.now() - s, error: String(e && e.message || e) });
-    log(`FAIL ${name}: ${e && e.message || e}`);
-    await page.screenshot({ path: path.join(OUT, `hostile-fail-${name}.png`) }).catch(() => {});
-  }
-}
+const run = session(`e2e-hostile ${MODE}`, OUT, 'hostile-fail-');
+const { log, check, command, openFile } = run;
 
 const markers = () => fs.readdirSync(MARKERS);
 
 (async () => {
-  fs.mkdirSync(OUT, { recursive: true });
   if (!MARKERS || !fs.existsSync(MARKERS) || !['trusted', 'untrusted'].includes(MODE)) {
+    fs.mkdirSync(OUT, { recursive: true });
     console.log('usage: node hostile.js URL OUT MARKERS trusted|untrusted');
     console.log('e2e: 0 passed, 1 failed');
     process.exit(2);
   }
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
-  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-  page.on('pageerror', (e) => log('pageerror', e.message.slice(0, 200)));
+  const page = await run.launch();
 
-  const palette = async (keys) => {
-    for (let attempt = 0; attempt < 4; attempt++) {
-      await page.keyboard.press('Escape');
-      if (attempt > 0) await page.locator('.part.editor').click({ position: { x: 600, y: 300 } }).catch(() => {});
-      await page.keyboard.press(keys[attempt % keys.length]);
-      if (await page.waitForSelector('.quick-input-widget input', { state: 'visible', timeout: 5000 }).then(() => true, () => false)) return;
-    }
-    throw new Error('the quick input did not open');
-  };
-  const command = async (title) => {
-    await palette(['F1', 'Control+Shift+P']);
-    await page.keyboard.type(title);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 10000 });
-    await page.waitForTimeout(200);
-    await page.keyboard.press('Enter');
-  };
   const serverAnswered = async () => {
     // "Sandbox ready/unavailable" (trusted) or "Sandbox: restricted" (untrusted) come only once
     // the server runs; "$(error) Stepsmith" is a server that failed to start
@@ -91,12 +53,7 @@ const markers = () => fs.readdirSync(MARKERS);
 
     await check(`${MODE}-diagnostic`, async () => {
       await page.locator('.monaco-workbench').click({ position: { x: 900, y: 450 } }).catch(() => {});
-      await palette(['Control+P']);
-      await page.keyboard.type('risk.py');
-      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'risk.py' }).first().waitFor({ timeout: 15000 });
-      await page.waitForTimeout(300);
-      await page.keyboard.press('Enter');
-      await page.waitForSelector('.monaco-editor .view-lines', { timeout: 20000 });
+      await openFile('risk.py');
       await page.waitForSelector('.monaco-editor .squiggly-error', { timeout: 60000 });
       await page.keyboard.press('Control+Shift+M');
       await page.waitForSelector('.markers-panel .monaco-list-row', { timeout: 15000 });
@@ -120,14 +77,9 @@ const markers = () => fs.readdirSync(MARKERS);
       if (markers().length) throw new Error(`imported from the folder after a restart: ${markers().join(', ')}`);
     });
   } catch (e) {
-    results.push({ name: `${MODE}-setup`, ok: false, error: String(e && e.message || e) });
-    log('ERROR', e);
+    run.failed(`${MODE}-setup`, e);
     await page.screenshot({ path: path.join(OUT, `hostile-${MODE}-error.png`) }).catch(() => {});
   } finally {
-    const passed = results.filter((r) => r.ok).length;
-    const failed = results.length - passed;
-    console.log(`e2e: ${passed} passed, ${failed} failed`);
-    await browser.close();
-    process.exit(failed === 0 && passed > 0 ? 0 : 1);
+    await run.finish();
   }
 })();
