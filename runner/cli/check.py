@@ -119,9 +119,9 @@ def check_unit(manifest: Path) -> dict:
 
     from stepsmith.runner.fixtures.invoke import loaded_workflow
     from stepsmith.runner.fixtures.lint import check_fixtures
-    from stepsmith.runner.problem_steps import step_ids_by_function
     from stepsmith.runner.fixtures.stale import stale_fixtures
     from stepsmith.runner.fixtures.suite import base_for, workflow_cases
+    from stepsmith.runner.problem_steps import step_ids_by_function
     from stepsmith.runner.workspace.workflow_check import workflow_check
 
     wc = workflow_check(manifest)

@@ -6,7 +6,6 @@ import subprocess
 import sys
 
 import pytest
-
 from stepsmith.runner import cli
 
 

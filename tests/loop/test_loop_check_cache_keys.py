@@ -6,7 +6,6 @@ import os
 import time
 
 import pytest
-
 from stepsmith.runner.cli import check, check_cache
 from stepsmith.runner.settings import Settings, activate
 
