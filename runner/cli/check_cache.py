@@ -201,7 +201,8 @@ def _write(k: str | None, entry: dict) -> None:
     folder = _folder()
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        write_atomic(folder / f"{k}.json", json.dumps({**entry, "format": FORMAT}))
+        write_atomic(folder / f"{k}.json", json.dumps({**entry, "format": FORMAT}),
+                     durable=False)  # a lost entry: one more check
     except OSError:  # a read-only home: no cache, same answers
         pass
 
