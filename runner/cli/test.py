@@ -111,6 +111,8 @@ def run(args: argparse.Namespace) -> int:
         from stepsmith.runner.cli.test_watch import watch
 
         return watch(args, req)
+    if not args.collect_only:
+        suite.probe_sandbox_ahead()  # start-up: the probe runs while the workflows load
     if args.format == "text" and sys.stderr.isatty():  # start-up shows from the start
         with err.status("collecting fixtures (loading and checking the workflows)"):
             selection = suite.select(req)  # typed errors: runner/cli/errors.py

@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 import marshal
 import os
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from datetime import datetime
@@ -106,14 +107,24 @@ DEFAULT_LIMITS = Limits()
 # --------------------------------------------------------------------------- availability
 
 _available: tuple[bool, str] | None = None
+_probing = threading.Lock()
 
 
 def sandbox_available() -> tuple[bool, str]:
     """(True, description) when bwrap, libfaketime and libseccomp work here; else (False,
-    what to install). Probed once per process with a real sandbox run."""
-    global _available
+    what to install). Probed once per process with a real sandbox run; a caller arriving
+    while the probe runs (`stepsmith test` starts it ahead, app/cases.py) waits for its
+    answer rather than probing again."""
     if _available is not None:
         return _available
+    with _probing:
+        if _available is not None:
+            return _available
+        return _probe()
+
+
+def _probe() -> tuple[bool, str]:
+    global _available
     from . import cmdline, seccomp
 
     try:
@@ -251,7 +262,7 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
     """validate: the harness re-runs the validator before executing anything. restricted:
     restricted builtins + facade-only imports (defaults to `validate`; tests probe the
     layers separately). Only run_unvalidated passes validate=False."""
-    from . import cmdline, egress, process, seccomp, spares
+    from . import cmdline, process, seccomp, spares
     from . import trace as _trace
 
     t0 = time.monotonic() if _t0 is None else _t0
@@ -341,6 +352,8 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
     proxy = None
     try:
         if live_network:
+            from . import egress  # (sockets and the proxy: a live run's alone)
+
             ident = lay.get("identity")
             proxy = egress.EgressProxy(ident.uid if ident else None,
                                        ident.gid if ident else None, policy=egress_policy)
