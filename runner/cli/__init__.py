@@ -81,10 +81,11 @@ class _Version(argparse.Action):
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The whole command line. `only` (a module of COMMANDS): register that module's commands
-    for real and list the others by name and help alone, so a command line imports one
-    command module (the parsers differ in nothing a command line naming `only`'s command, or
-    no command, can tell)."""
+    """The whole command line. `only`: the module (of COMMANDS) of the command a command line
+    names, whose commands alone are registered: it imports no other command module (nor
+    builds their parsers); "" for a command line naming none, whose help lists every
+    command by name and help line alone (LISTED). What the command line can show (its
+    help, its errors) is the same as the whole parser's."""
     from stepsmith.runner import __version__
 
     parser = argparse.ArgumentParser(
@@ -99,8 +100,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         if only is not None and name != only:
-            for command, line in LISTED[name].items():
-                sub.add_parser(command, help=line)
+            if only == "":  # no command named: the top-level help lists them all
+                for command, line in LISTED[name].items():
+                    sub.add_parser(command, help=line)
             continue
         try:
             module = importlib.import_module(f"stepsmith.runner.cli.{name}")
@@ -117,8 +119,8 @@ def _module_named(argv: list[str]) -> str | None:
     command (the whole parser then says so, and lists them). The top-level options take no
     value, so the first word not starting with '-' is the command."""
     word = next((a for a in argv if not a.startswith("-")), None)
-    if word is None:
-        return ""
+    if word is None or any(a in ("-h", "--help") for a in argv[:argv.index(word)]):
+        return ""  # (`stepsmith --help check` is the top-level help)
     return next((m for m, names in LISTED.items() if word in names), None)
 
 

@@ -45,9 +45,17 @@ def enabled() -> bool:
     return not os.environ.get("STEPSMITH_NO_CACHE")
 
 
+_FOLDERS: dict[str | None, Path] = {}
+
+
 def _folder() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "stepsmith" / "check"
+    """$XDG_CACHE_HOME/stepsmith/check (~/.cache without it), worked out once per value."""
+    env = os.environ.get("XDG_CACHE_HOME")
+    folder = _FOLDERS.get(env)
+    if folder is None:
+        base = env or os.path.join(os.path.expanduser("~"), ".cache")
+        folder = _FOLDERS[env] = Path(base) / "stepsmith" / "check"
+    return folder
 
 
 _CODE: str | None = None
@@ -186,7 +194,7 @@ def _read(k: str | None) -> dict | None:
     if k is None:
         return None
     try:
-        with open(_folder() / f"{k}.json", encoding="utf-8") as fh:
+        with open(os.path.join(_folder(), f"{k}.json"), encoding="utf-8") as fh:
             entry = json.load(fh)
     except (OSError, ValueError):
         return None
