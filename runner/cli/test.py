@@ -131,6 +131,7 @@ def run(args: argparse.Namespace) -> int:
     except suite.SandboxUnavailable as exc:
         raise suite.SandboxUnavailable(str(exc), lines=(
             "Refusing to run step code outside the sandbox.",)) from None
+    _prefetch_report(args)
     progress = _progress(err, args, selection.selected)
     if progress is None:
         outcome = suite.run(selection, req)
@@ -174,6 +175,30 @@ def _collect_only(selection, args) -> int:
         print(i)
     print(f"\n{len(ids)} fixture(s) selected")
     return 0
+
+
+#: What printing the outcome imports: loaded in the background while the sandboxes run (the
+#: run mostly waits on them), not after the last fixture (issue 20, start-up and wind-down).
+REPORT_MODULES = ("stepsmith.runner.cli.test_report", "stepsmith.runner.cli.test_output",
+                  "stepsmith.runner.cli.test_loop", "stepsmith.runner.app.fixture_loop",
+                  "stepsmith.runner.fixtures.pending", "stepsmith.runner.fixtures.shard",
+                  "stepsmith.runner.fixtures.stale", "rich.table")
+
+
+def _prefetch_report(args) -> None:
+    if args.format != "text":
+        return
+    import importlib
+    import threading
+
+    def load() -> None:
+        for name in REPORT_MODULES:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001  imported again, and reported, where used
+                return
+
+    threading.Thread(target=load, name="stepsmith-report-imports", daemon=True).start()
 
 
 def _progress(err, args, selected):

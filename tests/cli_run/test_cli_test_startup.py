@@ -1,7 +1,9 @@
 """Issue 20, `stepsmith test` start-up: the sandbox probe (a real sandbox run) starts before the
 workflows are loaded and runs while they are, and the one probe of a process answers every
-caller, however many ask at once."""
+caller, however many ask at once; what printing the outcome imports loads while the fixtures
+run."""
 
+import json
 import threading
 import time
 
@@ -63,3 +65,33 @@ def test_concurrent_callers_share_one_probe(monkeypatch):
     for t in threads:
         t.join(10)
     assert runs == [1] and len(answers) == 3 and all(a[0] for a in answers)
+
+
+def test_the_report_modules_load_while_the_fixtures_run(tmp_path, kit):
+    import subprocess
+    import sys
+
+    kit.write_workflow(tmp_path / "wf", fixtures={"add/x": kit.add_case("1.00", None, "1.50")})
+    code = (
+        "import sys, threading, json\n"
+        "from stepsmith.runner.fixtures import suite\n"
+        "from stepsmith.runner.cli import main, test\n"
+        "seen = {}\n"
+        "real = suite.run_cases\n"
+        "def run_cases(*a, **k):\n"
+        "    out = real(*a, **k)\n"
+        "    for t in threading.enumerate():\n"
+        "        if t.name == 'stepsmith-report-imports':\n"
+        "            t.join(30)\n"
+        "    seen['loaded'] = [m for m in test.REPORT_MODULES if m in sys.modules]\n"
+        "    return out\n"
+        "suite.run_cases = run_cases\n"
+        "rc = main(['test', 'wf'])\n"
+        "print('SEEN', json.dumps([rc, seen['loaded']]))\n")
+    p = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=120, check=False)
+    rc, loaded = json.loads(p.stdout.rpartition("SEEN ")[2])
+    assert rc == 0, p.stdout + p.stderr
+    from stepsmith.runner.cli.test import REPORT_MODULES
+
+    assert loaded == list(REPORT_MODULES)
