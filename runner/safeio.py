@@ -287,12 +287,15 @@ def read_if_exists(path: str | os.PathLike, *, root: str | os.PathLike, cap: int
 
 
 def write_atomic(path: str | os.PathLike, data: bytes | str, *, root: str | os.PathLike | None = None,
-                 overwrite: bool = True) -> None:
+                 overwrite: bool = True, durable: bool = True) -> None:
     """Write `data` to `path` all at once or not at all. `root`: the workflow folder `path` lies
     in (every folder between must be real, `path` no symlink: UnsafePath; walked with fds, see
     the module docstring); None for a path the user named (a report). Without `overwrite` an
     existing `path` raises FileExistsError and is left alone, even if it appears meanwhile
-    (hard link: no check-then-replace race)."""
+    (hard link: no check-then-replace race). `durable=False`: no fsync, for state a lost
+    write costs nothing of (--lf's failures, durations, caches): still all or nothing for
+    readers, but a crash may leave the old version or none (an fsync is ~5 ms a file, paid
+    per workflow after every test run)."""
     path = Path(path)
     if isinstance(data, str):
         data = data.encode("utf-8")
@@ -311,7 +314,8 @@ def write_atomic(path: str | os.PathLike, data: bytes | str, *, root: str | os.P
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
                 fh.flush()
-                os.fsync(fh.fileno())
+                if durable:
+                    os.fsync(fh.fileno())
             if root is not None:
                 _check_target(name, dfd, path)  # it must not have become a symlink meanwhile
             if overwrite:
@@ -324,7 +328,8 @@ def write_atomic(path: str | os.PathLike, data: bytes | str, *, root: str | os.P
             except OSError:
                 pass
             raise
-        os.fsync(dfd)
+        if durable:
+            os.fsync(dfd)
     finally:
         os.close(dfd)
 

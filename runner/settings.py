@@ -22,9 +22,7 @@ bytes), and every `paths` entry must lie inside that folder, the project folder,
 
 from __future__ import annotations
 
-import difflib
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -92,6 +90,8 @@ def find_config(start: Path) -> tuple[Path, dict] | None:
 
 
 def _read(path: Path) -> dict:
+    import tomllib  # (only where a settings file was found: every command starts here)
+
     from stepsmith.runner import safeio
 
     try:
@@ -126,6 +126,8 @@ def _project_paths(path: Path, value: list[str]) -> list[str]:
 
 
 def _unknown(where: str, key: str, known) -> SettingsError:
+    import difflib
+
     close = difflib.get_close_matches(key, list(known), n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     return SettingsError(f"{where}: unknown setting {key!r}{hint} (known: {', '.join(known)})")

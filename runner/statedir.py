@@ -18,7 +18,8 @@ def ignore_state(workflow_dir: Path) -> Path:
     ignore = Path(workflow_dir) / STATE_DIR / ".gitignore"
     if safeio.read_if_exists(ignore, root=workflow_dir, cap=safeio.FIXTURE_CAP) is None:
         try:
-            safeio.write_atomic(ignore, GITIGNORE, root=workflow_dir, overwrite=False)
+            safeio.write_atomic(ignore, GITIGNORE, root=workflow_dir, overwrite=False,
+                                durable=False)  # lost: written again next time
         except FileExistsError:  # written meanwhile by another run: fine
             pass
     return ignore

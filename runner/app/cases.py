@@ -255,6 +255,22 @@ def select(req: SuiteRequest) -> Selection:
     return out
 
 
+def probe_sandbox_ahead() -> None:
+    """Start the sandbox probe (a real sandbox run, ~0.1 s of bwrap and interpreter start) in
+    the background: it overlaps loading and checking the workflows, and `ensure_sandbox`
+    then waits for its answer (sandbox_available probes once per process)."""
+    import contextlib
+    import threading
+
+    from stepsmith.runner.fixtures.invoke import sandbox_status
+
+    def probe() -> None:
+        with contextlib.suppress(Exception):  # ensure_sandbox asks again and reports it
+            sandbox_status()
+
+    threading.Thread(target=probe, name="stepsmith-probe", daemon=True).start()
+
+
 def ensure_sandbox(cases: list[Case]) -> None:
     """SandboxUnavailable when any of `cases` would execute step code and cannot."""
     from stepsmith.runner.fixtures.invoke import sandbox_status

@@ -34,6 +34,27 @@ COMMANDS = [
     "completion",
 ]
 
+# The commands each module registers, with the one line `stepsmith --help` shows for each: a
+# command line imports only the module of the command it names (start-up time; the others
+# are listed from here). tests/cli/test_cli_lean_parser.py holds this to what the modules
+# register.
+LISTED = {
+    "check": {"check": "validate workflow manifests and their step code"},
+    "reach": {"reach": "show what each step is permitted to reach"},
+    "schema": {"schema": "print the JSON Schema of workflow.yaml"},
+    "rules": {"rules": "list every rule (step code SS*, manifest SM*)",
+              "rule": "explain one rule: summary, rationale, examples"},
+    "test": {"test": "run the recorded fixtures of workflows in sandboxes"},
+    "run": {"run": "run one step once in a sandbox and print the result"},
+    "record": {"record": "run one step and save the run as a fixture"},
+    "run_workflow": {"run-workflow": "run a whole workflow, accepting each step's result"},
+    "replay": {"replay": "re-execute an accepted run and report differences"},
+    "init": {"init": "scaffold a new workflow that passes check and test"},
+    "review": {"review": "accept or reject pending fixture changes"},
+    "serve": {"serve": "start the language server (LSP over stdio, or --tcp)"},
+    "mcp": {"mcp": "start the MCP server for AI assistants (stdio)"},
+    "guide": {"guide": "print the user guide (a tutorial, then the reference)"},
+}
 
 def version_text(version: str) -> str:
     """`stepsmith --version`: the package, the harness version and the Python steps run on.
@@ -60,7 +81,12 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line. `only`: the module (of COMMANDS) of the command a command line
+    names, whose commands alone are registered: it imports no other command module (nor
+    builds their parsers); "" for a command line naming none, whose help lists every
+    command by name and help line alone (LISTED). What the command line can show (its
+    help, its errors) is the same as the whole parser's."""
     from stepsmith.runner import __version__
 
     parser = argparse.ArgumentParser(
@@ -74,6 +100,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "or stepsmith.toml, found upward) and where each came from, then exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
+        if only is not None and name != only:
+            if only == "":  # no command named: the top-level help lists them all
+                for command, line in LISTED[name].items():
+                    sub.add_parser(command, help=line)
+            continue
         try:
             module = importlib.import_module(f"stepsmith.runner.cli.{name}")
         except ModuleNotFoundError as exc:  # a command not built yet must not break the others
@@ -84,9 +115,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _module_named(argv: list[str]) -> str | None:
+    """The module of the command `argv` names ("" for none), None when its first word is no
+    command (the whole parser then says so, and lists them). The top-level options take no
+    value, so the first word not starting with '-' is the command."""
+    word = next((a for a in argv if not a.startswith("-")), None)
+    if word is None or any(a in ("-h", "--help") for a in argv[:argv.index(word)]):
+        return ""  # (`stepsmith --help check` is the top-level help)
+    return next((m for m, names in LISTED.items() if word in names), None)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
-    parser = build_parser()
+    parser = build_parser(only=_module_named(argv))
     if wants_json(argv):
         from stepsmith.runner.cli.jsonmode import guarded
 

@@ -23,10 +23,6 @@ import os
 import sys
 from pathlib import Path
 
-from stepsmith.runner.cli.check_formats import Finding, problem_json
-from stepsmith.runner.problem_steps import step_ids_by_function, steps_for
-from stepsmith.runner.problems import message_with_step
-
 # workflow data reaches these lines (names, messages): print is the one display filter
 from stepsmith.runner.display import safe_print as print
 
@@ -120,6 +116,7 @@ def check_unit(manifest: Path) -> dict:
     from stepsmith.runner.fixtures.lint import check_fixtures
     from stepsmith.runner.fixtures.stale import stale_fixtures
     from stepsmith.runner.fixtures.suite import base_for, workflow_cases
+    from stepsmith.runner.problem_steps import step_ids_by_function
     from stepsmith.runner.workspace.workflow_check import workflow_check
 
     wc = workflow_check(manifest)
@@ -173,11 +170,11 @@ def collect(paths: list[str], first: bool = False,
         if key in seen:
             continue
         seen.add(key)
-        ck = check_cache.key(key, first) if cache else None
-        unit = check_cache.get(ck)
+        slot = check_cache.slot(key, first) if cache else None
+        unit = check_cache.get(slot)
         if unit is None:
             unit = check_unit(m)
-            check_cache.put(ck, unit)
+            check_cache.put(slot, unit)
         for path, dicts in unit["problems"]:
             probs = [check_cache.problem_from_json(d) for d in dicts]
             rkey = Path(path)
@@ -254,7 +251,10 @@ def run(args) -> int:
         if status:
             return status
     rows = []
-    for path in sorted(results, key=lambda p: _display(p)):
+    if any(results.values()):  # (the renderers of findings: not needed by a clean tree)
+        from stepsmith.runner.problem_steps import steps_for
+    # the rows: files with findings (a clean file of a large tree costs no path arithmetic)
+    for path in sorted((p for p, probs in results.items() if probs), key=_display):
         shown = _display(path)
         for pr in sorted(results[path], key=lambda p: (p.span.line, p.span.column, p.code)):
             rows.append((shown, pr, steps_for(pr, path, steps_of)))
@@ -266,6 +266,8 @@ def run(args) -> int:
     if args.statistics:
         return _render_statistics(args, rows, results)
     if args.format == "json":
+        from stepsmith.runner.cli.check_formats import Finding, problem_json
+
         out = []
         for shown, pr, _steps in rows:
             out.append(problem_json(Finding(shown, pr)))
@@ -283,6 +285,8 @@ def run(args) -> int:
             # a folder named on the command line that holds nothing to check is a mistake
             # (exit 2); the bare default `.` (pre-commit in a repo without workflows) is not
             return 2 if args.paths else 0
+        if rows:
+            from stepsmith.runner.problems import message_with_step
         for shown, pr, steps in rows:
             print(f"{shown}:{pr.span.line}:{pr.span.column + 1}: {pr.code} "
                   f"{message_with_step(pr, steps)}")
@@ -313,7 +317,7 @@ def _render_other(args, results, rows, stale) -> int:
 
     if args.statistics:
         return _render_statistics(args, rows, results)
-    findings = [Finding(shown, pr) for shown, pr, _steps in rows]
+    findings = [fm.Finding(shown, pr) for shown, pr, _steps in rows]
     if args.format == "concise":
         text = fm.render_concise(findings)
     elif args.format == "json-lines":
@@ -342,7 +346,7 @@ def _render_other(args, results, rows, stale) -> int:
 def _render_statistics(args, rows, results) -> int:
     from stepsmith.runner.cli import check_formats as fm
 
-    stats = fm.statistics([Finding(shown, pr) for shown, pr, _steps in rows])
+    stats = fm.statistics([fm.Finding(shown, pr) for shown, pr, _steps in rows])
     if args.format in ("json", "json-lines"):
         json.dump(stats, sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -93,10 +93,9 @@ def register(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from stepsmith.runner.app import cases as suite
-    from stepsmith.runner.cli.console import SafeConsole as Console
     from stepsmith.runner.settings import active
 
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    err = _StderrConsole()
     if args.durations is not None and args.durations < 0:
         err.print("stepsmith test: --durations must be 0 (all) or more", markup=False)
         return 2
@@ -122,6 +121,8 @@ def run(args: argparse.Namespace) -> int:
         from stepsmith.runner.cli.test_watch import watch
 
         return watch(args, req)
+    if not args.collect_only:
+        suite.probe_sandbox_ahead()  # start-up: the probe runs while the workflows load
     if args.format == "text" and sys.stderr.isatty():  # start-up shows from the start
         with err.status("collecting fixtures (loading and checking the workflows)"):
             selection = suite.select(req)  # typed errors: runner/cli/errors.py
@@ -140,6 +141,7 @@ def run(args: argparse.Namespace) -> int:
     except suite.SandboxUnavailable as exc:
         raise suite.SandboxUnavailable(str(exc), lines=(
             "Refusing to run step code outside the sandbox.",)) from None
+    _prefetch_report(args)
     progress = _progress(err, args, selection.selected)
     if progress is None:
         outcome = suite.run(selection, req)
@@ -161,7 +163,9 @@ def run(args: argparse.Namespace) -> int:
 
         sys.stdout.write(json.dumps(outcome.to_json(), indent=2, ensure_ascii=False) + "\n")
     else:
-        _print(Console(highlight=False, soft_wrap=True), err, outcome, args)
+        from stepsmith.runner.cli.console import SafeConsole
+
+        _print(SafeConsole(highlight=False, soft_wrap=True), err, outcome, args)
     if outcome.failed:
         return 1
     return 2 if junit_failed else 0
@@ -185,6 +189,49 @@ def _collect_only(selection, args) -> int:
     return 0
 
 
+class _StderrConsole:
+    """The stderr console, made on first use: a run that writes nothing there before its
+    fixtures start does not import rich first (it loads while they run: REPORT_MODULES)."""
+
+    _console = None
+
+    @property
+    def real(self):
+        if self._console is None:
+            from stepsmith.runner.cli.console import SafeConsole
+
+            self._console = SafeConsole(stderr=True, highlight=False, soft_wrap=True)
+        return self._console
+
+    def __getattr__(self, name: str):
+        return getattr(self.real, name)
+
+
+#: What printing the outcome imports: loaded in the background while the sandboxes run (the
+#: run mostly waits on them), not after the last fixture (issue 20, start-up and wind-down).
+REPORT_MODULES = ("stepsmith.runner.cli.test_report", "stepsmith.runner.cli.test_output",
+                  "stepsmith.runner.cli.test_loop", "stepsmith.runner.app.fixture_loop",
+                  "stepsmith.runner.fixtures.pending", "stepsmith.runner.fixtures.shard",
+                  "stepsmith.runner.fixtures.stale", "stepsmith.runner.cli.console",
+                  "rich.table")
+
+
+def _prefetch_report(args) -> None:
+    if args.format != "text":
+        return
+    import importlib
+    import threading
+
+    def load() -> None:
+        for name in REPORT_MODULES:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001  imported again, and reported, where used
+                return
+
+    threading.Thread(target=load, name="stepsmith-report-imports", daemon=True).start()
+
+
 def _progress(err, args, selected):
     """A progress bar on a terminal (text mode): (Progress, task) or None."""
     if args.format != "text" or not sys.stderr.isatty() or not selected:
@@ -199,7 +246,7 @@ def _progress(err, args, selected):
 
     bar = Progress(TextColumn("[bold]testing fixtures"), BarColumn(), MofNCompleteColumn(),
                    TextColumn("[red]{task.fields[failed]} failed"), TimeElapsedColumn(),
-                   console=err, transient=True)
+                   console=err.real, transient=True)
     return bar, bar.add_task("fixtures", total=len(selected), failed=0)
 
 

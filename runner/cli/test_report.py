@@ -52,7 +52,6 @@ def print_text(console, outcome, show_stdout: bool = False, table_all: bool = Fa
     seconds, not_run = outcome.seconds, outcome.not_run
     without_fixtures = outcome.selection.without_fixtures
     from rich.markup import escape
-    from rich.syntax import Syntax
     from rich.table import Table
     from stepsmith.runner.cli.loopview import print_differences, print_stdout
     from stepsmith.runner.fixtures.compare import unified_diff
@@ -84,6 +83,8 @@ def print_text(console, outcome, show_stdout: bool = False, table_all: bool = Fa
         for m in r.messages:
             console.print("  " + escape(m))
         for label, exp, act in r.big:
+            from rich.syntax import Syntax  # (pygments: only for a big difference)
+
             console.print(Syntax(unified_diff(exp, act, label), "diff", theme="ansi_dark",
                                  background_color="default"))
         print_stdout(console, captured)

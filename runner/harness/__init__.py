@@ -257,8 +257,62 @@ def _compile_harness(load):
                    dont_inherit=True, optimize=0)
 
 
+def _sources() -> list[tuple[str, Path, bytes]]:
+    """(label, path, bytes) of every file the bundle is built from, in the digest's order."""
+    out: list[tuple[str, Path, bytes]] = []
+
+    def add(path: Path, label: str) -> None:
+        out.append((label, path, path.read_bytes()))
+
+    for name in (*HARNESS_PARTS, "inside.py"):
+        add(_HERE / name, f"harness/{name}")
+    # this file too: its bootstraps run in the sandbox and it binds the parts together
+    add(_HERE / "__init__.py", "harness/__init__.py")
+    add(_HERE / "facades.py", "harness/facades.py")
+    add(_HERE / "trace.py", "harness/trace.py")
+    validator = _validator_files()
+    for _name, path in validator:
+        add(path, str(path.relative_to(_RUNNER)))
+    if validator:
+        for name, path in _stdlib_files():
+            add(path, f"stdlib/{name}.py")
+    return out
+
+
+def _compile_parts(sources: list[tuple[str, Path, bytes]]) -> dict:
+    """The marshalled code of the bundle's parts, compiled from `sources`."""
+    by_label = {label: src for label, _path, src in sources}
+    main = _compile_harness(lambda path, label: by_label[label])
+    fac = _compile_facades(by_label["harness/facades.py"])
+    trace = compile(by_label["harness/trace.py"], "<stepsmith-trace>", "exec",
+                    dont_inherit=True, optimize=0)
+    mods = {}
+    trees = {}
+    names = {str(path.relative_to(_RUNNER)): name for name, path in _validator_files()}
+    for label, path, src in sources:
+        if label in names:
+            name, is_pkg = names[label], path.name == "__init__.py"
+            code = compile(src, f"<stepsmith-validator:{label}>", "exec", dont_inherit=True)
+            mods[name] = (is_pkg, marshal.dumps(code))
+            trees[name] = (is_pkg, compile(src, label, "exec", 0x400, dont_inherit=True))
+        elif label.startswith("stdlib/"):
+            name = label[len("stdlib/"):-len(".py")]
+            code = compile(src, str(path), "exec", dont_inherit=True)
+            mods[name] = (False, marshal.dumps(code))
+            trees[name] = (False, compile(src, str(path), "exec", 0x400, dont_inherit=True))
+    has_validator = "stepsmith.runner.validator" in mods
+    return {
+        "main": marshal.dumps(main),
+        "facades": marshal.dumps(fac),
+        "trace": marshal.dumps(trace),  # sent only when a trace is asked for
+        "validator": marshal.dumps((mods, exec_order(trees))) if has_validator else None,
+    }
+
+
 def bundle() -> dict:
-    """Compiled harness, facades and validator, cached per process.
+    """Compiled harness, facades and validator, cached per process, and compiled once per
+    source version: the compiled parts are kept in the user's cache folder under the digest
+    of their sources (bundle_cache.py; compiling is most of a test run's start-up).
 
     Returns {"main": bytes, "facades": bytes, "trace": bytes, "validator": bytes | None,
     "sha256": str,
@@ -270,47 +324,24 @@ def bundle() -> dict:
     with _lock:
         if _cache is not None:
             return _cache
+        from . import bundle_cache
+
+        sources = _sources()
         digest = hashlib.sha256()
-        files = []
-
-        def load(path: Path, label: str):
-            src = path.read_bytes()
+        for label, _path, src in sources:
             digest.update(label.encode() + b"\0" + src + b"\0")
-            files.append(label)
-            return src
+        sha = digest.hexdigest()
+        # the facades are compiled with the allowed modules this process imported, which
+        # need not be what policy.py says now (edited under a running server)
+        from stepsmith.runner.validator.policy import ALLOWED_MODULES
 
-        main = _compile_harness(load)
-        # this file too: its bootstraps run in the sandbox and it binds the parts together
-        load(_HERE / "__init__.py", "harness/__init__.py")
-        fac = _compile_facades(load(_HERE / "facades.py", "harness/facades.py"))
-        trace = compile(load(_HERE / "trace.py", "harness/trace.py"),
-                        "<stepsmith-trace>", "exec", dont_inherit=True, optimize=0)
-        mods = {}
-        trees = {}
-        for name, path in _validator_files():
-            rel = str(path.relative_to(_RUNNER))
-            src = load(path, rel)
-            is_pkg = path.name == "__init__.py"
-            code = compile(src, f"<stepsmith-validator:{rel}>", "exec", dont_inherit=True)
-            mods[name] = (is_pkg, marshal.dumps(code))
-            trees[name] = (is_pkg, compile(src, rel, "exec", 0x400, dont_inherit=True))
-        if mods:
-            for name, path in _stdlib_files():
-                src = load(path, f"stdlib/{name}.py")
-                code = compile(src, str(path), "exec", dont_inherit=True)
-                mods[name] = (False, marshal.dumps(code))
-                trees[name] = (False, compile(src, str(path), "exec", 0x400, dont_inherit=True))
-        has_validator = "stepsmith.runner.validator" in mods
-        order = exec_order(trees)
-        _cache = {
-            "main": marshal.dumps(main),
-            "main_code": main,
-            "facades": marshal.dumps(fac),
-            "trace": marshal.dumps(trace),  # sent only when a trace is asked for
-            "validator": marshal.dumps((mods, order)) if has_validator else None,
-            "sha256": digest.hexdigest(),
-            "files": files,
-        }
+        inputs = f"{sha}\0{sorted(ALLOWED_MODULES)}"
+        parts = bundle_cache.load(inputs)
+        if parts is None:
+            parts = _compile_parts(sources)
+            bundle_cache.store(inputs, parts)
+        _cache = {**parts, "main_code": marshal.loads(parts["main"]), "sha256": sha,
+                  "files": [label for label, _path, _src in sources]}
         return _cache
 
 

@@ -32,10 +32,11 @@ from __future__ import annotations
 import json
 import marshal
 import os
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..harness import (
@@ -46,11 +47,8 @@ from ..harness import (
     frame,
     harness_fd,
 )
-from . import cmdline, egress, process, seccomp, spares
-from . import trace as _trace
 from .boundary import InputError
 from .connections import env_name, load_connections
-from .interpret import interpret, known_functions
 from .redact import Redactor, finish, redact
 from .request import (
     ZoneUnavailable,
@@ -61,7 +59,30 @@ from .request import (
     tz_variable,
 )
 from .result import STATUSES, Limits, StepResult
-from .trace import Coverage, LineValue, TraceMode, ValueSnapshot
+
+if TYPE_CHECKING:
+    from . import egress, process
+    from .trace import TraceMode
+
+# What only starting a sandbox needs (bwrap's command line, the supervisor, the egress proxy,
+# seccomp, spares, traces) is imported when first used: `stepsmith check` and fixture loading
+# import this package for its boundary types (fixtures/load.py), and a pre-commit hook must
+# not pay for the rest (issue 20). Reached as attributes (`sandbox.process`) they still load.
+_LAZY_MODULES = frozenset({"cmdline", "egress", "process", "seccomp", "spares", "trace",
+                           "interpret", "identity", "launcher", "addresses", "interfaces"})
+_FROM_TRACE = frozenset({"Coverage", "LineValue", "TraceMode", "ValueSnapshot"})
+
+
+def __getattr__(name: str):
+    import importlib
+
+    if name in _LAZY_MODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name in _FROM_TRACE:
+        return getattr(importlib.import_module(f"{__name__}.trace"), name)
+    if name == "known_functions":
+        return importlib.import_module(f"{__name__}.interpret").known_functions
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "STATUSES",
@@ -86,14 +107,26 @@ DEFAULT_LIMITS = Limits()
 # --------------------------------------------------------------------------- availability
 
 _available: tuple[bool, str] | None = None
+_probing = threading.Lock()
 
 
 def sandbox_available() -> tuple[bool, str]:
     """(True, description) when bwrap, libfaketime and libseccomp work here; else (False,
-    what to install). Probed once per process with a real sandbox run."""
-    global _available
+    what to install). Probed once per process with a real sandbox run; a caller arriving
+    while the probe runs (`stepsmith test` starts it ahead, app/cases.py) waits for its
+    answer rather than probing again."""
     if _available is not None:
         return _available
+    with _probing:
+        if _available is not None:
+            return _available
+        return _probe()
+
+
+def _probe() -> tuple[bool, str]:
+    global _available
+    from . import cmdline, seccomp
+
     try:
         lay = cmdline.layout()
         seccomp.bpf(False)
@@ -229,6 +262,9 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
     """validate: the harness re-runs the validator before executing anything. restricted:
     restricted builtins + facade-only imports (defaults to `validate`; tests probe the
     layers separately). Only run_unvalidated passes validate=False."""
+    from . import cmdline, process, seccomp, spares
+    from . import trace as _trace
+
     t0 = time.monotonic() if _t0 is None else _t0
     connections = {str(k): str(v) for k, v in (connections or {}).items()}
     red = Redactor(connections)
@@ -316,6 +352,8 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
     proxy = None
     try:
         if live_network:
+            from . import egress  # (sockets and the proxy: a live run's alone)
+
             ident = lay.get("identity")
             proxy = egress.EgressProxy(ident.uid if ident else None,
                                        ident.gid if ident else None, policy=egress_policy)
@@ -360,6 +398,9 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
 
 def _conclude(outcome: process.Outcome, source: str, function: str, uses, limits: Limits,
               effects: dict, tconf, red: Redactor, t0: float) -> StepResult:
+    from . import trace as _trace
+    from .interpret import interpret, known_functions
+
     known = known_functions(source, function, uses)
     res, raw_trace = interpret(outcome, limits, effects, known)
     res.exit_status = outcome.returncode

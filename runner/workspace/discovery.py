@@ -49,17 +49,35 @@ def find_manifests(paths) -> list[Path]:
             continue
         if not p.is_dir():
             continue
-        found = []
-        for dirpath, dirnames, filenames in os.walk(p):
-            dirnames[:] = sorted(
-                d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS
-            )
-            for name in filenames:
-                if is_manifest_name(name):
-                    found.append(Path(dirpath) / name)
-        for f in sorted(found):
+        for f in sorted(Path(f) for f in _walk(str(p))):
             take(f)
     return out
+
+
+def _walk(top: str) -> list[str]:
+    """The manifests below `top`, as os.walk would find them (symlinked folders listed, not
+    entered; unreadable ones skipped), with os.scandir alone: a pre-commit hook walks the
+    whole tree on every commit."""
+    found: list[str] = []
+    todo = [top]
+    while todo:
+        d = todo.pop()
+        try:
+            with os.scandir(d) as it:
+                entries = list(it)
+        except OSError:
+            continue
+        for e in entries:
+            try:
+                is_dir = e.is_dir()
+            except OSError:
+                is_dir = False
+            if not is_dir:
+                if is_manifest_name(e.name):
+                    found.append(os.path.join(d, e.name))
+            elif not e.name.startswith(".") and e.name not in SKIP_DIRS and not e.is_symlink():
+                todo.append(os.path.join(d, e.name))
+    return found
 
 
 def manifests_in(folder: Path) -> list[Path]:
