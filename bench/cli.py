@@ -75,7 +75,10 @@ def main() -> int:
     repeats = 3 if args.quick else args.repeats
     py = args.python
     exe = str(Path(py).parent / "stepsmith")
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "STEPSMITH_DEBUG")}
+    # as users run it: an installed package has its bytecode (pip compiles at install), so a
+    # PYTHONDONTWRITEBYTECODE of this shell must not make every run recompile stepsmith
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "STEPSMITH_DEBUG", "PYTHONDONTWRITEBYTECODE")}
     env["COLUMNS"] = "100"
     rows = []
     with tempfile.TemporaryDirectory(prefix="stepsmith-bench-cli-") as tmp:

@@ -54,7 +54,9 @@ LISTED = {
     "serve": {"serve": "start the language server (LSP over stdio, or --tcp)"},
     "mcp": {"mcp": "start the MCP server for AI assistants (stdio)"},
     "guide": {"guide": "print the user guide (a tutorial, then the reference)"},
+    "completion": {"completion": "print a shell completion script (bash, zsh, fish)"},
 }
+
 
 def version_text(version: str) -> str:
     """`stepsmith --version`: the package, the harness version and the Python steps run on.
@@ -105,13 +107,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                 for command, line in LISTED[name].items():
                     sub.add_parser(command, help=line)
             continue
-        try:
-            module = importlib.import_module(f"stepsmith.runner.cli.{name}")
-        except ModuleNotFoundError as exc:  # a command not built yet must not break the others
-            if exc.name != f"stepsmith.runner.cli.{name}":
-                raise
-            continue
-        module.register(sub)
+        importlib.import_module(f"stepsmith.runner.cli.{name}").register(sub)
     return parser
 
 
