@@ -239,9 +239,10 @@ class Runner:
         return LoadedWorkflow(manifest_path=mpath, dir=mpath.parent, check=check,
                               workflow=check.manifest.workflow, shown=display_path(mpath.parent))
 
-    def _run_case(self, case, source: str | None, group=None, repeat: int = 1,
-                  snapshot=None) -> tuple[Any, RunReply] | None:
-        """(run pool) The case's LiveCase and its reply (the target read here, off the loop)."""
+    def _run_case(self, case, source: str | None, group, repeat: int,
+                  snapshot) -> tuple[Any, RunReply] | None:
+        """(run pool) The case's LiveCase and its reply, its target positioned on `snapshot`'s
+        text of the fixture (read here, off the loop)."""
         from stepsmith.runner.sandbox.process import joined
 
         if group is not None and group.killed:
@@ -251,8 +252,7 @@ class Runner:
         else:
             with joined(group):
                 lc = self._run_case_now(case, source, repeat)
-        target = fixture_target(snapshot or self.ls.session.snapshot(), case.path and str(case.path),
-                                self.ls.session.encoding)
+        target = fixture_target(snapshot, case.path and str(case.path), self.ls.session.encoding)
         return lc, result_reply(lc.result, target)
 
     def _run_case_now(self, case, source: str | None, repeat: int = 1):

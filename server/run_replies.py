@@ -53,14 +53,16 @@ def error_reply(fixture: str, uri: str, message: str, target: dict | None = None
     return RunReply(fixture, uri, "error", [message], message=message, target=target)
 
 
-def fixture_target(snapshot, path: str | None, encoding: str) -> dict:
+def fixture_target(snapshot, path: str | None, encoding: str) -> dict | None:
     """(off the loop: reads the file) The LSP range where `path`'s result is shown, on the
-    text the editor shows (its open buffer, else the file)."""
+    text the editor shows (its open buffer, else the file); None without a file."""
     from stepsmith.runner.fixtures.jsonpos import result_target
     from stepsmith.runner.language.lines import split_lines
     from stepsmith.server.convert import lsp_range
 
-    text = (snapshot.read_text(norm(path)) if path else None) or ""
+    if not path:
+        return None
+    text = snapshot.read_text(norm(path)) or ""
     return lsp_range(result_target(text), split_lines(text), encoding)
 
 
@@ -89,7 +91,7 @@ def result_reply(cr, target: dict | None) -> RunReply:
 
 def record_reply(mp: str | None, step_id: str, name: str, inputs: Any, at: str | None,
                  sandbox_status: Callable[[], tuple[bool, str]],
-                 target: Callable[[str], dict]) -> RunReply:
+                 target: Callable[[str], dict | None]) -> RunReply:
     """The record use case (runner.app.record, as `stepsmith record`); refusals as results.
     `target(path)`: `fixture_target` of a fixture file."""
     from stepsmith.runner.app.errors import AppError
