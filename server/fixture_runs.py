@@ -24,14 +24,20 @@ from stepsmith.runner.workspace.fixtures import (
     step_of,
 )
 from stepsmith.runner.workspace.index import code_target
-from stepsmith.server.run_replies import record_reply, result_json
+from stepsmith.server.run_replies import (
+    RunReply,
+    error_reply,
+    fixture_target,
+    record_reply,
+    result_reply,
+    unavailable_replies,
+    wire,
+)
 from stepsmith.server.run_results import RunResults
 from stepsmith.server.workspace import norm, path_to_uri, uri_to_path
 
 if TYPE_CHECKING:
     from stepsmith.server.server import StepsmithServer
-
-_FIXTURE_SOURCE = "stepsmith-fixtures"
 
 
 class Runner:
@@ -176,7 +182,7 @@ class Runner:
             self.ls.scheduler.schedule("manifest", mp)
         dirty = await asyncio.get_running_loop().run_in_executor(self.pool, self._dirty, mp)
         results = await self.run_step(mp, step_id, from_buffer=dirty, repeat=repeat)
-        return {"results": results}
+        return {"results": wire(results)}
 
     def _dirty(self, manifest_path: str) -> bool:
         """An open buffer of this workflow (manifest or step file) differs from its file: a
@@ -197,27 +203,29 @@ class Runner:
         fp = uri_to_path(fixture_uri)
         if not fp:
             return {"results": []}
-        owner = await self._off_loop(self._fixture_owner, self.ls.session.snapshot(), fp)
+        snapshot = self.ls.session.snapshot()
+        owner = await self._off_loop(self._fixture_owner, snapshot, fp)
         if owner is None:
-            msg = "no workflow manifest next to this fixture's fixtures/ folder"
-            return {"results": [{"fixture": Path(fp).stem, "uri": fixture_uri, "status": "error",
-                                 "outcome": "error", "message": msg, "messages": [msg], "diff": "",
-                                 "differences": [], "stdout": ""}]}
+            target = await self._off_loop(fixture_target, snapshot, fp, self.ls.session.encoding)
+            return {"results": wire([error_reply(
+                Path(fp).stem, fixture_uri,
+                "no workflow manifest next to this fixture's fixtures/ folder", target)])}
         manifest, step_id = owner
         dirty = await self._off_loop(self._dirty, manifest)
         results = await self.run_step(manifest, step_id, only=norm(fp), from_buffer=dirty,
                                       repeat=repeat)
-        return {"results": results}
+        return {"results": wire(results)}
 
     async def record_command(self, manifest_uri: str, step_id: str, name: str, inputs: Any,
                              at: str | None) -> dict:
         mp = uri_to_path(manifest_uri)
-        loop = asyncio.get_running_loop()
-        res = await loop.run_in_executor(self.pool, record_reply, mp, step_id, name, inputs, at,
-                                         self.sandbox_status)
-        if res["status"] == "recorded":
+        snapshot, enc = self.ls.session.snapshot(), self.ls.session.encoding
+        res = await self._off_loop(record_reply, mp, step_id, name, inputs, at,
+                                   self.sandbox_status,
+                                   lambda path: fixture_target(snapshot, path, enc))
+        if res.outcome == "recorded":
             self._notify(mp, step_id, [res])
-        return {"results": [res]}
+        return {"results": wire([res])}
 
     # ------------------------------------------------------------------ running
     @staticmethod
@@ -231,13 +239,21 @@ class Runner:
         return LoadedWorkflow(manifest_path=mpath, dir=mpath.parent, check=check,
                               workflow=check.manifest.workflow, shown=display_path(mpath.parent))
 
-    def _run_case(self, case, source: str | None, group=None, repeat: int = 1):
+    def _run_case(self, case, source: str | None, group, repeat: int,
+                  snapshot) -> tuple[Any, RunReply] | None:
+        """(run pool) The case's LiveCase and its reply, its target positioned on `snapshot`'s
+        text of the fixture (read here, off the loop)."""
         from stepsmith.runner.sandbox.process import joined
 
-        if group is None or group.killed:
-            return None if group is not None else self._run_case_now(case, source, repeat)
-        with joined(group):
-            return self._run_case_now(case, source, repeat)
+        if group is not None and group.killed:
+            return None
+        if group is None:
+            lc = self._run_case_now(case, source, repeat)
+        else:
+            with joined(group):
+                lc = self._run_case_now(case, source, repeat)
+        target = fixture_target(snapshot, case.path and str(case.path), self.ls.session.encoding)
+        return lc, result_reply(lc.result, target)
 
     def _run_case_now(self, case, source: str | None, repeat: int = 1):
         """One fixture on `source` (None: the saved file), traced (runner.app.live)."""
@@ -248,7 +264,7 @@ class Runner:
         return run_live_case(case, source, repeat=repeat)
 
     async def run_step(self, manifest_path: str, step_id: str, *, gen=None, from_buffer: bool = False,
-                       only: str | None = None, repeat: int = 1) -> list[dict]:
+                       only: str | None = None, repeat: int = 1) -> list[RunReply]:
         ls = self.ls
         loop = asyncio.get_running_loop()
         ok, reason = await loop.run_in_executor(None, self.sandbox_status)
@@ -260,10 +276,8 @@ class Runner:
                 self._shown_unavailable = True
                 ls.show_message(f"stepsmith: running fixtures is unavailable — {reason}. "
                                 "Diagnostics still work.", T.MessageType.Warning)
-            results = [{"fixture": p.stem, "uri": path_to_uri(str(p)), "status": "error",
-                        "outcome": "error", "message": f"sandbox unavailable: {reason}",
-                        "messages": [f"sandbox unavailable: {reason}"], "diff": "",
-                        "differences": [], "stdout": ""} for p in fixtures]
+            results = await self._off_loop(unavailable_replies, ls.session.snapshot(), fixtures, reason,
+                                           ls.session.encoding)
             if gen is None or self.generation.get(gen[0]) == gen[1]:
                 await self._finish(manifest_path, step_id, results, only)
             return results
@@ -288,7 +302,7 @@ class Runner:
             lw, cases, source, step_path, ran_text = prep
             if gen is not None:  # the live loop (typing, saving): spares cut its latency
                 self._ensure_spares()
-            results: list[dict] = []
+            results: list[RunReply] = []
             case_results = []
             live_cases = []
             done = 0
@@ -301,14 +315,15 @@ class Runner:
                     if self.generation.get(gen[0]) != gen[1]:
                         group.kill()  # superseded before it started
                     self.path_groups.setdefault(gen[0], set()).add(group)
-            futures = [loop.run_in_executor(self.pool, self._run_case, c, source, group, repeat)
-                       for c in cases]
+            snapshot = ls.session.snapshot()
+            futures = [loop.run_in_executor(self.pool, self._run_case, c, source, group, repeat,
+                                            snapshot) for c in cases]
             try:
-                async for lc in _each(futures, gen, self.generation, group):
+                async for lc, reply in _each(futures, gen, self.generation, group):
                     live_cases.append(lc)
                     cr = lc.result
                     case_results.append(cr)
-                    results.append(result_json(cr))
+                    results.append(reply)
                     done += 1
                     if token:
                         ls.work_done_progress.report(token, T.WorkDoneProgressReport(
@@ -331,7 +346,7 @@ class Runner:
 
                 await loop.run_in_executor(self.pool, sync_results, case_results, results)
             order = {c.case: i for i, c in enumerate(cases)}
-            results.sort(key=lambda r: order.get(r["fixture"], 0))
+            results.sort(key=lambda r: order.get(r.fixture, 0))
             live_cases.sort(key=lambda c: order.get(c.result.case.case, 0))
             if step_path and only is None:
                 self.live.record(manifest_path, step_id, step_path,
@@ -363,7 +378,7 @@ class Runner:
             snapshot.read_text(step_path) if step_path else None)
         return lw, cases, source, step_path, ran_text
 
-    async def _finish(self, manifest_path: str, step_id: str, results: list[dict],
+    async def _finish(self, manifest_path: str, step_id: str, results: list[RunReply],
                       only: str | None) -> None:
         ls = self.ls
         changed = await self._off_loop(self.results.finish, ls.session.snapshot(), manifest_path,
@@ -374,11 +389,11 @@ class Runner:
         ls.publisher.lenses_changed(delay=0)
         ls.publisher.inlays_changed()
 
-    def _notify(self, manifest_path: str, step_id: str, results: list[dict]) -> None:
+    def _notify(self, manifest_path: str, step_id: str, results: list[RunReply]) -> None:
         ls = self.ls
         ls.send_raw("stepsmith/fixtureResults", {
             "manifestUri": ls.session.open_uri(manifest_path) or path_to_uri(manifest_path),
-            "stepId": step_id, "results": results})
+            "stepId": step_id, "results": wire(results)})
 
 
 class _Superseded(Exception):

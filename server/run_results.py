@@ -15,6 +15,7 @@ from stepsmith.server.workspace import uri_to_path
 
 if TYPE_CHECKING:
     from stepsmith.runner.workspace.snapshot import WorkspaceSnapshot
+    from stepsmith.server.run_replies import RunReply
 
 FIXTURE_SOURCE = "stepsmith-fixtures"
 BAD = ("failed", "error")
@@ -22,26 +23,20 @@ BAD = ("failed", "error")
 
 @dataclass
 class StepRun:
-    results: list[dict] = field(default_factory=list)
+    results: list[RunReply] = field(default_factory=list)
 
     @property
     def counts(self) -> tuple[int, int]:
-        bad = sum(1 for r in self.results if r["status"] in BAD)
+        bad = sum(1 for r in self.results if r.outcome in BAD)
         return len(self.results) - bad, bad
 
 
 def anchor_in(lines) -> Span:
-    """Where a fixture's result goes: the fixture's own top-level `"expected"` key, found by
-    the fixtures' JSON locator (runner/fixtures/jsonpos.py; never an input that happens to be
-    named so); else the first character."""
-    from stepsmith.runner.fixtures.jsonpos import locate
+    """Where a fixture's result goes on `lines`: the one JSON locator's result target (its own
+    top-level `"expected"` key, never an input named so; else the first character)."""
+    from stepsmith.runner.fixtures.jsonpos import result_target
 
-    text = "".join(lines).replace("\r\n", "\n").replace("\r", "\n")  # one line per editor line
-    at = locate(text, ("expected",))
-    if at is None:
-        return Span(1, 0, 1, 1)
-    line, column = at  # both 1-based
-    return Span(line, column - 1, line, column - 1 + len('"expected"'))
+    return result_target("".join(lines))
 
 
 class RunResults:
@@ -70,7 +65,8 @@ class RunResults:
         return [to_diagnostic(Problem(code=p.code, message=p.message, span=span, step=p.step),
                               lines, encoding, source=FIXTURE_SOURCE) for p in probs]
 
-    def finish(self, ws: WorkspaceSnapshot, manifest_path: str, step_id: str, results: list[dict],
+    def finish(self, ws: WorkspaceSnapshot, manifest_path: str, step_id: str,
+               results: list[RunReply],
                only: str | None) -> list[str]:
         """(run pool: reads and positions on the disk) Record a run's results; returns the
         paths whose fixture problems changed."""
@@ -79,25 +75,25 @@ class RunResults:
         if only is None:
             run.results = results
         else:
-            by = {r["uri"]: r for r in run.results}
+            by = {r.uri: r for r in run.results}
             for r in results:
-                by[r["uri"]] = r
+                by[r.uri] = r
             run.results = list(by.values())
         changed = []
         for r in results:
-            fp = uri_to_path(r["uri"]) if r["uri"] else None
+            fp = uri_to_path(r.uri) if r.uri else None
             if not fp:
                 continue
-            self.fixture_status[fp] = r["status"]
+            self.fixture_status[fp] = r.outcome
             probs = []
-            if r["status"] in BAD:
-                msg = f"fixture {r['fixture']} {r['status']}"
-                if r["message"]:
-                    msg += f": {r['message']}"
-                if r["diff"]:
-                    msg += "\n" + r["diff"]
+            if r.outcome in BAD:
+                msg = f"fixture {r.fixture} {r.outcome}"
+                if r.message:
+                    msg += f": {r.message}"
+                if r.diff:
+                    msg += "\n" + r.diff
                 # positioned when published (anchor_in on the text it is published with)
-                probs.append(Problem(code="fixture-" + r["status"], message=msg,
+                probs.append(Problem(code="fixture-" + r.outcome, message=msg,
                                      span=Span(1, 0, 1, 1), step=step_id))
             self.problems[fp] = probs
             changed.append(fp)
@@ -110,7 +106,7 @@ class RunResults:
             loc = ws.function_location(path, st.code.function)
             found = any(f.name == st.code.function for f in ws.functions(path))
             if bad and loc is not None and found:
-                names = ", ".join(r["fixture"] for r in run.results if r["status"] in BAD)
+                names = ", ".join(r.fixture for r in run.results if r.outcome in BAD)
                 probs.append(Problem(code="fixture-failed",
                                      message=f"✗ {bad} of {len(run.results)} fixture(s) of step "
                                      f"{step_id} failed: {names}", span=loc.span, step=step_id))

@@ -57,7 +57,7 @@ def _from_fixture(args: argparse.Namespace) -> None:
     from pathlib import Path
 
     from stepsmith.runner.app.errors import UsageError
-    from stepsmith.runner.fixtures.load import load_fixture
+    from stepsmith.runner.fixtures.load import load_fixture, problem_text
 
     path = Path(args.path)
     if not path.is_file():
@@ -66,7 +66,8 @@ def _from_fixture(args: argparse.Namespace) -> None:
         raise UsageError(f"{args.path}: a fixture lives in fixtures/<step-id>/<case>.json")
     fx, problems = load_fixture(path, step_id=path.parent.name, shown=args.path)
     if problems or fx is None:
-        raise UsageError("; ".join(str(p) for p in problems) or f"{args.path}: not a fixture")
+        raise UsageError("; ".join(problem_text(p) for p in problems)
+                         or f"{args.path}: not a fixture")
     args.path, args.step, args.inputs = str(path.parent.parent.parent), path.parent.name, fx.inputs
     args.at = args.at if args.at is not None else fx.evaluation_time
     args.seed = args.seed if args.seed is not None else fx.seed

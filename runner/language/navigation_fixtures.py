@@ -4,20 +4,20 @@
   * `fixtures/_workflow/<case>.json`: the keys of `recorded` are step ids (the recorded
     outputs of public_egress steps) and the keys of `sources` are source names.
 
-JSON has no positions in the standard library: a small tokenizer walks the text once and
-reports the key strings at exactly that path, by code-point span. Escaped keys are skipped
-(a step id never needs an escape).
+Positions come from the one JSON locator (runner/fixtures/jsonpos.py): the key strings at
+exactly that path, by code-point span inside their quotes; a fixture that does not parse
+names nothing (a rename never edits a file it cannot read). Escaped keys are skipped (a step
+id never needs an escape).
 """
 
 from __future__ import annotations
 
 import os
-import re
 
+from stepsmith.runner.fixtures.jsonpos import keys
 from stepsmith.runner.model import grammar
 from stepsmith.runner.problems import Span
 
-_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+|\s+')
 _PATH = ("recorded_from", "upstream")
 
 
@@ -27,45 +27,12 @@ def fixture_names(path: str, text: str) -> list[tuple[str, str, Span]]:
         wanted = {("recorded",): "step", ("sources",): "source"}
     else:
         wanted = {_PATH: "step"}
-    if not any(f'"{p[0]}"' in text for p in wanted):  # most fixtures: no tokenizing at all
+    if not any(f'"{p[0]}"' in text for p in wanted):  # most fixtures: nothing to walk
         return []
-    return [(wanted[p], k, sp) for p, k, sp in json_keys(text, set(wanted))]
+    return [(kind, k, sp) for at, kind in wanted.items() for k, sp in json_keys(text, at)]
 
 
-def upstream_keys(text: str) -> list[tuple[str, Span]]:
-    return [(k, sp) for _, k, sp in json_keys(text, {_PATH})]
-
-
-def json_keys(text: str, paths: set[tuple[str, ...]]) -> list[tuple[tuple, str, Span]]:
-    """(path, key, span inside its quotes) of every key of the objects at `paths` (key paths
-    from the top-level object)."""
-    out: list[tuple[tuple, str, Span]] = []
-    stack: list[tuple[bool, str | None]] = []  # (is an object, the key it sits under)
-    key: str | None = None  # the last key read in the innermost object
-    expect_key = False
-    line, col = 1, 0
-    for m in _TOKEN.finditer(text):
-        tok = m.group()
-        at_line, at_col = line, col
-        nl = tok.count("\n")
-        line, col = (line + nl, len(tok) - tok.rfind("\n") - 1) if nl else (line, col + len(tok))
-        if tok[0] in " \t\r\n":
-            continue
-        if tok in ("{", "["):
-            in_object = bool(stack) and stack[-1][0]
-            stack.append((tok == "{", key if in_object else None))
-            expect_key, key = tok == "{", None
-        elif tok in ("}", "]"):
-            if stack:
-                stack.pop()
-            expect_key = False
-        elif tok == ",":
-            expect_key = bool(stack) and stack[-1][0]
-        elif tok[0] == '"' and expect_key:
-            key, expect_key = tok[1:-1], False
-            where = tuple(k for _, k in stack[1:])
-            if where in paths and "\\" not in key and all(o for o, _ in stack):
-                out.append((where, key, Span(at_line, at_col + 1, at_line, at_col + 1 + len(key))))
-        else:
-            expect_key = False
-    return out
+def json_keys(text: str, path: tuple[str, ...]) -> list[tuple[str, Span]]:
+    """(key, span inside its quotes) of every unescaped key of the object at `path`."""
+    return [(k, Span(sp.line, sp.column + 1, sp.end_line, sp.end_column - 1))
+            for k, sp, raw in keys(text, path) if raw == k]

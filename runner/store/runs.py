@@ -35,7 +35,7 @@ from stepsmith.runner.fixtures.invoke import (
     secrets_in,
     step_code,
 )
-from stepsmith.runner.fixtures.load import forbidden_fields, load_workflow_case
+from stepsmith.runner.fixtures.load import forbidden_fields, load_workflow_case, problem_text
 from stepsmith.runner.fixtures.model import WORKFLOW_DIR
 from stepsmith.runner.model.grammar import is_case_name
 from stepsmith.runner.model.refs import StepOutputRef
@@ -184,7 +184,7 @@ def load_case(lw: LoadedWorkflow, case: str):
     path = lw.dir / "fixtures" / WORKFLOW_DIR / f"{case}.json"
     wc, problems = load_workflow_case(path)
     if problems:
-        raise RunError("\n".join(str(p) for p in problems))
+        raise RunError("\n".join(problem_text(p) for p in problems))
     return wc
 
 

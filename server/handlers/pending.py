@@ -17,7 +17,7 @@ from stepsmith.server.handlers.common import require_trust, safe
 from stepsmith.server.workspace import norm, path_to_uri, uri_to_path
 
 
-def sync_results(case_results, results: list[dict]) -> None:
+def sync_results(case_results, results: list) -> None:
     """After an editor run of saved code: write/drop pending changes as `stepsmith test` does
     and tell the client where each one is (`pendingUri`)."""
     from stepsmith.runner.fixtures import pending
@@ -27,7 +27,7 @@ def sync_results(case_results, results: list[dict]) -> None:
     for cr, r in zip(case_results, results):
         uri = where.get((cr.case.step_id, cr.case.case))
         if uri:
-            r["pendingUri"] = uri
+            r.pending_uri = uri  # results: server.run_replies.RunReply
 
 
 def _workflow_dirs(ls) -> list[str]:

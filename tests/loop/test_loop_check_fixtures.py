@@ -84,6 +84,35 @@ def test_format_error_and_misplaced_file_and_case_source(wf, capsys, kit):
                      r"mean 'numbers'", out, re.M), out
 
 
+def test_fixture_findings_carry_their_did_you_mean_fix(wf, capsys, kit):
+    """Issue 21: fixture findings are Problems like the others: `check --format json` prints
+    their fix (the key renamed to the close known name) and applying it checks clean; no fix
+    when that name is there already (it would make a duplicate key)."""
+    from stepsmith.runner.fixes import apply_edits, fix_of
+    from stepsmith.runner.problems import Problem, Span
+
+    doc = kit.add_case("1.00", None, "1.50")
+    doc["expectd"] = doc.pop("expected")
+    kit.write_fixture(wf, "add/typo", doc)
+    kit.write_fixture(wf, "add/both", kit.add_case("1.00", None, "1.50", expectd={}))
+    kit.write_fixture(wf, "_workflow/day1", {"sources": {"numbrs": "1"}, "evaluation_time": None})
+    code, out, _ = check(capsys, "wf", "--format", "json")
+    assert code == 1
+    found = json.loads(out)["problems"]
+    for name, code_, new in (("typo", "SF003", "expected"), ("day1", "SF008", "numbers")):
+        [p] = [p for p in found if p["path"].endswith(f"/{name}.json") and "mean" in p["message"]]
+        assert p["code"] == code_ and p["url"].endswith(f"{code_}.md")
+        fix = fix_of(Problem(p["code"], p["message"], Span(1, 0, 1, 1), data=p["data"]))
+        assert fix is not None and fix.title == f"Change to '{new}'"
+        path = Path(p["path"])
+        path.write_text(apply_edits(path.read_text(), fix.edits))
+    [both] = [p for p in found if p["path"].endswith("/both.json") and "mean" in p["message"]]
+    assert "did you mean 'expected'" in both["message"] and "fix" not in both["data"]
+    (wf / "fixtures" / "add" / "both.json").unlink()
+    code, out, _ = check(capsys, "wf")
+    assert code == 0, out
+
+
 @pytest.mark.parametrize("rule", NEW, ids=[r.code for r in NEW])
 def test_catalogue_examples_are_refused_and_fixes_accepted(rule, tmp_path, kit, monkeypatch,
                                                            capsys):

@@ -66,6 +66,8 @@ async def test_check_returns_problems_at_the_clis_spans_with_fixes(ws):
     man.write_text(man.read_text().replace(*BROKEN_MANIFEST_EDIT))
     step = ws / "invoice-matching" / "steps" / "match.py"
     step.write_text("import os\n" + step.read_text())
+    fixture = ws / "invoice-matching" / "fixtures" / "normalise" / "typo.json"
+    fixture.write_text('{"inputs": {},\n "expectd": {"output": []}}\n')  # a fixture finding
     async with Client(server(ws)) as client:
         res = await call(client, "check", {"paths": ["invoice-matching"]})
     assert not res.is_error
@@ -80,6 +82,11 @@ async def test_check_returns_problems_at_the_clis_spans_with_fixes(ws):
     assert by["SS101"]["fixes"][0]["safe"] is True and by["SS101"]["fixes"][0]["edits"]
     assert by["SS101"]["url"].endswith("SS101.md") and by["SS101"]["rationale"]
     assert by["SM003"]["fixes"][0]["edits"][0]["new_text"] == "explanation"
+    # issue 21: a fixture finding is a Problem like the others: its rule's page, its fix
+    sf = next(p for p in out["problems"] if p["code"] == "SF003" and "'expectd'" in p["message"])
+    assert sf["path"].endswith("fixtures/normalise/typo.json") and sf["url"].endswith("SF003.md")
+    assert (sf["line"], sf["column"], sf["end_column"]) == (2, 1, 10) and sf["rationale"]
+    assert [e["new_text"] for e in sf["fixes"][0]["edits"]] == ["expected"]
 
 
 async def test_reach_and_rules_and_schema(ws):

@@ -98,7 +98,7 @@ async def test_coverage_notes_of_a_10000_line_file_never_block_the_loop(tmp_path
             T.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
         assert await ls.scheduler.wait_analysed(uri)
         results = await ls.runner.run_step(str(manifest), "first")  # a real sandbox, traced
-        assert [r["status"] for r in results] == ["passed"], results
+        assert [r.outcome for r in results] == ["passed"], results
 
         def notes_published(version):
             return any(m == T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS and p["uri"] == uri

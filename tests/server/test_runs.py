@@ -141,6 +141,36 @@ async def test_run_one_fixture_and_record(client, workspace):
     (workspace / "billing" / "fixtures" / "total" / f"{name}.json").unlink()
 
 
+async def test_a_result_carries_the_range_of_its_fixtures_own_expected_key(client, workspace):
+    """Issue 21: the reply says where the fixture's result goes (its top-level `"expected"`
+    key, in the negotiated encoding), so no client searches the text; an input named
+    `expected` before it, on the same line and after an astral character, is not it."""
+    fx = workspace / "billing" / "fixtures" / "total" / f"nested-{client.mode}.json"
+    text = ('{"inputs": {"items": [{"amount": "1.00", "expected": "\U0001d11e"}]}, '
+            '"expected": {"output": "9.00"}}\n')
+    fx.write_text(text, encoding="utf-8")
+    try:
+        res = await command(client, "stepsmith.runFixture", [uri(fx)])
+    finally:
+        fx.unlink()
+    [r] = res["results"]
+    assert r["status"] == "failed"
+    col = text.index('"expected": {')  # code points; one astral character before it
+    col16 = len(text[:col].encode("utf-16-le")) // 2
+    assert col16 == col + 1
+    assert r["target"] == {"start": {"line": 0, "character": col16},
+                           "end": {"line": 0, "character": col16 + len('"expected"')}}
+    missing = workspace / "billing" / "fixtures" / "total" / f"no-expected-{client.mode}.json"
+    missing.write_text('{"inputs": {"items": []}}\n')
+    try:
+        res = await command(client, "stepsmith.runFixture", [uri(missing)])
+    finally:
+        missing.unlink()
+    [r] = res["results"]
+    assert r["status"] == "error"  # the fixture does not load: its result goes at its start
+    assert r["target"] == {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}
+
+
 async def test_run_on_save_and_on_type(client, workspace):
     step = workspace / "billing" / "steps" / "total.py"
     su = open_doc(client, step)

@@ -264,16 +264,10 @@ export function outcomeOf(r: FixtureResult | undefined): Outcome {
   }
 }
 
-/** Finds the text range of the `"expected"` key in a fixture's JSON (where the failure is shown). */
-export function expectedKeyRange(text: string): LspRange {
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const c = lines[i].indexOf('"expected"');
-    if (c >= 0) {
-      return { start: { line: i, character: c }, end: { line: i, character: c + '"expected"'.length } };
-    }
-  }
-  return { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
+/** Where a fixture's result is shown: the range the server sent (its top-level "expected" key,
+ * found by the server's JSON locator), the file's start when it sent none. Never a text search. */
+export function failureRange(r: FixtureResult | undefined): LspRange {
+  return r?.target ?? { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
 }
 
 /** The step whose location (manifest entry or def) contains the position, if any. */

@@ -53,6 +53,8 @@ export interface FixtureDifference { path: string; kind: string; message: string
 export interface FixtureResult {
   fixture: string; uri: string; status: FixtureStatus; message: string; diff: string; stdout?: string; pendingUri?: string;
   outcome?: FixtureStatus; messages?: string[]; differences?: FixtureDifference[];
+  /** where the result is shown in the fixture file: its top-level "expected" key, else its start (null: no file) */
+  target?: LspRange | null;
 }
 
 /** stepsmith.pending.* (server/PROTOCOL.md): typed differences, rendered by the server too. */

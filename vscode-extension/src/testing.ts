@@ -25,7 +25,7 @@ class StepFileCoverage extends vscode.FileCoverage {
 
 import * as vscode from 'vscode';
 import { statements } from './coverage';
-import { expectedKeyRange, fixtureTestId, outcomeOf, runCallsFor, stepTestId, testTree, TestNode } from './models';
+import { failureRange, fixtureTestId, outcomeOf, runCallsFor, stepTestId, testTree, TestNode } from './models';
 import { CoverageInfo, CoverageResponse, FixtureResult, FixturesResponse, FixtureResultsNotification, Requests, RunResponse } from './protocol';
 import { ServerManager } from './server';
 import { toRange } from './util';
@@ -207,7 +207,7 @@ export class FixtureTests implements vscode.Disposable {
             run.errored(item, new vscode.TestMessage(failure));
             continue;
           }
-          await this.report(run, item, byUri.get(c.id) ?? byName.get(c.label));
+          this.report(run, item, byUri.get(c.id) ?? byName.get(c.label));
         }
       }
       if (opts.coverage) {
@@ -233,7 +233,7 @@ export class FixtureTests implements vscode.Disposable {
     }
   }
 
-  private async report(run: vscode.TestRun, item: vscode.TestItem, r: FixtureResult | undefined): Promise<void> {
+  private report(run: vscode.TestRun, item: vscode.TestItem, r: FixtureResult | undefined): void {
     const outcome = outcomeOf(r);
     this.outcomes.set(item.id, { kind: outcome.kind, message: 'message' in outcome ? outcome.message : undefined, diff: outcome.kind === 'failed' ? outcome.diff : undefined });
     if (r?.message) {
@@ -251,7 +251,7 @@ export class FixtureTests implements vscode.Disposable {
           outcome.expected !== undefined && outcome.actual !== undefined
             ? vscode.TestMessage.diff(outcome.message, outcome.expected, outcome.actual)
             : new vscode.TestMessage(new vscode.MarkdownString(failureMarkdown(outcome.message, outcome.diff)));
-        msg.location = await this.failureLocation(item);
+        msg.location = this.failureLocation(item, r);
         if (r?.pendingUri) {
           msg.contextValue = 'stepsmith.pending'; // offers "Accept this output" on the message
         }
@@ -261,7 +261,7 @@ export class FixtureTests implements vscode.Disposable {
       }
       case 'errored': {
         const msg = new vscode.TestMessage(outcome.message);
-        msg.location = await this.failureLocation(item);
+        msg.location = this.failureLocation(item, r);
         run.errored(item, msg);
         break;
       }
@@ -270,21 +270,13 @@ export class FixtureTests implements vscode.Disposable {
     }
   }
 
-  /** Failures are shown at the fixture's "expected" key. */
-  private async failureLocation(item: vscode.TestItem): Promise<vscode.Location | undefined> {
-    if (!item.uri) {
-      return undefined;
-    }
-    try {
-      const bytes = await vscode.workspace.fs.readFile(item.uri);
-      return new vscode.Location(item.uri, toRange(expectedKeyRange(Buffer.from(bytes).toString('utf8'))));
-    } catch {
-      return new vscode.Location(item.uri, new vscode.Position(0, 0));
-    }
+  /** Failures are shown where the server says: the fixture's own "expected" key. */
+  private failureLocation(item: vscode.TestItem, r: FixtureResult | undefined): vscode.Location | undefined {
+    return item.uri ? new vscode.Location(item.uri, toRange(failureRange(r))) : undefined;
   }
 
   /** Runs the server did on its own (save/type, code lens) also show up in the Test Explorer. */
-  private async onResults(n: FixtureResultsNotification): Promise<void> {
+  private onResults(n: FixtureResultsNotification): void {
     const pending = n.results.filter((r) => !this.inRun.has(fixtureTestId(r.uri)));
     const items = pending.map((r) => this.itemById(fixtureTestId(r.uri))).filter((i): i is vscode.TestItem => !!i);
     if (!items.length) {
@@ -294,7 +286,7 @@ export class FixtureTests implements vscode.Disposable {
     for (const r of pending) {
       const item = this.itemById(fixtureTestId(r.uri));
       if (item) {
-        await this.report(run, item, r);
+        this.report(run, item, r);
       }
     }
     run.end();

@@ -198,6 +198,10 @@ describe('stepsmith extension in VS Code', function () {
     const o = api.tests.outcomes.get(failing!.id)!;
     assert.match(o.diff ?? '', /2026-12-0[12]/, 'the failure carries the diff');
     assert.strictEqual(o.location?.uri.fsPath, failing!.uri!.fsPath, 'shown at the fixture');
+    // on its top-level "expected" key, as the server located it (json.dumps(indent=2): `  "expected"`)
+    const lines = fs.readFileSync(failing!.uri!.fsPath, 'utf8').split('\n');
+    const at = lines.findIndex((l) => l.startsWith('  "expected"'));
+    assert.deepStrictEqual([o.location?.range.start.line, o.location?.range.start.character, o.location?.range.end.character], [at, 2, 12]);
   });
 
   it('a single fixture runs on its own and passes', async () => {

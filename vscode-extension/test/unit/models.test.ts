@@ -1,5 +1,5 @@
 import * as assert from 'assert';
-import { expectedKeyRange, outcomeOf, reachMarkdown, reachTree, runCallsFor, splitDiff, stepAt, stepSummary, testTree } from '../../src/models';
+import { failureRange, outcomeOf, reachMarkdown, reachTree, runCallsFor, splitDiff, stepAt, stepSummary, testTree } from '../../src/models';
 import { FixturesResponse, REACH_SENTENCE, ReachResponse, ReachStep } from '../../src/protocol';
 
 const range = (l: number) => ({ start: { line: l, character: 2 }, end: { line: l, character: 10 } });
@@ -143,9 +143,14 @@ describe('test tree model', () => {
     assert.strictEqual(fields.kind === 'failed' && fields.actual, 'output.as_of: "2026-12-01"\neffects[0].key: "INV-2"');
   });
 
-  it('locates the "expected" key of a fixture', () => {
-    assert.deepStrictEqual(expectedKeyRange('{\n  "inputs": {},\n  "expected": {"output": 1}\n}'), { start: { line: 2, character: 2 }, end: { line: 2, character: 12 } });
-    assert.deepStrictEqual(expectedKeyRange('{}').start, { line: 0, character: 0 });
+  it('shows a failure where the server says, never by searching the fixture\'s text (issue 21)', () => {
+    // the server located the top-level "expected" key (runner/fixtures/jsonpos.py), even after
+    // an input named "expected" on the same line; the client takes the range as it is
+    const target = { start: { line: 0, character: 57 }, end: { line: 0, character: 67 } };
+    const r = { fixture: 'f', uri: 'file:///f.json', status: 'failed' as const, message: 'm', diff: '', target };
+    assert.deepStrictEqual(failureRange(r), target);
+    assert.deepStrictEqual(failureRange({ ...r, target: null }), { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } });
+    assert.deepStrictEqual(failureRange(undefined).start, { line: 0, character: 0 });
   });
 });
 
