@@ -28,7 +28,7 @@ from stepsmith.runner.fixtures.invoke import (
     invoke,
     step_code,
 )
-from stepsmith.runner.fixtures.runs import plain_result
+from stepsmith.runner.fixtures.invocations import plain_result
 from stepsmith.runner.fixtures.suite import (
     Case,
     CaseResult,

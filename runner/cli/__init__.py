@@ -17,7 +17,7 @@ from stepsmith.runner.display import safe_print as print
 
 # Sub-command modules, in the order `--help` lists them. A module missing here is a bug.
 COMMANDS = [
-    "check",
+    "check_command",
     "reach",
     "schema",
     "rules",
@@ -39,7 +39,7 @@ COMMANDS = [
 # are listed from here). tests/cli/test_cli_lean_parser.py holds this to what the modules
 # register.
 LISTED = {
-    "check": {"check": "validate workflow manifests and their step code"},
+    "check_command": {"check": "validate workflow manifests and their step code"},
     "reach": {"reach": "show what each step is permitted to reach"},
     "schema": {"schema": "print the JSON Schema of workflow.yaml"},
     "rules": {"rules": "list every rule (step code SS*, manifest SM*)",

@@ -12,7 +12,7 @@ from stepsmith.runner.display import safe_print as print
 
 
 def _display(path: Path) -> str:
-    from stepsmith.runner.cli.check import _display as shown
+    from stepsmith.runner.cli.check_command import _display as shown
 
     return shown(path)
 

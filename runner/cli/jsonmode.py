@@ -39,9 +39,9 @@ class _Tracked:
 
 
 def command_of(argv: list[str]) -> str | None:
-    from stepsmith.runner.cli import COMMANDS
+    from stepsmith.runner.cli import LISTED
 
-    names = {c.replace("_", "-") for c in COMMANDS}
+    names = {name for commands in LISTED.values() for name in commands}
     return next((a for a in argv if a in names), None)
 
 

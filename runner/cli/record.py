@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     if args.case is not None:
-        from stepsmith.runner.cli.record_case import run as run_case
+        from stepsmith.runner.cli.record_case_command import run as run_case
 
         return run_case(args)
     missing = [f for f, v in (("--step", args.step), ("--at", args.at), ("--name", args.name))

@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from stepsmith.runner.app.errors import AppError
-    from stepsmith.runner.app.runs import replay
+    from stepsmith.runner.app.workflow_runs import replay
     from stepsmith.runner.cli.console import SafeConsole as Console
     from stepsmith.runner.cli.render import StepLog
 

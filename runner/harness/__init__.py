@@ -1,6 +1,6 @@
 """The in-sandbox harness, as the parent ships it.
 
-The files next to this one (`inside.py`, `facades.py`, `trace.py`) run INSIDE the sandbox. They are never
+The files next to this one (`inside.py`, `facades.py`, `tracer.py`) run INSIDE the sandbox. They are never
 imported by the runner: `bundle()` compiles them once per process (and the validator's modules
 too: the harness re-validates every step before executing it) and caches the marshalled code
 objects; the sandbox's interpreter is the very binary the runner runs on, so marshal's format
@@ -269,7 +269,7 @@ def _sources() -> list[tuple[str, Path, bytes]]:
     # this file too: its bootstraps run in the sandbox and it binds the parts together
     add(_HERE / "__init__.py", "harness/__init__.py")
     add(_HERE / "facades.py", "harness/facades.py")
-    add(_HERE / "trace.py", "harness/trace.py")
+    add(_HERE / "tracer.py", "harness/tracer.py")
     validator = _validator_files()
     for _name, path in validator:
         add(path, str(path.relative_to(_RUNNER)))
@@ -284,7 +284,7 @@ def _compile_parts(sources: list[tuple[str, Path, bytes]]) -> dict:
     by_label = {label: src for label, _path, src in sources}
     main = _compile_harness(lambda path, label: by_label[label])
     fac = _compile_facades(by_label["harness/facades.py"])
-    trace = compile(by_label["harness/trace.py"], "<stepsmith-trace>", "exec",
+    trace = compile(by_label["harness/tracer.py"], "<stepsmith-trace>", "exec",
                     dont_inherit=True, optimize=0)
     mods = {}
     trees = {}

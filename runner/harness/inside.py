@@ -6,7 +6,7 @@ it from the harness memfd and the request from stdin, the test-only unvalidated 
 (`BOOTSTRAP`) both from stdin; either executes it with ``ARGS`` in its globals:
 ``ARGS = [facades_code, validator_modules, request, trace_code]`` (validator_modules: the
 eager code objects and the other modules' marshalled code, see `_install_modules`;
-trace_code: None unless the request asks for a trace, ``REQ["trace"]``; see trace.py).
+trace_code: None unless the request asks for a trace, ``REQ["trace"]``; see tracer.py).
 Its parts (encode.py, restricted.py, revalidate.py: definitions only) are compiled with it
 as one module, their statements first (`HARNESS_PARTS`).
 

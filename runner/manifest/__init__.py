@@ -6,7 +6,8 @@ from importlib import import_module
 # name -> the submodule holding it, imported on first use (PEP 562): importing one submodule
 # (yamlpos for a raw load, discovery) must not import the pydantic model and the whole check.
 _HOME = {
-    "WorkflowCheck": "check", "check_workflow": "check", "read_manifest_text": "check",
+    "WorkflowCheck": "workflow_checks", "check_workflow": "workflow_checks",
+    "read_manifest_text": "workflow_checks",
     "clear_caches": "stepfiles", "parse_step_file": "stepfiles",
     "find_forbidden_fields": "forbidden", "is_forbidden_field": "forbidden",
     "Connection": "model", "Effect": "model", "Event": "model", "Manual": "model",

@@ -24,7 +24,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from . import runs, tools
+from . import run_tools, tools
 from .scope import Scope
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
@@ -55,7 +55,7 @@ def answered(fn):
     else is a crash the SDK reports without our internals."""
     from stepsmith.runner.app.errors import AppError
 
-    from .runs import AgentRefused
+    from .run_tools import AgentRefused
     from .scope import OutsideRoots
 
     @functools.wraps(fn)
@@ -133,10 +133,10 @@ def build(root: Path) -> MCPServer:
                                         "live")] = False) -> dict[str, Any]:
         """Run one step once in the sandbox, offline (placeholder credentials, no network):
         its typed result (status, output, error with traceback, effect intents, stdout)."""
-        runs._refuse_live(live)
+        run_tools._refuse_live(live)
         scope = _scope(roots, fallback)
         return await anyio.to_thread.run_sync(
-            lambda: runs.run_step(scope, workflow, step, inputs, evaluation_time, seed))
+            lambda: run_tools.run_step(scope, workflow, step, inputs, evaluation_time, seed))
 
     @server.tool(annotations=RUNS, structured_output=True)
     @answered
@@ -148,7 +148,7 @@ def build(root: Path) -> MCPServer:
         """Run the recorded fixtures in fresh sandboxes: each outcome with structured
         differences (the document `stepsmith test --format json` prints). Reports progress;
         cancelling starts no new fixture."""
-        runs._refuse_live(live)
+        run_tools._refuse_live(live)
         scope = _scope(roots, fallback)
         stop = threading.Event()
         token = anyio.lowlevel.current_token()  # fixtures finish on the runner's own threads
@@ -158,7 +158,7 @@ def build(root: Path) -> MCPServer:
 
         try:
             return await anyio.to_thread.run_sync(
-                lambda: runs.test(scope, paths, k, on_done=progress, stop=stop),
+                lambda: run_tools.test(scope, paths, k, on_done=progress, stop=stop),
                 abandon_on_cancel=True)
         except anyio.get_cancelled_exc_class():
             stop.set()  # running sandboxes end by their limits; nothing new starts
@@ -170,12 +170,12 @@ def build(root: Path) -> MCPServer:
             description="the case name (letters, digits, - and _)")], inputs: Inputs,
             evaluation_time: At = None, seed: int | None = None,
             live: Annotated[bool, Field(description="always refused")] = False,
-            ) -> runs.ProposedFixture:
+            ) -> run_tools.ProposedFixture:
         """Run the step offline and propose its result as a fixture: written only as a
         PENDING change under .stepsmith/pending/, which a person reviews and accepts."""
-        runs._refuse_live(live)
+        run_tools._refuse_live(live)
         scope = _scope(roots, fallback)
-        return await anyio.to_thread.run_sync(lambda: runs.propose_fixture(
+        return await anyio.to_thread.run_sync(lambda: run_tools.propose_fixture(
             scope, workflow, step, name, inputs, evaluation_time, seed))
 
     @server.resource("stepsmith://dialect", mime_type="application/json",

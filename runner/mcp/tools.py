@@ -101,7 +101,7 @@ def _fix_out(scope: Scope, action, safe_kinds) -> FixOut:
 def check(scope: Scope, paths: list[str] | None = None) -> CheckOutput:
     """Every problem of the workflows (and step files) under `paths`, with fixes."""
     from stepsmith.runner.app.fix import disk_snapshot
-    from stepsmith.runner.cli.check import collect
+    from stepsmith.runner.cli.check_command import collect
     from stepsmith.runner.language.actions import fixes_for, quick_fixes
     from stepsmith.runner.language.fixall import SAFE_KINDS, deferred
     from stepsmith.runner.rules import rule_url

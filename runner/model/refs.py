@@ -1,7 +1,7 @@
 """Typed references inside a manifest, parsed once: `CodeRef` for a step's `code:` and
 `InputRef` (`SourceRef` | `StepOutputRef` | `Literal`, or `MalformedRef`) for an input value.
 
-Plain Python, no I/O. The positioned check (manifest/check.py, manifest/crossref.py) and the
+Plain Python, no I/O. The positioned check (manifest/workflow_checks.py, manifest/crossref.py) and the
 pydantic model (`Step.code_ref`, `Step.input_refs`) call the same parsers, so a reference
 means the same thing to every consumer. Offsets (`*_start`) are code points into the written
 text, for sub-spans of the YAML scalar.

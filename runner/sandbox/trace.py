@@ -1,5 +1,5 @@
 """The step-file trace, parent side: the request sent into the sandbox and the check of what
-comes back (harness/trace.py records it).
+comes back (harness/tracer.py records it).
 
 The trace is untrusted like everything from the sandbox, and advisory: a malformed one is
 dropped (the result stays), a well-formed one is bounded here again. It names no file: it is

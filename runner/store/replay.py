@@ -26,7 +26,7 @@ from stepsmith.runner.store.canonical import (
     request_sha256,
 )
 from stepsmith.runner.store.db import ResultStore
-from stepsmith.runner.store.runs import (
+from stepsmith.runner.store.stored_runs import (
     RunError,
     RunReport,
     RunUsageError,

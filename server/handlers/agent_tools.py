@@ -15,7 +15,7 @@ RUNS = ("run_step", "test", "propose_fixture")
 
 def answer(scope, tool: str, args: dict):
     """The tool's structured result as plain JSON (what MCP's structured content holds)."""
-    from stepsmith.runner.mcp import runs, tools
+    from stepsmith.runner.mcp import run_tools, tools
 
     if tool == "check":
         return tools.check(scope, args.get("paths")).model_dump()
@@ -24,11 +24,11 @@ def answer(scope, tool: str, args: dict):
     if tool == "explain_rule":
         return tools.explain_rule(str(args.get("code", ""))).model_dump()
     if tool == "run_step":
-        return runs.run_step(scope, args["workflow"], args["step"], dict(args.get("inputs") or {}),
+        return run_tools.run_step(scope, args["workflow"], args["step"], dict(args.get("inputs") or {}),
                              args.get("evaluation_time"), args.get("seed"), bool(args.get("live")))
     if tool == "test":
-        return runs.test(scope, args.get("paths"), args.get("k"), live=bool(args.get("live")))
-    return runs.propose_fixture(scope, args["workflow"], args["step"], args["name"],
+        return run_tools.test(scope, args.get("paths"), args.get("k"), live=bool(args.get("live")))
+    return run_tools.propose_fixture(scope, args["workflow"], args["step"], args["name"],
                                 dict(args.get("inputs") or {}), args.get("evaluation_time"),
                                 args.get("seed"), bool(args.get("live"))).model_dump()
 
@@ -38,7 +38,7 @@ def register(ls) -> None:
     @safe
     async def agent_tool(ls, params):
         from stepsmith.runner.app.errors import AppError
-        from stepsmith.runner.mcp.runs import AgentRefused
+        from stepsmith.runner.mcp.run_tools import AgentRefused
         from stepsmith.runner.mcp.scope import OutsideRoots, Scope
 
         import json

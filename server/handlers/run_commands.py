@@ -1,4 +1,4 @@
-"""workspace/executeCommand: stepsmith.runStepFixtures, .runFixture, .recordFixture (runs.py)."""
+"""workspace/executeCommand: stepsmith.runStepFixtures, .runFixture, .recordFixture (fixture_runs.py)."""
 
 from __future__ import annotations
 

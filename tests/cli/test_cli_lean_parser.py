@@ -39,10 +39,10 @@ def test_a_commands_parser_is_the_same_as_in_the_whole_parser(only):
 
 
 @pytest.mark.parametrize("argv, module", [
-    (["--version"], ""), (["--help"], ""), ([], ""), (["check", "x"], "check"),
+    (["--version"], ""), (["--help"], ""), ([], ""), (["check", "x"], "check_command"),
     (["--show-settings", "test", "."], "test"), (["rule", "SS201"], "rules"),
     (["run-workflow", "wf"], "run_workflow"), (["chek"], None), (["--help", "check"], ""),
-    (["check", "--help"], "check")])
+    (["check", "--help"], "check_command")])
 def test_the_module_a_command_line_names(argv, module):
     assert cli._module_named(argv) == module
 

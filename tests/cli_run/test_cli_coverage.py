@@ -113,9 +113,9 @@ def test_repeat_zero_is_a_usage_error(run, wf, capsys):
 def test_repeat_reports_runs_that_disagree(run, wf, capsys, monkeypatch):
     # the dialect is deterministic in the sandbox (tests/sandbox/test_sandbox_repeat.py), so
     # the disagreement is made after the real runs: the second run's output differs
-    from stepsmith.runner.fixtures import runs
+    from stepsmith.runner.fixtures import invocations
 
-    real, calls = runs.invoke, []
+    real, calls = invocations.invoke, []
 
     def second_differs(*a, **kw):
         res = real(*a, **kw)
@@ -124,7 +124,7 @@ def test_repeat_reports_runs_that_disagree(run, wf, capsys, monkeypatch):
             res.output = "big"
         return res
 
-    monkeypatch.setattr(runs, "invoke", second_differs)
+    monkeypatch.setattr(invocations, "invoke", second_differs)
     code, out, _ = run(capsys, "wf", "--repeat", "2", "--format", "json")
     assert code == 1 and len(calls) == 2
     (r,) = json.loads(out)["results"]

@@ -6,7 +6,7 @@ import os
 import time
 
 import pytest
-from stepsmith.runner.cli import check, check_cache
+from stepsmith.runner.cli import check_cache, check_command
 from stepsmith.runner.settings import Settings, activate
 
 PAD = 120  # every file ends in a comment (or blanks) this long: an edit fits in its size
@@ -38,16 +38,16 @@ def old(monkeypatch):
 class Spy:
     def __init__(self, monkeypatch):
         self.checked = 0
-        real = check.check_unit
+        real = check_command.check_unit
 
         def counting(m):
             self.checked += 1
             return real(m)
 
-        monkeypatch.setattr(check, "check_unit", counting)
+        monkeypatch.setattr(check_command, "check_unit", counting)
 
     def codes(self, root):
-        found = check.collect([str(root)])
+        found = check_command.collect([str(root)])
         return sorted(p.code for probs in found.values() for p in probs)
 
 
@@ -138,7 +138,7 @@ def test_another_stepsmith_version_checks_again(wf, old, monkeypatch):
 
 
 def test_an_answer_is_not_kept_when_a_file_changed_during_the_check(wf, old, monkeypatch):
-    real = check.check_unit
+    real = check_command.check_unit
     calls = []
 
     def editing(m):
@@ -149,9 +149,9 @@ def test_an_answer_is_not_kept_when_a_file_changed_during_the_check(wf, old, mon
             p.write_text(p.read_text().replace("import datetime\n", "eval('1')\n"))
         return out
 
-    monkeypatch.setattr(check, "check_unit", editing)
-    check.collect([str(wf)])
-    found = check.collect([str(wf)])
+    monkeypatch.setattr(check_command, "check_unit", editing)
+    check_command.collect([str(wf)])
+    found = check_command.collect([str(wf)])
     assert len(calls) == 2
     assert any(p.code.startswith("SS") for probs in found.values() for p in probs)
 

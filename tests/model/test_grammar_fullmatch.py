@@ -6,7 +6,7 @@ as they are (pydantic's Rust regex and JavaScript read `$` as the end of the tex
 import pytest
 from stepsmith.runner.model import grammar, refs
 from stepsmith.runner.sandbox.connections import env_name
-from stepsmith.runner.store.runs import RUN_ID, check_run_id
+from stepsmith.runner.store.stored_runs import RUN_ID, check_run_id
 
 TAILS = ["\n", "\r\n", "\n\n", "\nx"]
 

@@ -18,7 +18,7 @@ def test_readme_and_docs_point_only_into_the_clone():
     for doc in docs:
         for name in referenced(doc.read_text()):
             if name in ("workflow.yaml", "pyproject.toml", "stepsmith.toml") or name.startswith(
-                    ("steps/", "fixtures/", "in.json")):
+                    ("steps/", "fixtures/", "in.json", ".stepsmith/")):
                 continue  # names of a user's files, not links
             base = doc.parent if name.endswith(".md") else REPO  # a link, relative to its page
             assert (base / name).exists() or (REPO / name).exists(), f"{doc.name}: {name}"

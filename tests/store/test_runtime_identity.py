@@ -25,7 +25,7 @@ COPIED = ("harness", "sandbox", "validator", "rules", "problems.py")
 #: the sandbox (and its bootstrap), the validator it ships, the sandbox's own parent side
 CHANGED = ("harness/__init__.py", "harness/inside.py", "harness/encode.py",
            "harness/restricted.py", "harness/revalidate.py", "harness/facades.py",
-           "harness/trace.py", "validator/engine.py", "validator/policy.py",
+           "harness/tracer.py", "validator/engine.py", "validator/policy.py",
            "validator/checks/imports.py", "rules/step_rules.py", "problems.py",
            "sandbox/__init__.py", "sandbox/cmdline.py", "sandbox/seccomp.py",
            "sandbox/redact.py", "sandbox/interpret.py")

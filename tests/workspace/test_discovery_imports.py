@@ -15,7 +15,7 @@ discover([sys.argv[1]])
 import stepsmith.runner.manifest.yamlpos
 from stepsmith.runner.manifest import YMap, is_manifest_name
 heavy = sorted(m for m in sys.modules if m.split(".")[0] == "pydantic"
-               or m in ("stepsmith.runner.manifest.model", "stepsmith.runner.manifest.check"))
+               or m in ("stepsmith.runner.manifest.model", "stepsmith.runner.manifest.workflow_checks"))
 print(",".join(heavy))
 """
 

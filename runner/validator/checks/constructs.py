@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import _ast as ast  # node classes only: `ast` itself imports enum, contextlib, ...
 
-from stepsmith.runner.validator import fixes
+from stepsmith.runner.validator import fix_edits
 
 
 def check_class(ctx, node: ast.ClassDef) -> None:
@@ -43,7 +43,7 @@ def check_decorators(ctx, node) -> None:
     for deco in node.decorator_list:
         ctx.report("SS404", ctx.pos.node_span(deco),
                    f"decorator on `{node.name}` is not allowed; wiring belongs in the manifest",
-                   data=fixes.remove_decorator(ctx, deco))
+                   data=fix_edits.remove_decorator(ctx, deco))
 
 
 _TOP_LEVEL_OK = (ast.FunctionDef, ast.Import, ast.ImportFrom)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import _ast as ast  # node classes only: `ast` itself imports enum, contextlib, ...
 
-from stepsmith.runner.validator import fixes, policy
+from stepsmith.runner.validator import fix_edits, policy
 
 
 def _seed_given(node: ast.Call) -> bool:
@@ -30,7 +30,7 @@ def check_samples_call(ctx, node: ast.Call, func: ast.Attribute) -> None:
         what = ("with `seed=None` (unseeded) is not allowed: give it a seed"
                 if _seed_none(node) else "without an explicit `seed=` is not allowed")
         ctx.report("SS501", ctx.pos.trailing_name_span(func), f"`.{func.attr}()` {what}",
-                   data=fixes.add_seed(ctx, node))
+                   data=fix_edits.add_seed(ctx, node))
 
 
 def check_samples_attribute(ctx, node: ast.Attribute) -> None:

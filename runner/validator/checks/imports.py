@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import _ast as ast  # node classes only: `ast` itself imports enum, contextlib, ...
 
-from stepsmith.runner.validator import fixes, policy
+from stepsmith.runner.validator import fix_edits, policy
 from stepsmith.runner.validator.checks.attributes import report_attribute
 from stepsmith.runner.validator.checks.names import check_identifier
 
@@ -86,7 +86,7 @@ def check_import(ctx, node: ast.Import) -> None:
         refusal = _module_refusal(ctx, alias.name)
         if refusal is not None:
             ctx.report(refusal[0], ctx.pos.node_span(alias), refusal[1],
-                       data=fixes.remove_import(ctx, node, alias))
+                       data=fix_edits.remove_import(ctx, node, alias))
         _check_alias_name(ctx, alias)
 
 
@@ -96,7 +96,7 @@ def check_import_from(ctx, node: ast.ImportFrom) -> None:
     if node.level:
         ctx.report("SS103", pos.first_line_span(node),
                    "relative imports are not allowed; a step file stands alone",
-                   data=fixes.remove_import(ctx, node))
+                   data=fix_edits.remove_import(ctx, node))
         return
     module = node.module or ""
     if module == "urllib":
@@ -104,20 +104,20 @@ def check_import_from(ctx, node: ast.ImportFrom) -> None:
         for alias in node.names:
             if alias.name == "*":
                 ctx.report("SS104", pos.node_span(alias), "star imports are not allowed",
-                           data=fixes.remove_import(ctx, node, alias))
+                           data=fix_edits.remove_import(ctx, node, alias))
                 continue
             refusal = _module_refusal(ctx, f"urllib.{alias.name}")
             if refusal is not None and refusal[0] == "SS102":
                 refusal = ("SS101", f"module `urllib.{alias.name}` is not allowed")
             if refusal is not None:
                 ctx.report(refusal[0], pos.node_span(alias), refusal[1],
-                           data=fixes.remove_import(ctx, node, alias))
+                           data=fix_edits.remove_import(ctx, node, alias))
             _check_alias_name(ctx, alias)
         return
     refusal = _module_refusal(ctx, module)
     if refusal is not None:
         ctx.report(refusal[0], pos.first_line_span(node), refusal[1],
-                   data=fixes.remove_import(ctx, node))
+                   data=fix_edits.remove_import(ctx, node))
         for alias in node.names:
             _check_alias_name(ctx, alias)
         return
@@ -127,11 +127,11 @@ def check_import_from(ctx, node: ast.ImportFrom) -> None:
         span_of = pos.node_span(alias)
         if name == "*":
             ctx.report("SS104", span_of, f"`from {module} import *` is not allowed; name what "
-                       "you use", data=fixes.remove_import(ctx, node, alias))
+                       "you use", data=fix_edits.remove_import(ctx, node, alias))
         elif name in submodules:
             ctx.report("SS102", pos.name_in_node(alias, name),
                        f"submodule `{module}.{name}` is not allowed",
-                       data=fixes.remove_import(ctx, node, alias))
+                       data=fix_edits.remove_import(ctx, node, alias))
         else:
             report_attribute(ctx, name, pos.name_in_node(alias, name))
         _check_alias_name(ctx, alias)

@@ -41,7 +41,7 @@ def record_case(path: str, case: str, name: str | None = None, *,
     from stepsmith.runner.app.record import CASE_NAME
     from stepsmith.runner.fixtures import record_case as recorder
     from stepsmith.runner.model.grammar import CASE_RULE
-    from stepsmith.runner.store.runs import RunError, RunUsageError, check_case_name
+    from stepsmith.runner.store.stored_runs import RunError, RunUsageError, check_case_name
 
     lw = _load(path)
     try:
@@ -77,7 +77,7 @@ class RunRequest:
 @dataclass(frozen=True)
 class WorkflowRun:
     workflow: object  # LoadedWorkflow
-    report: object  # store.runs.RunReport
+    report: object  # store.stored_runs.RunReport
 
     @property
     def total(self) -> int:
@@ -89,7 +89,7 @@ class WorkflowRun:
 
 
 def _store_error(exc: Exception) -> Exception:
-    from stepsmith.runner.store.runs import PinMismatch, RunUsageError
+    from stepsmith.runner.store.stored_runs import PinMismatch, RunUsageError
 
     kind = UsageError if isinstance(exc, (RunUsageError, PinMismatch)) else Refused
     return kind(str(exc))
@@ -98,22 +98,22 @@ def _store_error(exc: Exception) -> Exception:
 def run_workflow(req: RunRequest, *, on_start: Callable | None = None,
                  on_step: Callable | None = None) -> WorkflowRun:
     """Every step run and accepted before the next one starts (the store's RunReport)."""
-    from stepsmith.runner.store import runs
+    from stepsmith.runner.store import stored_runs
     from stepsmith.runner.store.db import RequestMismatch, StoreError
     from stepsmith.runner.store.lease import LeaseHeld
 
     lw = _load(req.path)
     try:  # usage errors first, before anything is printed or stored
-        runs.check_case_name(lw, req.case)
-        runs.check_run_id(req.case if req.run_id is None else req.run_id)
-        runs.check_pin(lw)
-    except (runs.RunUsageError, runs.PinMismatch) as exc:
+        stored_runs.check_case_name(lw, req.case)
+        stored_runs.check_run_id(req.case if req.run_id is None else req.run_id)
+        stored_runs.check_pin(lw)
+    except (stored_runs.RunUsageError, stored_runs.PinMismatch) as exc:
         raise UsageError(str(exc)) from exc
     ensure_sandbox()
     if req.wait < 0:
         raise UsageError("--wait must be 0 or more seconds")
     try:
-        return WorkflowRun(lw, runs.run_workflow(lw, req.case, run_id=req.run_id,
+        return WorkflowRun(lw, stored_runs.run_workflow(lw, req.case, run_id=req.run_id,
                                                  live=req.live, wait=req.wait,
                                                  on_start=on_start, on_step=on_step))
     except LeaseHeld as exc:
@@ -126,9 +126,9 @@ def run_workflow(req: RunRequest, *, on_start: Callable | None = None,
             hint = (f" `stepsmith replay {shlex.quote(exc.run_id)} {shlex.quote(req.path)}` "
                     "shows what the change does to the accepted output.")
         raise Refused(str(exc) + hint) from exc
-    except runs.SandboxUnavailable as exc:
+    except stored_runs.SandboxUnavailable as exc:
         raise SandboxUnavailable(f"the sandbox is unavailable: {exc}") from exc
-    except (runs.RunError, StoreError) as exc:
+    except (stored_runs.RunError, StoreError) as exc:
         raise _store_error(exc) from exc
 
 
@@ -136,15 +136,15 @@ def replay(path: str, run_id: str, *, stored_code: bool = False,
            on_step: Callable | None = None):
     """Re-execute a run's accepted steps from their stored requests: the ReplayReport."""
     from stepsmith.runner.fixtures.invoke import display_path
-    from stepsmith.runner.store import runs
+    from stepsmith.runner.store import stored_runs
     from stepsmith.runner.store.db import StoreError, store_path
     from stepsmith.runner.store.replay import replay_run
 
     lw = _load(path)
     try:
         if lw.workflow is not None:
-            runs.check_pin(lw)
-    except runs.PinMismatch as exc:
+            stored_runs.check_pin(lw)
+    except stored_runs.PinMismatch as exc:
         raise UsageError(str(exc)) from exc
     if not store_path(lw.dir).exists():
         raise UsageError(f"no run {run_id!r}: no accepted results in "
@@ -153,7 +153,7 @@ def replay(path: str, run_id: str, *, stored_code: bool = False,
     ensure_sandbox()
     try:
         return replay_run(lw, run_id, on_step=on_step, stored_code=stored_code)
-    except runs.SandboxUnavailable as exc:
+    except stored_runs.SandboxUnavailable as exc:
         raise SandboxUnavailable(f"the sandbox is unavailable: {exc}") from exc
-    except (runs.RunError, StoreError) as exc:
+    except (stored_runs.RunError, StoreError) as exc:
         raise _store_error(exc) from exc

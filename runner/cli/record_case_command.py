@@ -14,7 +14,7 @@ MARKS = {"new": "[green]+ new[/]      ", "pending": "[yellow]~ pending[/]  ",
 
 def run(args: argparse.Namespace) -> int:
     from rich.markup import escape
-    from stepsmith.runner.app.runs import record_case
+    from stepsmith.runner.app.workflow_runs import record_case
     from stepsmith.runner.cli.console import SafeConsole as Console
     from stepsmith.runner.cli.loopview import print_stdout
     from stepsmith.runner.fixtures.invoke import display_path
