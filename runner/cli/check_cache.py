@@ -229,21 +229,56 @@ def get(s: Slot | None) -> dict | None:
     return entry
 
 
-def put(s: Slot | None, entry: dict) -> None:
+def put(s: Slot | None, entry: dict) -> bool:
     """Store the answer just computed for this slot, unless a file changed meanwhile (the
-    answer could then be that of neither version)."""
+    answer could then be that of neither version). True when it was stored."""
     if s is None:
-        return
+        return False
     again = _listing(s.folder)
     if again is None or _stat_rows(again) != s.rows:
-        return
+        return False
     if s.racy:  # a change within the clock tick would not show in the stat: compare bytes
         before = s.content_key()
         s._content = None
         if before is None or s.content_key() != before:
-            return
+            return False
     _write(s.content_key(), entry)
     _write(s.stat_key, entry)
+    return True
+
+
+def facts_key(s: Slot | None) -> str | None:
+    """The key of the part of a workflow's answer no step file changes (cli/check_units.py):
+    the bytes of every file the check reads that is not Python (its manifests and fixtures),
+    under the slot's base (stepsmith, settings, cwd, --first, the manifest)."""
+    if s is None:
+        return None
+    from stepsmith.runner import safeio
+
+    h = hashlib.sha256(b"facts\0")
+    for rel, _st in s.files:
+        if rel.endswith(".py"):
+            continue
+        try:
+            data = safeio.read_bytes(s.folder / rel, root=s.folder, cap=FILE_CAP)
+        except OSError:
+            return None
+        h.update(f"{rel}\0{len(data)}\0".encode() + hashlib.sha256(data).digest())
+    return "facts-" + s._hash(h.digest())
+
+
+def get_facts(k: str | None) -> dict | None:
+    entry = _read(k)
+    if entry is None or not all(isinstance(entry.get(n), list) for n in ("manifest", "fixtures")) \
+            or not isinstance(entry.get("model"), bool) \
+            or not isinstance(entry.get("stale"), (list, type(None))):
+        return None
+    return entry
+
+
+def put_facts(k: str | None, facts: dict) -> None:
+    """Stored only beside an answer `put` kept (no file changed during the check)."""
+    _write(k, facts)
 
 
 def problem_from_json(d: dict):

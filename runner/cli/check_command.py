@@ -23,6 +23,8 @@ import os
 import sys
 from pathlib import Path
 
+from stepsmith.runner.cli.check_units import check_unit
+
 # workflow data reaches these lines (names, messages): print is the one display filter
 from stepsmith.runner.display import safe_print as print
 
@@ -106,35 +108,6 @@ def _validate_alone(path: Path):
     return [dataclasses.replace(p, path=str(path)) for p in validate(data, python="3.11", uses=())]
 
 
-def check_unit(manifest: Path) -> dict:
-    """Everything `check` reports for one workflow, as JSON data (what the cache keeps):
-    problems by file (manifest, step files, fixtures), the step files and which steps run
-    each function, and the stale wired fixtures (SF001 warnings)."""
-    import dataclasses
-
-    from stepsmith.runner.fixtures.invoke import loaded_workflow
-    from stepsmith.runner.fixtures.lint import check_fixtures
-    from stepsmith.runner.fixtures.stale import stale_fixtures
-    from stepsmith.runner.fixtures.suite import base_for, workflow_cases
-    from stepsmith.runner.problem_steps import step_ids_by_function
-    from stepsmith.runner.workspace.workflow_check import workflow_check
-
-    wc = workflow_check(manifest)
-    # fixtures are part of the workflow: SF002-SF008 with positions
-    found = [*wc.problems.items(), *check_fixtures(manifest, wc.manifest.workflow).items()]
-    try:
-        lw = loaded_workflow(manifest.resolve(), wc, base_for(manifest))
-        stale = [dataclasses.asdict(s) for s in stale_fixtures(workflow_cases(lw))]
-    except Exception:  # noqa: BLE001  the workflow's own problems say what is wrong
-        stale = []
-    return {"problems": [[str(Path(p).resolve()), [pr.to_json() for pr in probs]]
-                         for p, probs in found],
-            "step_files": [str(Path(p).resolve()) for p in wc.step_files],
-            "steps_of": [[str(p), f, ids] for (p, f), ids in
-                         step_ids_by_function(wc.step_files).items()],
-            "stale": stale}
-
-
 def collect(paths: list[str], first: bool = False,
             steps_of: dict[tuple[Path, str], list[str]] | None = None,
             stale: list | None = None, cache: bool = True):
@@ -173,8 +146,13 @@ def collect(paths: list[str], first: bool = False,
         slot = check_cache.slot(key, first) if cache else None
         unit = check_cache.get(slot)
         if unit is None:
-            unit = check_unit(m)
-            check_cache.put(slot, unit)
+            # a step file alone changed: the rest of the answer is the cache's (check_units.py)
+            fkey = check_cache.facts_key(slot)
+            facts = check_cache.get_facts(fkey)
+            unit = check_unit(m, facts)
+            found_facts = unit.pop("facts")
+            if check_cache.put(slot, unit) and facts is None:
+                check_cache.put_facts(fkey, found_facts)
         for path, dicts in unit["problems"]:
             probs = [check_cache.problem_from_json(d) for d in dicts]
             rkey = Path(path)

@@ -6,17 +6,21 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import ValidationError
+from typing import TYPE_CHECKING
+
 from stepsmith.runner.problems import Problem, Span
 from stepsmith.runner.rules.manifest_rules import rationale
 
 from .crossref import check_crossrefs, value_span
-from .model import Workflow
 from .model_paths import model_at
 from .pattern_messages import pattern_message
 from .yamlpos import YMap, YNode, YScalar, YSeq, load, node_at
 
-MANIFEST_KEYS = tuple(Workflow.model_fields)
+if TYPE_CHECKING:
+    from .model import Workflow
+
+# The model (pydantic) is imported where a text is validated, not with this module: `check`
+# re-reads an unchanged manifest's positions without it (`known`, runner/cli/check_command.py).
 
 
 @dataclass
@@ -184,6 +188,8 @@ def _map_error(err: dict, root: YNode | None, add) -> None:
         elif isinstance(parent, YMap) and parent.pairs:
             # top level: the key after which the missing one belongs (model order), so the
             # squiggle sits where the author will type it
+            from .model import Workflow
+
             order = list(Workflow.model_fields)
             before = order[: order.index(key)] if key in order else []
             present = [parent.pair(k) for k in reversed(before) if parent.pair(k) is not None]
@@ -292,8 +298,12 @@ def _map_error(err: dict, root: YNode | None, add) -> None:
     add(code, msg, span, step, fix)
 
 
-def parse_manifest(text: str, path: str | None = None) -> ManifestDoc:
-    """Parse and check one manifest's text. Never raises; problems sorted by position."""
+def parse_manifest(text: str, path: str | None = None, *,
+                   known: list[Problem] | None = None) -> ManifestDoc:
+    """Parse and check one manifest's text. Never raises; problems sorted by position.
+    `known`: the problems this very text was found to have before (`check`'s cache, keyed by
+    the text's bytes): the positions are read again, the model is not validated (no pydantic
+    import) and `workflow` is None."""
     problems: list[Problem] = []
 
     def add(code: str, message: str, span: Span, step: str | None = None, data: dict | None = None):
@@ -306,11 +316,13 @@ def parse_manifest(text: str, path: str | None = None) -> ManifestDoc:
         loaded = load(text, path)
     except Exception as exc:  # pragma: no cover - load() is meant never to raise
         add("SM001", f"could not read the manifest: {type(exc).__name__}: {exc}", Span(1, 0, 1, 1))
-        return ManifestDoc(text, path, None, None, problems)
+        return ManifestDoc(text, path, None, None, known if known is not None else problems)
     problems.extend(loaded.problems)
     root = loaded.root
     if isinstance(root, YScalar) and root.style == "" and root.text == "":
         root = None  # "---" alone: an empty document
+    if known is not None:
+        return ManifestDoc(text, path, root, None, list(known))
     if root is None:
         if not loaded.problems:
             add("SM006", "manifest is empty: expected a mapping with workflow, version, python, "
@@ -329,6 +341,10 @@ def parse_manifest(text: str, path: str | None = None) -> ManifestDoc:
         # the JSON Schema says the same as the model (tests/reference/test_schema_model_
         # agreement.py): any schema tool reports this problem too (an editor may leave it to one)
         add(code, message, span, step, {**(data or {}), "schema": True})
+
+    from pydantic import ValidationError
+
+    from .model import Workflow
 
     workflow = None
     try:

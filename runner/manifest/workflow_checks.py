@@ -115,12 +115,13 @@ def read_manifest_text(path: Path) -> tuple[str | None, list[Problem]]:
 
 def check_workflow(
     manifest_path: Path, read_text: Callable[[Path], str | None] | None = None,
-    validate_steps: bool = True,
+    validate_steps: bool = True, *, known: list[Problem] | None = None,
 ) -> WorkflowCheck:
     """Check one workflow: the manifest, its cross references, its code files and signatures,
     and every step file with the validator (using each file's `uses` from the manifest).
     `validate_steps=False` (the editor, runner/workspace/diagnostics.py, which validates each
-    open step file itself): step files get an empty entry, their uses are still collected."""
+    open step file itself): step files get an empty entry, their uses are still collected.
+    `known`: the manifest's own problems, when its text is known unchanged (parse_manifest)."""
     manifest_path = Path(manifest_path)
     mpath = str(manifest_path)
     text = read_text(manifest_path) if read_text is not None else None
@@ -130,7 +131,7 @@ def check_workflow(
     if text is None:
         doc = ManifestDoc("", mpath, None, None, pre)
         return WorkflowCheck(doc, {manifest_path: pre}, {})
-    doc = parse_manifest(text, mpath)
+    doc = parse_manifest(text, mpath, known=known)
     mprobs = list(doc.problems)
     result = WorkflowCheck(doc, {manifest_path: mprobs}, {})
     root = doc.root

@@ -10,10 +10,10 @@ from pathlib import Path
 
 
 def workflow_check(manifest: str | os.PathLike, read_text: Callable[[Path], str | None] | None = None,
-                   *, validate_steps: bool = True):
+                   *, validate_steps: bool = True, known=None):
     """The WorkflowCheck of `manifest`: read through `read_text` (open buffers) or the disk
     (bounded safe reads); `validate_steps=False` for the editor, which validates each step
     file once on its own text (runner.workspace.diagnostics)."""
     from stepsmith.runner.manifest import check_workflow
 
-    return check_workflow(Path(manifest), read_text, validate_steps=validate_steps)
+    return check_workflow(Path(manifest), read_text, validate_steps=validate_steps, known=known)

@@ -40,9 +40,9 @@ class Spy:
         self.checked = 0
         real = check_command.check_unit
 
-        def counting(m):
+        def counting(m, *rest):
             self.checked += 1
-            return real(m)
+            return real(m, *rest)
 
         monkeypatch.setattr(check_command, "check_unit", counting)
 
@@ -141,9 +141,9 @@ def test_an_answer_is_not_kept_when_a_file_changed_during_the_check(wf, old, mon
     real = check_command.check_unit
     calls = []
 
-    def editing(m):
+    def editing(m, *rest):
         calls.append(m)
-        out = real(m)
+        out = real(m, *rest)
         if len(calls) == 1:  # the answer is for the file as it was: not to be kept
             p = wf / "steps" / "calc.py"
             p.write_text(p.read_text().replace("import datetime\n", "eval('1')\n"))

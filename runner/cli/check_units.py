@@ -1,0 +1,80 @@
+"""One workflow's `check` answer as JSON data (what the check cache keeps), whole or with its
+step-file-free part taken from the cache.
+
+That part (`facts`): the manifest's own problems (YAML, schema, cross references), its
+fixtures' findings (SF002-SF008) and the stale wired fixtures (SF001). None of it reads a
+step file, so when a step file alone changed it is taken from the cache, keyed by the bytes
+of the manifest and the fixtures (check_cache.facts_key), and only the step files are
+checked again (code files, signatures, the validator): the manifest is not validated by the
+model, so pydantic is not imported, as ruff re-checks the one file that changed.
+tests/loop/test_loop_check_partial.py holds the partial answer equal to a fresh check.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def check_unit(manifest: Path, facts: dict | None = None) -> dict:
+    """Everything `check` reports for one workflow: problems by file (manifest, step files,
+    fixtures), the step files and which steps run each function, the stale wired fixtures
+    (SF001 warnings), and `facts`, the part a later check may take as it is."""
+    from stepsmith.runner.cli.check_cache import problem_from_json
+    from stepsmith.runner.problem_steps import step_ids_by_function
+    from stepsmith.runner.workspace.workflow_check import workflow_check
+
+    if facts is not None:
+        wc = workflow_check(manifest, known=[problem_from_json(d) for d in facts["manifest"]])
+        fixture_found = [(Path(p), [problem_from_json(d) for d in ds])
+                         for p, ds in facts["fixtures"]]
+        # a workflow with errors loads no fixture, so it has no stale one (as a whole check)
+        if not facts["model"] or _has_errors(wc):
+            stale = []
+        elif facts["stale"] is not None:
+            stale = facts["stale"]
+        else:  # cached while the workflow had errors: its stale fixtures were never looked at
+            return check_unit(manifest)
+        model_ok, stale_if_ok = facts["model"], facts["stale"]
+    else:
+        wc = workflow_check(manifest)
+        fixture_found, stale = _fixture_side(manifest, wc)
+        model_ok = wc.manifest.workflow is not None
+        stale_if_ok = stale if model_ok and not _has_errors(wc) else None
+    found = [*wc.problems.items(), *fixture_found]
+    return {"problems": _problems_json(found),
+            "step_files": [str(Path(p).resolve()) for p in wc.step_files],
+            "steps_of": [[str(p), f, ids] for (p, f), ids in
+                         step_ids_by_function(wc.step_files).items()],
+            "stale": stale,
+            "facts": {"manifest": [p.to_json() for p in wc.manifest.problems],
+                      "fixtures": _problems_json(fixture_found), "model": model_ok,
+                      "stale": stale_if_ok}}
+
+
+def _has_errors(wc) -> bool:
+    """What makes a workflow's fixtures unrunnable (fixtures.invoke.LoadedWorkflow.errors)."""
+    return any(p.severity.value == "error" for probs in wc.problems.values() for p in probs)
+
+
+def _fixture_side(manifest: Path, wc) -> tuple[list, list]:
+    """(fixture findings by file, stale wired fixtures as JSON) of a whole check; the stale
+    ones only while the workflow has no error (fixtures.suite.workflow_cases loads none)."""
+    import dataclasses
+
+    from stepsmith.runner.fixtures.invoke import loaded_workflow
+    from stepsmith.runner.fixtures.lint import check_fixtures
+    from stepsmith.runner.fixtures.stale import stale_fixtures
+    from stepsmith.runner.fixtures.suite import base_for, workflow_cases
+
+    # fixtures are part of the workflow: SF002-SF008 with positions
+    fixture_found = list(check_fixtures(manifest, wc.manifest.workflow).items())
+    try:
+        lw = loaded_workflow(manifest.resolve(), wc, base_for(manifest))
+        stale = [dataclasses.asdict(s) for s in stale_fixtures(workflow_cases(lw))]
+    except Exception:  # noqa: BLE001  the workflow's own problems say what is wrong
+        stale = []
+    return fixture_found, stale
+
+
+def _problems_json(found) -> list:
+    return [[str(Path(p).resolve()), [pr.to_json() for pr in probs]] for p, probs in found]
