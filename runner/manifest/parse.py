@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
-from typing import Any, Literal
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Literal
 
 from stepsmith.runner.problems import Problem, Span
 from stepsmith.runner.rules.manifest_rules import rationale

@@ -47,25 +47,23 @@ def test_the_module_a_command_line_names(argv, module):
     assert cli._module_named(argv) == module
 
 
-def test_version_and_help_import_no_command_module():
+def cli_modules_after(*argvs: list[str]) -> str:
+    """The `stepsmith.runner.cli.*` modules a fresh interpreter holds after these command lines."""
     code = ("import sys, contextlib, io\n"
             "from stepsmith.runner.cli import main\n"
-            "for argv in (['--version'], ['--help']):\n"
+            f"for argv in {list(argvs)!r}:\n"
             "    with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
             "        main(argv)\n"
             "print(sorted(m for m in sys.modules if m.startswith('stepsmith.runner.cli.')))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, timeout=60).stdout
-    assert out.strip() == "[]"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, timeout=60).stdout
+
+
+def test_version_and_help_import_no_command_module():
+    assert cli_modules_after(["--version"], ["--help"]).strip() == "[]"
 
 
 def test_a_command_imports_its_module_alone():
-    code = ("import sys, contextlib, io\n"
-            "from stepsmith.runner.cli import main\n"
-            "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
-            "    main(['rule', 'SS201'])\n"
-            "print(sorted(m for m in sys.modules if m.startswith('stepsmith.runner.cli.')))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, timeout=60).stdout
+    out = cli_modules_after(["rule", "SS201"])
     assert "'stepsmith.runner.cli.rules'" in out
     assert not any(f"'stepsmith.runner.cli.{m}'" in out for m in cli.COMMANDS if m != "rules")

@@ -14,11 +14,7 @@ PAD = 120  # every file ends in a comment (or blanks) this long: an edit fits in
 
 @pytest.fixture
 def wf(tmp_path, kit, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.delenv("STEPSMITH_NO_CACHE", raising=False)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(check_cache, "_CODE", None)
-    activate(None)
+    kit.own_check_cache(tmp_path, monkeypatch)
     root = kit.write_workflow(tmp_path / "wf", fixtures={"add/x": kit.add_case("1.00", None,
                                                                                 "1.50")})
     for rel, pad in (("steps/calc.py", "#"), ("workflow.yaml", "#"),

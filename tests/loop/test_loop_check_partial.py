@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from stepsmith.runner.cli import check_cache, check_command
+from stepsmith.runner.cli import check_command
 from stepsmith.runner.settings import activate
 
 STALE = {"inputs": {"total": {"sum": "9.99"}}, "evaluation_time": "2026-12-01T07:00:00+00:00",
@@ -34,12 +34,8 @@ EDITS = [  # (what, rel, new text or None to delete); applied in turn, each on t
 
 @pytest.fixture
 def tree(tmp_path, kit, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.delenv("STEPSMITH_NO_CACHE", raising=False)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(check_cache, "_CODE", None)
-    activate(None)
-    good = kit.write_workflow(tmp_path / "good", fixtures={
+    kit.own_check_cache(tmp_path, monkeypatch)
+    kit.write_workflow(tmp_path / "good", fixtures={
         "add/x": kit.add_case("1.00", None, "1.50"),
         "add/typo": {**kit.add_case("1.00", None, "1.50"), "expectd": 1},  # SF003
         "add/broken": '{"inputs": {"a": ',  # SF002
@@ -68,7 +64,8 @@ def all_codes(doc) -> set:
             for p in doc["problems"] + doc["warnings"]}
 
 
-def test_a_step_file_edit_is_answered_as_a_fresh_check_would(tree, kit, capsys, monkeypatch):
+def spy(monkeypatch) -> list[bool]:
+    """Whether each workflow check took the cached facts (check_units.py)."""
     real, partial = check_command.check_unit, []
 
     def spying(m, facts=None):
@@ -76,6 +73,11 @@ def test_a_step_file_edit_is_answered_as_a_fresh_check_would(tree, kit, capsys, 
         return real(m, facts)
 
     monkeypatch.setattr(check_command, "check_unit", spying)
+    return partial
+
+
+def test_a_step_file_edit_is_answered_as_a_fresh_check_would(tree, kit, capsys, monkeypatch):
+    partial = spy(monkeypatch)
     first = answer(kit, capsys)
     assert first == answer(kit, capsys, "--no-cache")
     codes = all_codes(first[1])
@@ -95,13 +97,7 @@ def test_a_step_file_edit_is_answered_as_a_fresh_check_would(tree, kit, capsys, 
 
 
 def test_a_manifest_or_fixture_edit_is_checked_whole(tree, kit, capsys, monkeypatch):
-    real, partial = check_command.check_unit, []
-
-    def spying(m, facts=None):
-        partial.append(facts is not None)
-        return real(m, facts)
-
-    monkeypatch.setattr(check_command, "check_unit", spying)
+    partial = spy(monkeypatch)
     answer(kit, capsys)
     for rel, old, new in (("good/workflow.yaml", "Double the sum.", "Double it."),
                           ("good/fixtures/add/x.json", '"1.50"', '"9.99"')):
@@ -117,14 +113,17 @@ def test_a_manifest_or_fixture_edit_is_checked_whole(tree, kit, capsys, monkeypa
 
 def test_the_partial_check_imports_no_pydantic(tree):
     (tree / "bad").rename(tree / "elsewhere")
-    run = [sys.executable, "-c", "import sys; from stepsmith.runner.cli import main; "
-           "code = main(['check', '.']); print('pydantic' in sys.modules); sys.exit(code)"]
+    run = [sys.executable, "-c", ("import sys; from stepsmith.runner.cli import main; "
+                                  "code = main(['check', '.']); "
+                                  "print('pydantic' in sys.modules); sys.exit(code)")]
     env = {"XDG_CACHE_HOME": str(tree / "cache"), "PATH": "/usr/bin:/bin"}
-    full = subprocess.run(run, cwd=tree, env=env, capture_output=True, text=True, timeout=60)
+    full = subprocess.run(run, cwd=tree, env=env, capture_output=True, text=True, timeout=60,
+                          check=False)
     assert full.stdout.strip().endswith("True"), full.stdout + full.stderr
     calc = tree / "good" / "steps" / "calc.py"
     calc.write_text(calc.read_text() + "\n# edited\n")
-    part = subprocess.run(run, cwd=tree, env=env, capture_output=True, text=True, timeout=60)
+    part = subprocess.run(run, cwd=tree, env=env, capture_output=True, text=True, timeout=60,
+                          check=False)
     assert part.stdout.strip().endswith("False"), part.stdout + part.stderr
     assert part.returncode == full.returncode == 1  # the fixture findings are still there
 

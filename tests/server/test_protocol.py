@@ -164,36 +164,45 @@ async def test_stepsmith_serve_cli_and_module_entry(tmp_path):
     assert "--tcp" in help_out.stdout
 
 
-async def test_watched_files_new_manifest_on_disk(multi):
-    client = multi
-    a, b = client.ws
-    # the registration follows `initialized` asynchronously: wait for it (this test may be the
-    # first of the module to run, e.g. alone on an xdist worker)
+async def watch_registration(client) -> T.Registration:
+    """The didChangeWatchedFiles registration, which follows `initialized` asynchronously
+    (the test may be the first of the module to run, e.g. alone on an xdist worker)."""
     for _ in range(200):
         regs = client.custom.get("registrations", [])
-        if any(r.method == T.WORKSPACE_DID_CHANGE_WATCHED_FILES for r in regs):
+        found = [r for r in regs if r.method == T.WORKSPACE_DID_CHANGE_WATCHED_FILES]
+        if found:
+            return found[0]
+        await asyncio.sleep(0.05)
+    raise AssertionError("no didChangeWatchedFiles registration")
+
+
+def watched(client, path, kind) -> None:
+    client.workspace_did_change_watched_files(T.DidChangeWatchedFilesParams(
+        changes=[T.FileEvent(uri=uri(path), type=kind)]))
+
+
+async def workflows_once(client, ready) -> list[str]:
+    """The workflows reach lists, once `ready(names)` holds (or after ten seconds)."""
+    for _ in range(200):
+        reach = await client.protocol.send_request_async("stepsmith/reach", {})
+        names = [w.workflow for w in reach.workflows]
+        if ready(names):
             break
         await asyncio.sleep(0.05)
-    assert any(r.method == T.WORKSPACE_DID_CHANGE_WATCHED_FILES for r in regs)
+    return names
+
+
+async def test_watched_files_new_manifest_on_disk(multi):
+    client = multi
+    a, _ = client.ws
+    await watch_registration(client)
     new = a / "billing" / "extra.workflow.yaml"
     new.write_text((a / "billing" / "workflow.yaml").read_text().replace("workflow: billing", "workflow: extra"))
-    client.workspace_did_change_watched_files(T.DidChangeWatchedFilesParams(
-        changes=[T.FileEvent(uri=uri(new), type=T.FileChangeType.Created)]))
-    for _ in range(200):
-        reach = await client.protocol.send_request_async("stepsmith/reach", {})
-        if "extra" in [w.workflow for w in reach.workflows]:
-            break
-        await asyncio.sleep(0.05)
-    assert "extra" in [w.workflow for w in reach.workflows]
+    watched(client, new, T.FileChangeType.Created)
+    assert "extra" in await workflows_once(client, lambda names: "extra" in names)
     new.unlink()
-    client.workspace_did_change_watched_files(T.DidChangeWatchedFilesParams(
-        changes=[T.FileEvent(uri=uri(new), type=T.FileChangeType.Deleted)]))
-    for _ in range(200):
-        reach = await client.protocol.send_request_async("stepsmith/reach", {})
-        if "extra" not in [w.workflow for w in reach.workflows]:
-            break
-        await asyncio.sleep(0.05)
-    assert "extra" not in [w.workflow for w in reach.workflows]
+    watched(client, new, T.FileChangeType.Deleted)
+    assert "extra" not in await workflows_once(client, lambda names: "extra" not in names)
 
 
 async def test_watched_files_deleted_workflow_folder(multi):
@@ -202,13 +211,8 @@ async def test_watched_files_deleted_workflow_folder(multi):
     import shutil
 
     client = multi
-    a, b = client.ws
-    for _ in range(200):
-        regs = client.custom.get("registrations", [])
-        if any(r.method == T.WORKSPACE_DID_CHANGE_WATCHED_FILES for r in regs):
-            break
-        await asyncio.sleep(0.05)
-    reg = next(r for r in regs if r.method == T.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    a, _ = client.ws
+    reg = await watch_registration(client)
     watchers = reg.register_options["watchers"] if isinstance(reg.register_options, dict) \
         else reg.register_options.watchers
     kinds = [(w["globPattern"], w.get("kind")) if isinstance(w, dict) else (w.glob_pattern, w.kind)
@@ -218,24 +222,12 @@ async def test_watched_files_deleted_workflow_folder(multi):
     shutil.copytree(a / "billing", folder)
     m = folder / "workflow.yaml"
     m.write_text(m.read_text().replace("workflow: billing", "workflow: gone"))
-    client.workspace_did_change_watched_files(T.DidChangeWatchedFilesParams(
-        changes=[T.FileEvent(uri=uri(m), type=T.FileChangeType.Created)]))
-    for _ in range(200):
-        reach = await client.protocol.send_request_async("stepsmith/reach", {})
-        if "gone" in [w.workflow for w in reach.workflows]:
-            break
-        await asyncio.sleep(0.05)
-    assert "gone" in [w.workflow for w in reach.workflows]
+    watched(client, m, T.FileChangeType.Created)
+    assert "gone" in await workflows_once(client, lambda names: "gone" in names)
     shutil.rmtree(folder)
-    client.workspace_did_change_watched_files(T.DidChangeWatchedFilesParams(
-        changes=[T.FileEvent(uri=uri(folder), type=T.FileChangeType.Deleted)]))
-    for _ in range(200):
-        reach = await client.protocol.send_request_async("stepsmith/reach", {})
-        if "gone" not in [w.workflow for w in reach.workflows]:
-            break
-        await asyncio.sleep(0.05)
-    assert "gone" not in [w.workflow for w in reach.workflows]
-    assert "billing" in [w.workflow for w in reach.workflows]
+    watched(client, folder, T.FileChangeType.Deleted)
+    names = await workflows_once(client, lambda names: "gone" not in names)
+    assert "gone" not in names and "billing" in names
 
 
 async def test_serve_over_tcp(tmp_path):
