@@ -1,5 +1,3 @@
-import sys
+from stepsmith.runner.cli import console_main
 
-from stepsmith.runner.cli import main
-
-sys.exit(main())
+console_main()
