@@ -95,15 +95,28 @@ export class ServerManager implements vscode.Disposable {
       w.onDidChange((u) => this.manifestEmitter.fire(u));
       this.disposables.push(w);
     }
-    // a deleted folder is one event for the folder: the manifest globs above never see the
-    // workflows inside it go (VS Code reports no children)
-    const deletions = vscode.workspace.createFileSystemWatcher('**/*', true, true, false);
-    deletions.onDidDelete((u) => {
+    // A folder comes and goes as one event: VS Code reports no children of a deleted folder,
+    // and a folder created with its files at once (git checkout, cp -r, `stepsmith init`)
+    // can have them created before the watcher sees into it. The manifest globs above then
+    // miss a workflow; the folder's own event makes us look again.
+    const folders = vscode.workspace.createFileSystemWatcher('**/*', false, true, false);
+    folders.onDidDelete((u) => {
       if (this.manifests.some((m) => m.startsWith(u.fsPath + path.sep))) {
         void this.onManifestSetChanged(u);
       }
     });
-    this.disposables.push(deletions, this.stateEmitter, this.resultsEmitter, this.manifestEmitter);
+    folders.onDidCreate((u) => {
+      let dir = false;
+      try {
+        dir = fs.statSync(u.fsPath).isDirectory();
+      } catch {
+        return; // gone again
+      }
+      if (dir) {
+        this.lookAgainSoon(u);
+      }
+    });
+    this.disposables.push(folders, this.stateEmitter, this.resultsEmitter, this.manifestEmitter);
     this.watchPythonExtension();
   }
 
@@ -143,6 +156,14 @@ export class ServerManager implements vscode.Disposable {
         void this.client.setTrace(Trace.fromString(this.settings.traceServer));
       }
     }
+  }
+
+  private lookAgainTimer: NodeJS.Timeout | undefined;
+
+  /** One search for manifests once a burst of created folders is over. */
+  private lookAgainSoon(uri: vscode.Uri): void {
+    clearTimeout(this.lookAgainTimer);
+    this.lookAgainTimer = setTimeout(() => void this.onManifestSetChanged(uri), 300);
   }
 
   private async onManifestSetChanged(uri: vscode.Uri): Promise<void> {
@@ -509,6 +530,7 @@ export class ServerManager implements vscode.Disposable {
   }
 
   dispose(): void {
+    clearTimeout(this.lookAgainTimer);
     void this.stop();
     this.disposables.forEach((d) => d.dispose());
   }

@@ -303,12 +303,16 @@ describe('stepsmith extension in VS Code', function () {
     const names = vscode.lm.tools.filter((t) => t.name.startsWith('stepsmith_')).map((t) => t.name).sort();
     assert.deepStrictEqual(names, ['stepsmith_check', 'stepsmith_explain_rule', 'stepsmith_propose_fixture',
       'stepsmith_reach', 'stepsmith_run_step', 'stepsmith_test']);
+    // the workflow folder arrives whole, as a `git checkout` or `cp -r` brings it: one event
+    // for the folder, none for the files inside (the manifest globs alone missed it)
     const dir = path.join(ws(), 'agentcheck');
-    fs.mkdirSync(path.join(dir, 'steps'), { recursive: true });
-    fs.writeFileSync(path.join(dir, 'workflow.yaml'), 'workflow: agentcheck\nversion: 1\npython: "3.11"\n'
+    const built = path.join(path.dirname(ws()), `agentcheck-${process.pid}`);
+    fs.mkdirSync(path.join(built, 'steps'), { recursive: true });
+    fs.writeFileSync(path.join(built, 'workflow.yaml'), 'workflow: agentcheck\nversion: 1\npython: "3.11"\n'
       + 'trigger: {manual: {}}\nsteps:\n  - id: s\n    explanation: Add one.\n    code: steps/s.py:s\n'
       + '    inputs: {x: 1}\n');
-    fs.writeFileSync(path.join(dir, 'steps', 's.py'), 'import os\n\n\ndef s(x):\n    return x + 1\n');
+    fs.writeFileSync(path.join(built, 'steps', 's.py'), 'import os\n\n\ndef s(x):\n    return x + 1\n');
+    fs.renameSync(built, dir);
     // a new workflow folder restarts the server; the tool call and later tests wait for it
     const serving = (yes: boolean) => () => (api.server.state === 'running'
       && api.server.servedManifests.some((m) => m.includes('agentcheck')) === yes ? true : undefined);
