@@ -221,12 +221,32 @@ def get(s: Slot | None) -> dict | None:
     if s is None:
         return None
     entry = _read(s.stat_key)
-    if entry is not None:
+    if _whole(entry):
         return entry
     entry = _read(s.content_key())
-    if entry is not None and s.stat_key is not None:
+    if not _whole(entry):
+        return None
+    if s.stat_key is not None:
         _write(s.stat_key, entry)
     return entry
+
+
+def _whole(entry: dict | None) -> bool:
+    """An answer every part of which reads back (a damaged entry is checked again, never an
+    internal error): problems by file, step files, which steps run each function, stale."""
+    try:
+        for _path, dicts in entry["problems"]:
+            [problem_from_json(d) for d in dicts]
+        [str(p) for p in entry["step_files"]]
+        for _p, _function, ids in entry["steps_of"]:
+            list(ids)
+        if entry["stale"]:  # (imported only then, as collect() does to show them)
+            from stepsmith.runner.fixtures.stale import StaleFixture
+
+            [StaleFixture(**d) for d in entry["stale"]]
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return False
+    return True
 
 
 def put(s: Slot | None, entry: dict) -> bool:
@@ -269,9 +289,12 @@ def facts_key(s: Slot | None) -> str | None:
 
 def get_facts(k: str | None) -> dict | None:
     entry = _read(k)
-    if entry is None or not all(isinstance(entry.get(n), list) for n in ("manifest", "fixtures")) \
-            or not isinstance(entry.get("model"), bool) \
-            or not isinstance(entry.get("stale"), (list, type(None))):
+    if entry is None or not isinstance(entry.get("model"), bool):
+        return None
+    stale = entry.get("stale")
+    if not _whole({"problems": [["", entry.get("manifest")], *(entry.get("fixtures") or [])],
+                   "step_files": [], "steps_of": [],
+                   "stale": stale if stale is not None else []}):
         return None
     return entry
 

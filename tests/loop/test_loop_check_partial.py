@@ -141,3 +141,26 @@ def test_stale_fixtures_first_seen_when_the_step_file_is_fixed(tree, kit, capsys
     fixed = answer(kit, capsys)
     assert "SF001" in all_codes(fixed[1])
     same(fixed, answer(kit, capsys, "--no-cache"), "fixed")
+
+
+@pytest.mark.parametrize("damage", ["manifest", "fixtures", "stale", "model"])
+def test_a_damaged_cache_entry_is_checked_again(tree, kit, capsys, damage):
+    """A cache entry that does not read back (a damaged file, another version's shape) is
+    never an internal error: that workflow is checked again, and the answer is a fresh one."""
+    fresh = answer(kit, capsys, "--no-cache")
+    answer(kit, capsys)
+    bad = {"manifest": [{"nope": 1}], "fixtures": [["x", [{"code": 1}]]],
+           "stale": [{"who": "?"}], "model": "yes"}[damage]
+    entries = list((tree / "cache" / "stepsmith" / "check").glob("*.json"))
+    for p in entries:
+        doc = json.loads(p.read_text())
+        if damage in doc:
+            doc[damage] = bad
+        if "problems" in doc:  # the whole answers too
+            doc["problems"] = [["x", [{"nope": 1}]]]
+        p.write_text(json.dumps(doc))
+    calc = tree / "good" / "steps" / "calc.py"
+    calc.write_text(calc.read_text() + "\n# edited\n")
+    same(answer(kit, capsys), answer(kit, capsys, "--no-cache"), damage)
+    calc.write_text(calc.read_text().replace("\n# edited\n", ""))
+    same(answer(kit, capsys), fresh, damage)
