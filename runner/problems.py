@@ -388,3 +388,10 @@ def message_with_step(pr: Problem, steps: list[str] | None = None) -> str:
         return pr.message
     named = " (step '" + pr.step + "')"
     return pr.message.replace(named, "") + f" [{pr.step}]"
+
+
+def errors_by_path(problems_by_path) -> list[tuple]:
+    """(path, problem) of every error-severity problem: what keeps a workflow's fixtures from
+    running (fixtures.invoke.LoadedWorkflow, cli.check_units)."""
+    return [(path, p) for path, probs in problems_by_path.items() for p in probs
+            if p.severity == Severity.ERROR]

@@ -94,6 +94,9 @@ class WorkspaceModel:
         return changed
 
     # ------------------------------------------------------------------ questions
+    def under(self, folder: str) -> tuple[list[str], list[str]]:
+        return self.index.under(folder)
+
     def manifests_using(self, step_path: str) -> list[ManifestEntry]:
         return self.index.manifests_using(step_path)
 

@@ -52,8 +52,9 @@ def check_unit(manifest: Path, facts: dict | None = None) -> dict:
 
 
 def _has_errors(wc) -> bool:
-    """What makes a workflow's fixtures unrunnable (fixtures.invoke.LoadedWorkflow.errors)."""
-    return any(p.severity.value == "error" for probs in wc.problems.values() for p in probs)
+    from stepsmith.runner.problems import errors_by_path
+
+    return bool(errors_by_path(wc.problems))
 
 
 def _fixture_side(manifest: Path, wc) -> tuple[list, list]:

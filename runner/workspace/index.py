@@ -129,6 +129,15 @@ class WorkspaceIndex:
     def get(self, path: str) -> ManifestEntry | None:
         return self.manifests.get(path)
 
+    def under(self, folder: str) -> tuple[list[str], list[str]]:
+        """(manifests inside `folder`, manifests outside it naming a step file inside it): what
+        a deleted folder takes along, and what must be checked again."""
+        prefix = folder.rstrip(os.sep) + os.sep
+        inside = [k for k in sorted(self.manifests) if k.startswith(prefix)]
+        naming = [k for k in sorted(self.manifests) if not k.startswith(prefix)
+                  and any(f.startswith(prefix) for f in self.manifests[k].step_files)]
+        return inside, naming
+
     def manifests_using(self, step_path: str | None) -> list[ManifestEntry]:
         """Manifests naming `step_path` in a `code:`, also while the file does not exist yet
         (its creation must re-check them: SM201 goes away)."""

@@ -48,17 +48,10 @@ def register(ls) -> None:
 
 
 def forget_folder(ls, path: str) -> None:
-    """A deleted path may be a folder, reported as one event without its children: the
-    manifests under it leave the index (unless open), the ones whose step files were under it
-    are checked again."""
-    session, under = ls.session, path.rstrip(os.sep) + os.sep
-    with session.model.lock:
-        keys = list(session.model.manifests)
-    for key in keys:
-        entry = session.model.manifests.get(key)
-        if entry is None:
-            continue
-        if key.startswith(under) and session.open_uri(key) is None:
+    """A deleted path may be a folder, reported as one event without its children."""
+    inside, naming = ls.session.model.under(path)
+    for key in inside:
+        if ls.session.open_uri(key) is None:
             ls.forget_manifest(key)
-        elif any(f.startswith(under) for f in entry.step_files):
-            ls.scheduler.schedule("manifest", key)
+    for key in naming:
+        ls.scheduler.schedule("manifest", key)
