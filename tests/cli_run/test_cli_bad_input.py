@@ -315,6 +315,19 @@ def test_broken_workflow_without_fixtures_still_fails(tmp_path, kit, capsys, mon
     assert "fixtures/s" not in out  # nothing ran: no rate
 
 
+@pytest.mark.parametrize("steps", ["3", "x", "{a: 1}", "null", "[3, x]"])
+def test_a_manifest_whose_steps_are_not_a_list_of_steps(tmp_path, kit, capsys, monkeypatch,
+                                                        steps):
+    """`steps: 3` beside a fixtures folder crashed `test` (reading the declared step ids)."""
+    monkeypatch.chdir(tmp_path)
+    wf = kit.write_workflow(tmp_path / "wf", fixtures={"add/x": kit.add_case("1.00", None, "1.5")})
+    (wf / "workflow.yaml").write_text(f"workflow: wf\nversion: 1\nsteps: {steps}\n")
+    (wf / "b.workflow.yaml").write_text(f"workflow: b\nversion: 1\nsteps: {steps}\n")
+    code, out, err = cli(capsys, "test", wf)
+    assert code == 1 and "Traceback" not in out + err and "internal error" not in out + err
+    assert "has check problems" in out
+
+
 def test_two_workflows_one_without_fixtures(tmp_path, kit, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     kit.full_workflow(tmp_path / "a")
