@@ -10,8 +10,10 @@ script `stepsmith` next to it is what runs. Cases and targets:
 - `stepsmith check examples/`                                         <= 8x
 - `stepsmith check` in a tree of 200 workflows after a one-file change <= 10x (as the pre-commit
   hook runs it: whole workflows from the root; a warm run first, then one step file edited)
-- `stepsmith test` on 20 workflows / 280 fixtures: start-up (wall time less the run time the
-  summary reports) <= 10% of the wall time
+- `stepsmith test` on 20 workflows / 280 fixtures: start-up (wall time less the time the
+  sandboxes ran, which the summary reports beside its total) <= 10% of the wall time. The
+  total it reports counts collection, as pytest's does; what it cannot count (the interpreter,
+  the imports before the command starts, the exit) is shown as "uncounted".
 
 Each case is timed `--repeats` times interleaved with the bare baseline (a busy machine slows
 both alike); medians are reported.
@@ -109,13 +111,15 @@ def main() -> int:
         small = tmp_path / "suite"
         small.mkdir()
         tree(small, 20 if not args.quick else 5, 14, exe, env)
-        walls, starts = [], []
-        for _ in range(1 if args.quick else 3):
+        walls, starts, uncounted = [], [], []
+        for _ in range(1 if args.quick else 5):
             wall, out = timed([exe, "test", "."], small, env)
-            ran = re.search(r"errors in ([\d.]+)s", out)
-            reported = float(ran.group(1)) if ran else wall
+            said = re.search(r"errors in ([\d.]+)s \(sandboxes ([\d.]+)s", out)
+            if said is None:
+                raise SystemExit(f"no summary line in the output of `stepsmith test`:\n{out}")
             walls.append(wall)
-            starts.append(wall - reported)
+            starts.append(wall - float(said.group(2)))
+            uncounted.append(wall - float(said.group(1)))
     print(f"bare `{py} -c pass` as the unit; medians of {repeats}")
     print(f"{'case':44} {'median':>9} {'bare':>8} {'ratio':>7} {'target':>7}")
     for name, m, b, ratio, target in rows:
@@ -125,8 +129,10 @@ def main() -> int:
     n = 20 if not args.quick else 5
     share = start / wall
     print(f"{f'test, {n} workflows / {n * 14} fixtures':44} {wall * 1000:7.0f}ms wall, start-up "
-          f"{start * 1000:.0f}ms = {share:.0%} of wall (target <= 10%)  "
-          f"{'ok' if share <= 0.10 else 'OVER'}")
+          f"{start * 1000:.0f}ms = {share:.1%} of wall (target <= 10%)  "
+          f"{'ok' if share <= 0.10 else 'OVER'}; uncounted by the summary "
+          f"{statistics.median(uncounted) * 1000:.0f}ms; start-up shares "
+          f"{', '.join(f'{s / w:.1%}' for s, w in zip(starts, walls))}")
     return 0
 
 

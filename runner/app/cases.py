@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from stepsmith.runner.app.errors import SandboxUnavailable, UsageError
+from stepsmith.runner.app.errors import SandboxUnavailable
 from stepsmith.runner.fixtures.suite import Case, CaseResult
 
 OUTCOMES = ("passed", "recorded", "failed", "error")
@@ -79,9 +79,10 @@ class LoopReport:
 class SuiteOutcome:
     selection: Selection
     results: list[CaseResult]
-    seconds: float
+    seconds: float  # the session, collection included (pytest's "in X s")
     loop: LoopReport
     traced: bool = False  # run with coverage
+    run_seconds: float = 0.0  # from the first fixture's start to the last one's end
 
     @property
     def not_run(self) -> int:  # left out by -x / --maxfail
@@ -154,13 +155,14 @@ class SuiteOutcome:
         return out
 
     def to_json(self) -> dict:
-        executed, seconds = self.executed, self.seconds
+        executed, ran = self.executed, self.run_seconds
         doc = {
             "results": [r.to_json() for r in self.results],
             "summary": {**self.counts, "total": len(self.results), "not_run": self.not_run,
-                        "executed": executed, "seconds": round(seconds, 3),
-                        "fixtures_per_second": round(executed / seconds, 2)
-                        if seconds > 0 and executed else None},
+                        "executed": executed, "seconds": round(self.seconds, 3),
+                        "run_seconds": round(ran, 3),
+                        "fixtures_per_second": round(executed / ran, 2)
+                        if ran > 0 and executed else None},
             "workflows": [{"path": w.shown, "ok": w.ok, "problems": w.error_lines()}
                           for w in self.selection.workflows],
         }
@@ -176,83 +178,14 @@ class SuiteOutcome:
 
 
 def select(req: SuiteRequest) -> Selection:
-    """The fixtures the request selects; UsageError when it selects nothing it named."""
-    from stepsmith.runner.fixtures.invoke import InvokeError, unknown_step_message
-    from stepsmith.runner.fixtures.selection import (
-        SelectionError,
-        compile_keywords,
-        manifests_of,
-        parse_target,
-        select_cases,
-    )
-    from stepsmith.runner.fixtures.suite import load
+    """The fixtures the request selects, every workflow loaded; UsageError when it selects
+    nothing it named."""
+    from stepsmith.runner.app.collect import Collection
 
-    if req.jobs is not None and req.jobs < 1:
-        raise UsageError("-j must be at least 1")
-    if req.maxfail is not None and req.maxfail < 1:
-        raise UsageError("--maxfail must be at least 1")
-    if req.repeat < 1:
-        raise UsageError("--repeat must be at least 1")
-    try:
-        targets = [parse_target(p) for p in req.paths]
-        keywords = compile_keywords(req.keywords)
-    except SelectionError as exc:
-        raise UsageError(str(exc)) from None
-    try:
-        workflows, cases = load(manifests_of(targets))
-    except InvokeError as exc:
-        raise UsageError(str(exc)) from None
-    if not workflows:
-        raise UsageError(f"no workflow manifests under {' '.join(req.paths)}")
-    known = sorted({s for w in workflows for s in w.step_ids})
-    for step_id in req.steps:
-        if step_id not in known:
-            where = ", ".join(w.shown for w in workflows)
-            raise UsageError(unknown_step_message(step_id, known, where))
-    try:
-        selected = select_cases(cases, targets, req.steps, keywords)
-    except SelectionError as exc:
-        raise UsageError(str(exc)) from None
-    if not selected and (req.steps or req.keywords or any(t.narrowed for t in targets)):
-        what = " and ".join([f"--step {s}" for s in req.steps]
-                            + [f"-k {k}" for k in req.keywords]
-                            + [t.shown for t in targets if t.narrowed])
-        raise UsageError(f"no fixtures matched {what}")
-    out = Selection(workflows, cases, selected)
-    if req.last_failed:
-        from stepsmith.runner.fixtures import lastfailed
-
-        again = lastfailed.only_failed(selected)
-        if again:
-            out.notes.append(f"run the {len(again)} fixture(s) that failed last time (--lf)")
-            out.selected = again
-        else:
-            out.notes.append(f"no previously failed fixtures: running all {len(selected)} "
-                             "(--lf)")
-    elif req.failed_first:
-        from stepsmith.runner.fixtures import lastfailed
-
-        first = lastfailed.only_failed(selected)
-        if first:
-            out.notes.append(f"run the {len(first)} fixture(s) that failed last time first "
-                             "(--ff)")
-            out.selected = first + [c for c in selected if c not in first]
-    if req.stepwise or req.stepwise_skip or req.stepwise_reset:
-        from stepsmith.runner.fixtures import stepwise
-
-        out.selected, out.stepwise = stepwise.plan(out.selected, skip=req.stepwise_skip,
-                                                   reset=req.stepwise_reset)
-        out.notes.append(f"stepwise: {out.stepwise.note}")
-    if req.shard is not None:
-        from stepsmith.runner.fixtures import shard
-
-        k, n = req.shard
-        durations = shard.known_durations(out.selected, req.durations_path)
-        total = len(out.selected)
-        out.selected = shard.select_shard(out.selected, k, n, durations)
-        out.notes.append(f"shard {k}/{n}: {len(out.selected)} of {total} fixture(s) "
-                         f"({'balanced by last durations' if durations else 'no durations yet'})")
-    return out
+    collection = Collection(req)
+    for _ in collection.each():
+        pass
+    return collection.finish()
 
 
 def probe_sandbox_ahead() -> None:
@@ -282,12 +215,51 @@ def ensure_sandbox(cases: list[Case]) -> None:
         raise SandboxUnavailable(f"the sandbox is unavailable: {why}")
 
 
-def run(selection: Selection, req: SuiteRequest,
-        on_done: Callable[[CaseResult], None] | None = None, stop=None) -> SuiteOutcome:
-    """Run the selected fixtures (in parallel sandboxes), then the fixture loop."""
-    from stepsmith.runner.fixtures import lastfailed
-    from stepsmith.runner.fixtures.suite import run_cases
+def run_request(req: SuiteRequest, *, on_selected: Callable[[int, bool], None] | None = None,
+                on_done: Callable[[CaseResult], None] | None = None,
+                stop=None) -> SuiteOutcome:
+    """Collect and run: `stepsmith test` and the MCP run. A request whose selection is final
+    per workflow (app/collect.py) starts each workflow's fixtures as soon as it is loaded,
+    while the next ones load; any other is collected whole first. `on_selected(n, final)`:
+    how many fixtures are selected so far, and whether that is all of them. The outcome's
+    `seconds` counts from here, collection included, as pytest's session time does."""
+    from stepsmith.runner.app.collect import Collection
 
+    started = time.perf_counter()
+    collection = Collection(req)
+    if not collection.streams:
+        for _ in collection.each():
+            pass
+        selection = collection.finish()
+        if on_selected:
+            on_selected(len(selection.selected), True)
+        return run(selection, req, on_done=on_done, stop=stop, started=started)
+    first: list[float] = []
+
+    def fed():
+        for chosen in collection.each():
+            if chosen:
+                ensure_sandbox(chosen)  # before the first of them runs (the probe's answer)
+                first or first.append(time.perf_counter())
+            if on_selected:
+                on_selected(len(collection.chosen), False)
+            yield from chosen
+        # every workflow is loaded: nothing selected means nothing ran (UsageError here)
+        box.append(collection.finish())
+        if on_selected:
+            on_selected(len(box[0].selected), True)
+
+    box: list[Selection] = []
+    results = _run_cases(fed(), req, on_done, req.maxfail, stop)
+    ran = time.perf_counter() - first[0] if first else 0.0
+    return _books(box[0], req, results, started, ran)
+
+
+def run(selection: Selection, req: SuiteRequest,
+        on_done: Callable[[CaseResult], None] | None = None, stop=None,
+        started: float | None = None) -> SuiteOutcome:
+    """Run the selected fixtures (in parallel sandboxes), then the fixture loop. `started`:
+    when the session began (its collection), for the outcome's `seconds`."""
     ensure_sandbox(selection.selected)
     maxfail = req.maxfail
     if selection.stepwise is not None:
@@ -296,21 +268,35 @@ def run(selection: Selection, req: SuiteRequest,
         sw = stepwise.max_failures(selection.stepwise)
         maxfail = min(maxfail, sw) if maxfail else sw
     t0 = time.perf_counter()
-    results = run_cases(selection.selected, jobs=req.jobs, live=req.live, on_done=on_done,
-                        maxfail=maxfail, coverage=req.coverage, repeat=req.repeat,
-                        stop=stop)
-    seconds = time.perf_counter() - t0
+    results = _run_cases(selection.selected, req, on_done, maxfail, stop)
+    return _books(selection, req, results, t0 if started is None else started,
+                  time.perf_counter() - t0)
+
+
+def _run_cases(cases, req: SuiteRequest, on_done, maxfail, stop) -> list[CaseResult]:
+    from stepsmith.runner.fixtures.suite import run_cases
+
+    return run_cases(cases, jobs=req.jobs, live=req.live, on_done=on_done, maxfail=maxfail,
+                     coverage=req.coverage, repeat=req.repeat, stop=stop)
+
+
+def _books(selection: Selection, req: SuiteRequest, results: list[CaseResult],
+           started: float, ran: float) -> SuiteOutcome:
+    """After the run: --lf state, --sw state, durations, then the fixture loop."""
+    from stepsmith.runner.fixtures import lastfailed, shard
+
     lastfailed.update(results)
     if selection.stepwise is not None:
-        stepwise.finish(selection.stepwise, results)
-    from stepsmith.runner.fixtures import shard
+        from stepsmith.runner.fixtures import stepwise
 
+        stepwise.finish(selection.stepwise, results)
     if req.store_durations or (req.store_durations is None and req.shard is None):
         # the shards of one matrix must all see the same durations: a shard never writes them
         shard.record(results, req.durations_path)
     loop = after_run(results, selection.workflows, update=req.update, strict=req.strict,
                      ci=req.ci)
-    return SuiteOutcome(selection, results, seconds, loop, traced=req.coverage)
+    return SuiteOutcome(selection, results, time.perf_counter() - started, loop,
+                        traced=req.coverage, run_seconds=ran)
 
 
 def after_run(results, workflows, *, update: bool = False, strict: bool = False,

@@ -136,13 +136,15 @@ def console_main() -> None:
     exit that skips tearing the interpreter down (freeing every module and object one by one:
     about 60 ms after a `test` run, bench/cli.py), as mypy's hard_exit does. Every exit
     function still runs first (spare sandboxes are stopped: sandbox/spares.py) and the output
-    is flushed; with another thread still alive the exit is Python's own."""
+    is flushed; with another thread still at work the exit is Python's own, which waits for
+    it (a daemon thread, such as a root runner's sandbox launcher, is abandoned either way)."""
     import atexit
     import threading
 
     code = main()  # SystemExit (usage, --help, --version) leaves the ordinary way
     code = 0 if code is None else code
-    if threading.active_count() > 1:
+    me = threading.current_thread()
+    if any(t is not me and not t.daemon and t.is_alive() for t in threading.enumerate()):
         sys.exit(code)
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):

@@ -121,40 +121,31 @@ def run(args: argparse.Namespace) -> int:
         from stepsmith.runner.cli.test_watch import watch
 
         return watch(args, req)
-    if not args.collect_only:
-        suite.probe_sandbox_ahead()  # start-up: the probe runs while the workflows load
-    if args.format == "text" and sys.stderr.isatty():  # start-up shows from the start
-        with err.status("collecting fixtures (loading and checking the workflows)"):
-            selection = suite.select(req)  # typed errors: runner/cli/errors.py
-    else:
-        selection = suite.select(req)
     if args.collect_only:
-        return _collect_only(selection, args)
-    reports = [f for f in (args.junit_xml, args.coverage_json, args.lcov) if f]
-    for target in reports:  # fail before running anything, not after
-        problem = _unwritable(target)
+        return _collect_only(suite.select(req), args)
+    for target in (f for f in (args.junit_xml, args.coverage_json, args.lcov) if f):
+        problem = _unwritable(target)  # fail before running anything, not after
         if problem:
             err.print(f"stepsmith test: cannot write {target}: {problem}", markup=False)
             return 2
+    suite.probe_sandbox_ahead()  # start-up: the probe runs while the workflows load
+    progress, prefetched = _progress(err, args), []
+
+    def done(r) -> None:
+        if not prefetched:  # once the first fixture is done: start-up is over by then
+            prefetched.append(_prefetch_report(args))
+        if progress is not None:
+            progress.done(r)
+
     try:
-        suite.ensure_sandbox(selection.selected)
+        if progress is None:
+            outcome = suite.run_request(req, on_done=done)
+        else:
+            with progress:
+                outcome = suite.run_request(req, on_selected=progress.selected, on_done=done)
     except suite.SandboxUnavailable as exc:
         raise suite.SandboxUnavailable(str(exc), lines=(
             "Refusing to run step code outside the sandbox.",)) from None
-    _prefetch_report(args)
-    progress = _progress(err, args, selection.selected)
-    if progress is None:
-        outcome = suite.run(selection, req)
-    else:
-        bar, task = progress
-        failed = [0]
-
-        def done(r) -> None:
-            failed[0] += r.outcome in ("failed", "error")
-            bar.update(task, advance=1, failed=failed[0])
-
-        with bar:
-            outcome = suite.run(selection, req, on_done=done)
     from stepsmith.runner.cli.test_output import write_reports
 
     junit_failed = not write_reports(err, args, outcome)  # the results are still printed
@@ -232,22 +223,46 @@ def _prefetch_report(args) -> None:
     threading.Thread(target=load, name="stepsmith-report-imports", daemon=True).start()
 
 
-def _progress(err, args, selected):
-    """A progress bar on a terminal (text mode): (Progress, task) or None."""
-    if args.format != "text" or not sys.stderr.isatty() or not selected:
-        return None
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-    )
+class _Progress:
+    """The progress bar on a terminal, from the start: "collecting fixtures" while the
+    workflows load (the first ones already run), then "testing fixtures"; the total grows as
+    workflows are loaded; failures are counted as they come."""
 
-    bar = Progress(TextColumn("[bold]testing fixtures"), BarColumn(), MofNCompleteColumn(),
-                   TextColumn("[red]{task.fields[failed]} failed"), TimeElapsedColumn(),
-                   console=err.real, transient=True)
-    return bar, bar.add_task("fixtures", total=len(selected), failed=0)
+    def __init__(self, err) -> None:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
+        self.bar = Progress(TextColumn("[bold]{task.fields[phase]} fixtures"), BarColumn(),
+                            MofNCompleteColumn(), TextColumn("[red]{task.fields[failed]} failed"),
+                            TimeElapsedColumn(), console=err.real, transient=True)
+        self.task = self.bar.add_task("fixtures", total=None, failed=0, phase="collecting")
+        self.failed = 0
+
+    def selected(self, n: int, final: bool) -> None:
+        self.bar.update(self.task, total=n, phase="testing" if final else "collecting")
+
+    def done(self, r) -> None:
+        self.failed += r.outcome in ("failed", "error")
+        self.bar.update(self.task, advance=1, failed=self.failed)
+
+    def __enter__(self):
+        self.bar.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self.bar.__exit__(*exc)
+
+
+def _progress(err, args) -> _Progress | None:
+    """A progress bar on a terminal (text mode), else None."""
+    if args.format != "text" or not sys.stderr.isatty():
+        return None
+    return _Progress(err)
 
 
 def _print(out, err, outcome, args) -> None:

@@ -123,9 +123,11 @@ def print_text(console, outcome, show_stdout: bool = False, table_all: bool = Fa
     parts.append(f"{counts[3]} errors")
     if not_run:
         parts.append(f"{not_run} not run")
-    executed = outcome.executed
-    # a rate only means something when sandboxes ran
-    rate = f" ({executed / seconds:.1f} fixtures/s)" if executed and seconds > 0 else ""
+    executed, ran = outcome.executed, outcome.run_seconds
+    # the time counts collection (pytest's session time); the sandboxes' share and the rate
+    # only mean something when sandboxes ran
+    rate = (f" (sandboxes {ran:.2f}s, {executed / ran:.1f} fixtures/s)"
+            if executed and ran > 0 else "")
     console.print(f"[{style}]{', '.join(parts)}[/] in {seconds:.2f}s{rate}")
     empty = [w.shown for w in workflows if w.shown in without_fixtures]
     if empty:

@@ -64,16 +64,17 @@ def test(scope: Scope, paths: list[str] | None = None, keywords: list[str] | Non
     _refuse_live(live)
     req = suite.SuiteRequest(paths=[str(scope.resolve(p)) for p in (paths or [None])],
                              keywords=list(keywords or []))
-    selection = suite.select(req)
-    total, done = len(selection.selected), [0]
+    total, done = [0], [0]
+
+    def selected(n: int, _final: bool) -> None:  # the total grows as workflows load
+        total[0] = n
 
     def progress(_result) -> None:
         done[0] += 1
         if on_done is not None:
-            on_done(done[0], total)
+            on_done(done[0], total[0])
 
-    outcome = suite.run(selection, req, on_done=progress, stop=stop)
-    return outcome.to_json()
+    return suite.run_request(req, on_selected=selected, on_done=progress, stop=stop).to_json()
 
 
 def propose_fixture(scope: Scope, workflow: str, step: str, name: str, inputs: dict[str, Any],

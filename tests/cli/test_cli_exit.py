@@ -55,6 +55,30 @@ def test_a_thread_still_at_work_is_waited_for(tmp_path):
     assert marker.exists()
 
 
+def test_a_daemon_thread_does_not_bring_the_teardown_back(tmp_path):
+    """A root runner's sandbox launcher (sandbox/launcher.py) is a daemon thread for the
+    process's life: Python's own exit abandons daemon threads too, so the exit stays fast. An
+    object finalised by the teardown says whether it ran."""
+    marker = tmp_path / "torn-down"
+    code = ("import sys, threading, time\n"
+            "from stepsmith.runner.cli import console_main\n"
+            "class Witness:\n"
+            f"    def __del__(self, _open=open):  # builtins are gone by then\n"
+            f"        _open({str(marker)!r}, 'w').write('x')\n"
+            "witness = Witness()\n"
+            "threading.Thread(target=time.sleep, args=(3600,), daemon=True).start()\n"
+            "sys.argv = ['stepsmith', 'rules']\n"
+            "console_main()\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert done.returncode == 0 and "SS101" in done.stdout, done.stderr
+    assert not marker.exists()
+    plain = code.replace("console_main()", "sys.exit(0)")  # the witness does see a teardown
+    subprocess.run([sys.executable, "-c", plain], cwd=tmp_path, capture_output=True,
+                   timeout=60, check=False)
+    assert marker.exists()
+
+
 def test_exit_functions_run_and_plain_output_is_flushed(tmp_path):
     marker = tmp_path / "exited"
     code = ("import atexit, sys\n"

@@ -140,7 +140,7 @@ def test_internal_error_exit_2_one_line(tmp_path, kit, capsys, monkeypatch):
     def broken(*a, **k):
         raise RuntimeError("simulated bug")
 
-    monkeypatch.setattr(suite, "load", broken)  # loads the workflows PATH reaches
+    monkeypatch.setattr(suite, "load_one", broken)  # loads each workflow PATH reaches
     code, _, err = run(capsys, "wf")
     assert code == 2 and err == "stepsmith test: internal error: RuntimeError: simulated bug\n"
 

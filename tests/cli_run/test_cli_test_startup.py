@@ -20,7 +20,7 @@ def test_the_probe_runs_while_the_workflows_load(tmp_path, kit, capsys, monkeypa
     kit.write_workflow(tmp_path / "wf", fixtures={"add/x": kit.add_case("1.00", None, "1.50")})
     probing = threading.Event()
     probes, loads = [], []
-    real_load, real_probe = suite.load, sandbox.sandbox_available
+    real_load, real_probe = suite.load_one, sandbox.sandbox_available
 
     def load(*a, **k):  # the probe has started by the time the workflows load
         loads.append(probing.wait(30))
@@ -31,8 +31,8 @@ def test_the_probe_runs_while_the_workflows_load(tmp_path, kit, capsys, monkeypa
         probing.set()
         return real_probe()
 
-    monkeypatch.setattr(suite, "load", load)
     monkeypatch.setattr(sandbox, "sandbox_available", probe)
+    monkeypatch.setattr(suite, "load_one", load)
     assert main(["test", "wf"]) == 0, capsys.readouterr()
     assert loads == [True] and probes[0] == "stepsmith-probe"
 

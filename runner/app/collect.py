@@ -1,0 +1,130 @@
+"""Collecting what a suite request selects, one workflow at a time: the one discovery, then
+pytest's selection (runner/fixtures/selection.py).
+
+`stepsmith test` starts the first workflow's fixtures while the next ones load (issue 20,
+start-up: loading and checking 20 workflows and their 280 fixtures took about a tenth of the
+run before any sandbox started). That is only sound when each workflow's selection is final
+as soon as that workflow is loaded (`Collection.streams`): `--step` must name a step of some
+workflow (known once all are loaded), and `--lf`, `--ff`, `--sw`, `--shard` order or cut the
+whole selection. Those requests are collected whole before anything runs; both ways select
+the same fixtures in the same order (tests/cli_run/test_cli_test_streaming.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from stepsmith.runner.app.errors import UsageError
+
+
+class Collection:
+    """The request's targets and manifests, checked up front (UsageError); `each()` loads the
+    workflows in order and yields each one's selected cases; `finish()` then applies what
+    needs every workflow and returns the Selection."""
+
+    def __init__(self, req) -> None:
+        from stepsmith.runner.fixtures.selection import (
+            SelectionError,
+            compile_keywords,
+            manifests_of,
+            parse_target,
+        )
+
+        if req.jobs is not None and req.jobs < 1:
+            raise UsageError("-j must be at least 1")
+        if req.maxfail is not None and req.maxfail < 1:
+            raise UsageError("--maxfail must be at least 1")
+        if req.repeat < 1:
+            raise UsageError("--repeat must be at least 1")
+        try:
+            self.targets = [parse_target(p) for p in req.paths]
+            self.keywords = compile_keywords(req.keywords)
+        except SelectionError as exc:
+            raise UsageError(str(exc)) from None
+        self.req = req
+        self.manifests = manifests_of(self.targets)
+        if not self.manifests:
+            raise UsageError(f"no workflow manifests under {' '.join(req.paths)}")
+        self.workflows: list = []  # LoadedWorkflow, in load order
+        self.cases: list = []  # every fixture of those workflows
+        self.chosen: list = []  # the ones the targets, --step and -k select
+
+    @property
+    def streams(self) -> bool:
+        """Each workflow's selection is final once it is loaded (see the module's text)."""
+        r = self.req
+        return not (r.steps or r.last_failed or r.failed_first or r.stepwise
+                    or r.stepwise_skip or r.stepwise_reset or r.shard is not None)
+
+    def each(self) -> Iterator[list]:
+        from stepsmith.runner.fixtures.invoke import InvokeError
+        from stepsmith.runner.fixtures.selection import SelectionError, select_cases
+        from stepsmith.runner.fixtures.suite import load_one
+
+        for manifest in self.manifests:
+            try:
+                lw, cases = load_one(manifest)
+            except InvokeError as exc:
+                raise UsageError(str(exc)) from None
+            self.workflows.append(lw)
+            self.cases.extend(cases)
+            try:
+                chosen = select_cases(cases, self.targets, self.req.steps, self.keywords)
+            except SelectionError as exc:
+                raise UsageError(str(exc)) from None
+            self.chosen.extend(chosen)
+            yield chosen
+
+    def finish(self):
+        """The Selection (every workflow loaded): UsageError when it selects nothing it named;
+        then --lf / --ff / --sw / --shard."""
+        from stepsmith.runner.app.cases import Selection
+        from stepsmith.runner.fixtures.invoke import unknown_step_message
+
+        req = self.req
+        known = sorted({s for w in self.workflows for s in w.step_ids})
+        for step_id in req.steps:
+            if step_id not in known:
+                where = ", ".join(w.shown for w in self.workflows)
+                raise UsageError(unknown_step_message(step_id, known, where))
+        selected = self.chosen
+        if not selected and (req.steps or req.keywords or any(t.narrowed for t in self.targets)):
+            what = " and ".join([f"--step {s}" for s in req.steps]
+                                + [f"-k {k}" for k in req.keywords]
+                                + [t.shown for t in self.targets if t.narrowed])
+            raise UsageError(f"no fixtures matched {what}")
+        out = Selection(self.workflows, self.cases, list(selected))
+        if req.last_failed:
+            from stepsmith.runner.fixtures import lastfailed
+
+            again = lastfailed.only_failed(selected)
+            if again:
+                out.notes.append(f"run the {len(again)} fixture(s) that failed last time (--lf)")
+                out.selected = again
+            else:
+                out.notes.append(f"no previously failed fixtures: running all {len(selected)} "
+                                 "(--lf)")
+        elif req.failed_first:
+            from stepsmith.runner.fixtures import lastfailed
+
+            first = lastfailed.only_failed(selected)
+            if first:
+                out.notes.append(f"run the {len(first)} fixture(s) that failed last time first "
+                                 "(--ff)")
+                out.selected = first + [c for c in selected if c not in first]
+        if req.stepwise or req.stepwise_skip or req.stepwise_reset:
+            from stepsmith.runner.fixtures import stepwise
+
+            out.selected, out.stepwise = stepwise.plan(out.selected, skip=req.stepwise_skip,
+                                                       reset=req.stepwise_reset)
+            out.notes.append(f"stepwise: {out.stepwise.note}")
+        if req.shard is not None:
+            from stepsmith.runner.fixtures import shard
+
+            k, n = req.shard
+            durations = shard.known_durations(out.selected, req.durations_path)
+            total = len(out.selected)
+            out.selected = shard.select_shard(out.selected, k, n, durations)
+            out.notes.append(f"shard {k}/{n}: {len(out.selected)} of {total} fixture(s) "
+                             f"({'balanced by last durations' if durations else 'no durations yet'})")
+        return out
