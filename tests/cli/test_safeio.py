@@ -14,6 +14,27 @@ def test_regular_file_inside_is_read(tmp_path):
     assert safeio.read_text(tmp_path / "link.txt", root=tmp_path, cap=5) == "hello"
 
 
+def test_what_is_opened_is_the_path_that_was_checked(tmp_path, monkeypatch):
+    """A file swapped for a symlink out of the folder just after the check is never followed:
+    the read opens the real path it checked, without following a link there."""
+    (tmp_path / "outside.txt").write_text("root-only secret")
+    wf = tmp_path / "wf"
+    wf.mkdir()
+    (wf / "fixture.json").write_text("{}")
+    real_check = safeio._real_inside
+
+    def check_then_swap(path, root):
+        real = real_check(path, root)
+        os.unlink(wf / "fixture.json")  # a local writer wins the race
+        os.symlink(tmp_path / "outside.txt", wf / "fixture.json")
+        return real
+
+    monkeypatch.setattr(safeio, "_real_inside", check_then_swap)
+    with pytest.raises(OSError):
+        got = safeio.read_bytes(wf / "fixture.json", root=wf, cap=100)
+        assert b"secret" not in got
+
+
 def test_cap_is_hard_even_where_st_size_says_zero(tmp_path):
     (tmp_path / "big").write_bytes(b"x" * 11)
     with pytest.raises(safeio.TooLarge):
