@@ -240,7 +240,8 @@ def run_request(req: SuiteRequest, *, on_selected: Callable[[int, bool], None] |
         for chosen in collection.each():
             if chosen:
                 ensure_sandbox(chosen)  # before the first of them runs (the probe's answer)
-                first or first.append(time.perf_counter())
+                if not first:
+                    first.append(time.perf_counter())
             if on_selected:
                 on_selected(len(collection.chosen), False)
             yield from chosen
