@@ -72,9 +72,12 @@ def check_timezone(name: str) -> str:
         raise exc from None
     try:
         zoneinfo.ZoneInfo(name)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
+    except zoneinfo.ZoneInfoNotFoundError:
         raise ValueError(f"timezone {name!r} is not installed on this machine "
                          "(apt-get install tzdata, or pip install tzdata)") from None
+    except (ValueError, OSError) as exc:  # found but unreadable or damaged: say what happened
+        raise ValueError(f"timezone {name!r}: the time zone database could not be read "
+                         f"({type(exc).__name__}: {exc})") from None
     return name
 
 

@@ -151,3 +151,27 @@ def test_invalid_cron_expressions(cron, fragment):
     assert [p.code for p in ps] == ["SM005"]
     assert fragment in ps[0].message
     assert at(ps[0]) == pos(text, f'"{cron}"')
+
+
+@pytest.mark.parametrize("raised, says", [
+    (lambda: __import__("zoneinfo").ZoneInfoNotFoundError("No time zone found"),
+     "is not installed on this machine (apt-get install tzdata"),
+    (lambda: OSError(24, "Too many open files"),
+     "the time zone database could not be read (OSError: [Errno 24] Too many open files)"),
+    (lambda: ValueError("Invalid TZif file: magic not found"),
+     "could not be read (ValueError: Invalid TZif file: magic not found)"),
+])
+def test_a_zone_the_database_cannot_give_says_why(monkeypatch, raised, says):
+    """A known zone the host's database cannot give: missing is "not installed" with the
+    fix; a read that failed says so with its error (CI once saw a transient failure reported
+    as "not installed", which sent the reader to install tzdata that was there)."""
+    import zoneinfo
+
+    def failing(name):
+        raise raised()
+
+    monkeypatch.setattr(zoneinfo, "ZoneInfo", failing)
+    problems = [p for p in parse_manifest(BASE, "workflow.yaml").problems if p.code == "SM005"]
+    assert [p.message for p in problems if "Europe/London" in p.message and says in p.message], \
+        [p.message for p in problems]
+    assert at(problems[0]) == pos(BASE, "Europe/London")
