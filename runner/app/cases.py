@@ -182,10 +182,7 @@ def select(req: SuiteRequest) -> Selection:
     nothing it named."""
     from stepsmith.runner.app.collect import Collection
 
-    collection = Collection(req)
-    for _ in collection.each():
-        pass
-    return collection.finish()
+    return Collection(req).whole()
 
 
 def probe_sandbox_ahead() -> None:
@@ -228,13 +225,12 @@ def run_request(req: SuiteRequest, *, on_selected: Callable[[int, bool], None] |
     started = time.perf_counter()
     collection = Collection(req)
     if not collection.streams:
-        for _ in collection.each():
-            pass
-        selection = collection.finish()
+        selection = collection.whole()
         if on_selected:
             on_selected(len(selection.selected), True)
         return run(selection, req, on_done=on_done, stop=stop, started=started)
-    first: list[float] = []
+    first: list[float] = []  # when the first case was handed to the run
+    done: list[Selection] = []
 
     def fed():
         for chosen in collection.each():
@@ -246,14 +242,13 @@ def run_request(req: SuiteRequest, *, on_selected: Callable[[int, bool], None] |
                 on_selected(len(collection.chosen), False)
             yield from chosen
         # every workflow is loaded: nothing selected means nothing ran (UsageError here)
-        box.append(collection.finish())
+        done.append(collection.finish())
         if on_selected:
-            on_selected(len(box[0].selected), True)
+            on_selected(len(done[0].selected), True)
 
-    box: list[Selection] = []
     results = _run_cases(fed(), req, on_done, req.maxfail, stop)
     ran = time.perf_counter() - first[0] if first else 0.0
-    return _books(box[0], req, results, started, ran)
+    return _books(done[0], req, results, started, ran)
 
 
 def run(selection: Selection, req: SuiteRequest,

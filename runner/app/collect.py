@@ -75,6 +75,12 @@ class Collection:
             self.chosen.extend(chosen)
             yield chosen
 
+    def whole(self):
+        """Every workflow loaded, then `finish()`: the Selection."""
+        for _ in self.each():
+            pass
+        return self.finish()
+
     def finish(self):
         """The Selection (every workflow loaded): UsageError when it selects nothing it named;
         then --lf / --ff / --sw / --shard."""

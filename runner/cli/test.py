@@ -129,11 +129,12 @@ def run(args: argparse.Namespace) -> int:
             err.print(f"stepsmith test: cannot write {target}: {problem}", markup=False)
             return 2
     suite.probe_sandbox_ahead()  # start-up: the probe runs while the workflows load
-    progress, prefetched = _progress(err, args), []
+    progress, prefetching = _progress(err, args), []
 
     def done(r) -> None:
-        if not prefetched:  # once the first fixture is done: start-up is over by then
-            prefetched.append(_prefetch_report(args))
+        if not prefetching:  # once the first fixture is done: start-up is over by then
+            prefetching.append(True)
+            _prefetch_report(args)
         if progress is not None:
             progress.done(r)
 
