@@ -15,26 +15,34 @@ from __future__ import annotations
 
 import ast
 
+from stepsmith.runner.validator.astlock import AST_LOCK
 from stepsmith.runner.validator.chunks import split
 
 # below this size one parse is short enough (a few milliseconds)
 WHOLE_BELOW = 8_000
 
 
+def parse(source: str, filename: str = "<unknown>") -> ast.Module:
+    """`ast.parse`, holding the process's AST lock (validator/astlock.py: two threads
+    building trees at once can fail on CPython 3.11)."""
+    with AST_LOCK:
+        return ast.parse(source, filename)
+
+
 def parse_module(source: str) -> ast.Module:
     """`ast.parse(source)`, without holding the GIL for the whole file (see the module doc);
     raises what `ast.parse` raises."""
     if len(source) < WHOLE_BELOW or "__future__" in source:
-        return ast.parse(source)
+        return parse(source)
     chunks = split(source)
     if chunks is None:
-        return ast.parse(source)
+        return parse(source)
     body: list[ast.stmt] = []
     for text, line in chunks:
         try:
-            part = ast.parse(text)
+            part = parse(text)
         except (SyntaxError, ValueError):
-            return ast.parse(source)
+            return parse(source)
         if line:
             ast.increment_lineno(part, line)
         body.extend(part.body)

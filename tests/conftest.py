@@ -20,6 +20,23 @@ for _name, _rel in _KITS.items():
         _spec.loader.exec_module(_mod)
 
 import stepsmith_wfkit as wfkit
+from _pytest.assertion import rewrite as _rewrite
+from stepsmith.runner.validator.astlock import AST_LOCK
+
+# pytest rewrites the asserts of every module of a plugin's distribution as it is imported, and
+# stepsmith is one: the commands the suites call in-process import modules lazily on their
+# worker threads, so pytest's `ast.parse` there meets our parses on other threads, which
+# CPython 3.11 cannot do at once (runner/validator/astlock.py). Its parse takes our lock too.
+# tests/workspace/test_ast_threads.py fails if this hook point goes.
+_rewrite_test = _rewrite._rewrite_test
+
+
+def _rewrite_test_locked(fn, config):
+    with AST_LOCK:
+        return _rewrite_test(fn, config)
+
+
+_rewrite._rewrite_test = _rewrite_test_locked
 
 
 @pytest.fixture

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from stepsmith.runner.pyparse import parse_module
+from stepsmith.runner.validator.astlock import AST_LOCK
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _NOT_EXECUTED = (ast.Global, ast.Nonlocal)
@@ -278,8 +279,9 @@ def _analyse(source: str) -> StepFileShape:
     ours = layout(source)
     parser = PythonParser(text=source, exclude=join_regex(DEFAULT_EXCLUDE))
     try:
-        parser.parse_source()
-        possible = frozenset(parser.arcs())
+        with AST_LOCK:  # coverage.py's parser builds a tree too (validator/astlock.py)
+            parser.parse_source()
+            possible = frozenset(parser.arcs())
     except NotPython as exc:
         raise SyntaxError(str(exc)) from None
     exits = {line: n for line, n in parser.exit_counts().items() if n > 1}

@@ -281,6 +281,13 @@ def _sources() -> list[tuple[str, Path, bytes]]:
 
 def _compile_parts(sources: list[tuple[str, Path, bytes]]) -> dict:
     """The marshalled code of the bundle's parts, compiled from `sources`."""
+    from stepsmith.runner.validator.astlock import AST_LOCK
+
+    with AST_LOCK:  # trees are built and compiled here (validator/astlock.py)
+        return _compile_locked(sources)
+
+
+def _compile_locked(sources: list[tuple[str, Path, bytes]]) -> dict:
     by_label = {label: src for label, _path, src in sources}
     main = _compile_harness(lambda path, label: by_label[label])
     fac = _compile_facades(by_label["harness/facades.py"])

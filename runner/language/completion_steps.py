@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import re
 
+from stepsmith.runner.pyparse import parse
 from stepsmith.runner.workspace.snapshot import WorkspaceSnapshot
 
 from . import modules_api
@@ -156,7 +157,7 @@ def _parameters(lines, line: int) -> list[str] | None:
         header += strip_eol(raw) + "\n"
         if header.rstrip().endswith(":"):
             try:
-                node = ast.parse(header + "    pass\n").body[0]
+                node = parse(header + "    pass\n").body[0]
             except (SyntaxError, ValueError, IndexError):
                 continue
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):

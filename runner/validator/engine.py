@@ -13,6 +13,7 @@ if TYPE_CHECKING:  # annotations only: `typing`/`collections.abc` are not import
 
 from stepsmith.runner.problems import Problem, Span, shifted
 from stepsmith.runner.validator import chunks, policy
+from stepsmith.runner.validator.astlock import AST_LOCK
 from stepsmith.runner.validator.model import StepUse
 from stepsmith.runner.validator.positions import Positions
 from stepsmith.runner.validator.walk import rationale
@@ -125,7 +126,7 @@ def _parse(text: str, feature: tuple[int, int] | None, pos: Positions,
     # importing `ast`: the validator also runs inside every sandbox, where import time counts.
     minor = -1 if feature is None else feature[1]
     try:
-        with _WARNINGS_LOCK, warnings.catch_warnings():
+        with AST_LOCK, _WARNINGS_LOCK, warnings.catch_warnings():
             warnings.simplefilter("ignore")  # SyntaxWarning/DeprecationWarning: not ours to show
             return compile(text, "<unknown>", "exec", _ast.PyCF_ONLY_AST, dont_inherit=True,
                            _feature_version=minor)
