@@ -73,7 +73,7 @@ async def test_reach_and_fixtures_complete_right_after_initialized(fresh):
     # the wait does not block the event loop: another request is answered meanwhile
     rule = await _request(client, "stepsmith/rule", {"code": "SS101"})
     assert rule["code"] == "SS101"
-    assert time.monotonic() - started < SLOW
+    # answered while the four still wait (no clock: a loaded machine took 0.46 s for this)
     assert not waiting.done()
     reach, fixtures, reach_late, fixtures_total = await waiting
     assert time.monotonic() - started < 5.0  # bounded: never the client's 10 s retry window
