@@ -81,20 +81,15 @@ def propose_fixture(scope: Scope, workflow: str, step: str, name: str, inputs: d
                     evaluation_time: str | None = None, seed: int | None = None,
                     live: bool = False) -> ProposedFixture:
     """Run the step offline and write its result as a pending new (or replacing) fixture."""
-    from stepsmith.runner.app.record import RecordRequest, recorded_document
+    from stepsmith.runner.app.record import RecordRequest, propose
     from stepsmith.runner.app.step import StepRequest
-    from stepsmith.runner.fixtures import pending
-    from stepsmith.runner.safeio import FIXTURE_CAP, read_if_exists
 
     _refuse_live(live)
     req = RecordRequest(StepRequest(path=str(scope.resolve(workflow)), step=step,
                                     inputs=dict(inputs), at=evaluation_time, seed=seed), name)
-    lw, target, doc, res = recorded_document(req, overwriting_allowed=True)
-    current = read_if_exists(target, root=lw.dir, cap=FIXTURE_CAP)
-    change = pending.write(lw.dir, step, name, doc,
-                           pending.sha256(current) if current is not None else None,
-                           source="agent")
-    where = scope.shown(lw.dir)
-    return ProposedFixture(pending=scope.shown(change.path), fixture=scope.shown(target),
-                           replaces_existing=current is not None, status=res.get("status", ""),
-                           document=doc, review=f"stepsmith review {where}")
+    change, d = propose(req, source="agent")
+    where = scope.shown(d.workflow.dir)
+    return ProposedFixture(pending=scope.shown(change.path), fixture=scope.shown(d.target),
+                           replaces_existing=change.fixture_sha256 is not None,
+                           status=d.result.get("status", ""), document=d.document,
+                           review=f"stepsmith review {where}")

@@ -1,0 +1,153 @@
+"""Test kit for the assistant's loop: play the assistant through `stepsmith mcp` with the MCP
+SDK's own client over stdio, and the person through the real CLI (`stepsmith review`,
+`stepsmith test`, `stepsmith check --fix`). Shared by tests/mcp (loaded as `agent_kit` by
+tests/conftest.py).
+
+Nothing here knows a right answer: the assistant acts only on the structured results the
+tools return (problems, fix edits, results), the person only on the CLI's exit codes and JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+CLI = [sys.executable, "-m", "stepsmith.runner.cli"]
+
+
+def server(root: Path, *extra: str):
+    """`stepsmith mcp ROOT` as a client would start it (stdio). (The SDK is imported here:
+    tests/conftest.py loads this kit for every suite.)"""
+    from mcp import StdioServerParameters
+
+    return StdioServerParameters(command=sys.executable, cwd=str(root),
+                                 args=["-m", "stepsmith.runner.cli", "mcp", *extra, str(root)])
+
+
+@asynccontextmanager
+async def assistant(root: Path, **client_options):
+    """An MCP client session on `stepsmith mcp ROOT`, wrapped as an :class:`Assistant`."""
+    from mcp import Client
+
+    async with Client(server(root), **client_options) as client:
+        yield Assistant(root, client)
+
+
+@dataclass
+class Done:
+    """One completed call: the tool, its arguments, and what it answered."""
+
+    tool: str
+    args: dict
+    is_error: bool
+    structured: dict | None
+    text: str
+
+
+def cli(root: Path, *argv: str, timeout: int = 300) -> subprocess.CompletedProcess:
+    """The real `stepsmith` command line, run in `root` (the person at their terminal)."""
+    return subprocess.run([*CLI, *argv], cwd=root, capture_output=True, text=True,
+                          timeout=timeout, check=False)
+
+
+def init(parent: Path, name: str) -> Path:
+    """A fresh `stepsmith init NAME` in `parent`; its folder."""
+    p = cli(parent, "init", name)
+    assert p.returncode == 0, p.stderr
+    return parent / name
+
+
+def apply_edits(root: Path, edits: list[dict]) -> None:
+    """Apply fix edits as the tools' contract says: line 1-based, column 0-based in code
+    points, end exclusive; every position refers to the file before any of them."""
+    by_file: dict[str, list[dict]] = {}
+    for e in edits:
+        by_file.setdefault(e["path"], []).append(e)
+    for rel, es in by_file.items():
+        path = root / rel
+        lines = path.read_text().splitlines(keepends=True)
+        starts = [0]
+        for line in lines:
+            starts.append(starts[-1] + len(line))
+        text = "".join(lines)
+
+        def off(line: int, col: int) -> int:
+            return min(starts[min(line, len(lines) + 1) - 1] + col, len(text))
+
+        for e in sorted(es, key=lambda e: (e["line"], e["column"]), reverse=True):
+            a, b = off(e["line"], e["column"]), off(e["end_line"], e["end_column"])
+            text = text[:a] + e["new_text"] + text[b:]
+        path.write_text(text)
+
+
+@dataclass
+class Assistant:
+    """The assistant's side of the loop, over MCP only."""
+
+    root: Path
+    client: Any  # mcp.Client
+    calls: list[Done] = field(default_factory=list)
+
+    async def call(self, tool: str, args: dict | None = None, **options) -> Done:
+        res = await self.client.call_tool(tool, args or {}, **options)
+        text = "\n".join(getattr(c, "text", "") for c in res.content)
+        done = Done(tool, dict(args or {}), bool(res.is_error), res.structured_content, text)
+        self.calls.append(done)
+        return done
+
+    async def ok(self, tool: str, args: dict | None = None, **options) -> dict:
+        """The tool's structured answer; fails the test with the tool's reason on an error."""
+        done = await self.call(tool, args, **options)
+        assert not done.is_error, f"{tool}({args}) refused: {done.text}"
+        assert done.structured is not None, f"{tool}: no structured answer"
+        return done.structured
+
+    def draft(self, files: dict[str, str]) -> None:
+        """Write the draft (the assistant's own file edits, relative to the root)."""
+        for rel, text in files.items():
+            path = self.root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+
+    async def fix_until_clean(self, paths: list[str] | None = None, rounds: int = 12
+                              ) -> set[str]:
+        """`check`, apply the first fix of the first problem that has a SAFE one, `check`
+        again, until clean. Returns the rule codes seen on the way; fails when a problem has
+        no safe fix (the loop would need a person) or it never ends."""
+        seen: set[str] = set()
+        args = {"paths": paths} if paths else {}
+        for _ in range(rounds):
+            out = await self.ok("check", args)
+            if out["clean"]:
+                return seen
+            seen |= {p["code"] for p in out["problems"]}
+            safe = [p for p in out["problems"] if p["fixes"] and p["fixes"][0]["safe"]]
+            assert safe, f"stuck: no safe fix for {[(p['code'], p['message']) for p in out['problems']]}"
+            apply_edits(self.root, safe[0]["fixes"][0]["edits"])
+        raise AssertionError("check never became clean")
+
+
+@dataclass
+class Person:
+    """The person's side: the real CLI, run in the root."""
+
+    root: Path
+
+    def run(self, *argv: str) -> subprocess.CompletedProcess:
+        return cli(self.root, *argv)
+
+    def accept_all(self, *paths: str) -> subprocess.CompletedProcess:
+        return self.run("review", "--accept", *(paths or (".",)))
+
+    def test_json(self, *paths: str) -> tuple[int, dict]:
+        p = self.run("test", "--format", "json", *(paths or (".",)))
+        try:
+            return p.returncode, json.loads(p.stdout)
+        except ValueError as exc:
+            raise AssertionError(f"stepsmith test printed no JSON ({p.returncode}):\n"
+                                 f"{p.stdout}\n{p.stderr}") from exc
