@@ -35,8 +35,11 @@ class Item:
             c = self.change
             d.update(step=c.step_id, case=c.case, fixture=str(c.fixture_path),
                      pending=str(c.path), source=c.source, created_at=c.created_at,
+                     new=c.is_new,  # then `document` is what accepting creates
                      differences=[x.to_json() for x in c.differences()],
                      stale=c.stale())  # why accepting it will be refused, or None
+            if c.is_new:
+                d["document"] = c.new
         else:
             d.update(problem=self.problem.message, pending=str(self.problem.path))
         return d

@@ -196,9 +196,11 @@ def build(root: Path) -> MCPServer:
     def schema_resource() -> str:
         return json.dumps(tools.schema(), indent=1)
 
-    @server.prompt(name="draft_workflow_step",
+    @server.prompt(name="draft_workflow_step", title="Draft a workflow step",
                    description="Draft one step function and its manifest entry in the dialect")
-    def draft_workflow_step(task: str) -> str:
+    def draft_workflow_step(task: Annotated[str, Field(
+            description="what the step should do, in plain words (e.g. 'match each invoice "
+            "to an open purchase order of the same supplier within a penny')")]) -> str:
         from .prompt import draft_step_prompt
 
         return draft_step_prompt(task)

@@ -58,3 +58,17 @@ async def test_a_proposal_whose_code_changed_since_is_refused_with_advice_for_a_
     assert "propose" in why and "stepsmith record wf --step total --name three" in why, why
     assert not (ws / "wf" / "fixtures" / "total" / "three.json").exists()
     assert (ws / "wf" / ".stepsmith" / "pending" / "total" / "three.json").exists()
+
+
+async def test_review_list_shows_a_proposed_case_as_the_document_it_creates(ws):
+    async with ak.assistant(ws) as a:
+        out = await a.ok("propose_fixture", {"workflow": "wf", "step": "total", "name": "three",
+                                             "inputs": THREE})
+    listed = ak.Person(ws).run("review", "--list", "wf")
+    assert listed.returncode == 0
+    text = listed.stdout
+    assert "new fixture wf::total::three" in text
+    assert "expected null" not in text and "(null)" not in text, text  # no diff against null
+    document = text[text.index("{"):text.rindex("}") + 1]
+    assert json.loads(document) == out["document"]
+    assert json.loads(document)["expected"]["output"] == {"count": 3, "total": "6.60"}
