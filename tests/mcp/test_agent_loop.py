@@ -81,7 +81,7 @@ async def test_an_agent_fixes_a_broken_step_from_check_alone_then_tests_pass(tmp
             pytest.fail("check never became clean")
         result = (await client.call_tool("test", {})).structured_content
     assert {"SS101", "SM003", "SM204"} <= seen_codes  # three rules broken at the start
-    assert [r["outcome"] for r in result["results"]] == ["passed"]
+    assert result["verdict"] == "passed" and result["passed"] == [".::total::two"]
     assert "import os" not in (root / "steps" / "total.py").read_text()
     assert "    explanation: Add up the amounts.\n" in (root / "workflow.yaml").read_text()
     assert "extra" not in (root / "workflow.yaml").read_text()
