@@ -16,6 +16,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from collections.abc import Callable
 
 CLI = [sys.executable, "-m", "stepsmith.runner.cli"]
 
@@ -114,21 +115,34 @@ class Assistant:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
 
-    async def fix_until_clean(self, paths: list[str] | None = None, rounds: int = 12
-                              ) -> set[str]:
-        """`check`, apply the first fix of the first problem that has a SAFE one, `check`
-        again, until clean. Returns the rule codes seen on the way; fails when a problem has
-        no safe fix (the loop would need a person) or it never ends."""
-        seen: set[str] = set()
+    async def fix_until_clean(self, paths: list[str] | None = None, *, guesses: bool = False,
+                              redraft: Callable[[list[dict]], bool] | None = None,
+                              rounds: int = 12) -> list[tuple[str, str]]:
+        """`check`, apply the preferred fix of the first problem that has a SAFE one, `check`
+        again, until clean. With no safe fix left: `guesses` applies a preferred guess (a
+        did-you-mean the assistant agrees with); else `redraft(problems)` is the assistant
+        editing its draft from the messages (True when it changed something). Returns what
+        was done, in order: (rule code, "safe" | "guess" | "redraft"). Fails when stuck."""
+        done: list[tuple[str, str]] = []
         args = {"paths": paths} if paths else {}
         for _ in range(rounds):
             out = await self.ok("check", args)
             if out["clean"]:
-                return seen
-            seen |= {p["code"] for p in out["problems"]}
-            safe = [p for p in out["problems"] if p["fixes"] and p["fixes"][0]["safe"]]
-            assert safe, f"stuck: no safe fix for {[(p['code'], p['message']) for p in out['problems']]}"
-            apply_edits(self.root, safe[0]["fixes"][0]["edits"])
+                return done
+            problems = out["problems"]
+            safe = [p for p in problems if p["fixes"] and p["fixes"][0]["safe"]]
+            guess = [p for p in problems if p["fixes"] and p["fixes"][0]["preferred"]]
+            if safe:
+                apply_edits(self.root, safe[0]["fixes"][0]["edits"])
+                done.append((safe[0]["code"], "safe"))
+            elif guesses and guess:
+                apply_edits(self.root, guess[0]["fixes"][0]["edits"])
+                done.append((guess[0]["code"], "guess"))
+            elif redraft is not None and redraft(problems):
+                done.append((problems[0]["code"], "redraft"))
+            else:
+                raise AssertionError("stuck: no fix for "
+                                     f"{[(p['code'], p['message']) for p in problems]}")
         raise AssertionError("check never became clean")
 
 
@@ -151,3 +165,45 @@ class Person:
         except ValueError as exc:
             raise AssertionError(f"stepsmith test printed no JSON ({p.returncode}):\n"
                                  f"{p.stdout}\n{p.stderr}") from exc
+
+
+@dataclass
+class LoopRecord:
+    """What one pass of the assistant's loop did and saw, for the test to judge."""
+
+    fixes: list[tuple[str, str]]  # (rule code, how) in the order applied
+    run: dict  # run_step's structured answer
+    proposal: dict  # propose_fixture's structured answer
+    review: subprocess.CompletedProcess  # the person's `stepsmith review --accept`
+    test_rc: int
+    test: dict  # `stepsmith test --format json`
+    check_rc: int  # the person's `stepsmith check` at the end
+
+
+async def play_loop(root: Path, workflow: str, step: str, draft: dict[str, str],
+                    inputs: dict, case: str, *, evaluation_time: str | None = None,
+                    fix_with: str = "mcp", guesses: bool = False,
+                    redraft: Callable[[list[dict]], bool] | None = None) -> LoopRecord:
+    """The whole loop on `root`: the assistant writes `draft`, makes `check` clean (MCP fix
+    edits, or `stepsmith check --fix` when `fix_with == "cli"`; `guesses` and `redraft` as in
+    `fix_until_clean`), runs the step, proposes its result as fixture `case`; then the person
+    accepts it with `stepsmith review --accept` and runs `stepsmith test`."""
+    async with assistant(root) as a:
+        a.draft(draft)
+        fixes: list[tuple[str, str]] = []
+        if fix_with == "cli":
+            argv = ["check", "--fix", "--show-fixes", *(["--unsafe-fixes"] if guesses else []),
+                    workflow]
+            fixed = cli(root, *argv)
+            fixes.append(("check --fix", fixed.stdout + fixed.stderr))
+        fixes += await a.fix_until_clean([workflow], guesses=guesses, redraft=redraft)
+        at = {"evaluation_time": evaluation_time} if evaluation_time else {}
+        run = await a.ok("run_step", {"workflow": workflow, "step": step, "inputs": inputs,
+                                      **at})
+        proposal = await a.ok("propose_fixture", {"workflow": workflow, "step": step,
+                                                  "name": case, "inputs": inputs, **at})
+    person = Person(root)
+    review = person.accept_all(workflow)
+    rc, doc = person.test_json(workflow)
+    return LoopRecord(fixes, run, proposal, review, rc, doc,
+                      person.run("check", workflow).returncode)
