@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from collections.abc import Callable
 
 CLI = [sys.executable, "-m", "stepsmith.runner.cli"]
 
@@ -61,6 +61,14 @@ def init(parent: Path, name: str) -> Path:
     p = cli(parent, "init", name)
     assert p.returncode == 0, p.stderr
     return parent / name
+
+
+def fresh_workspace(tmp_path: Path, name: str = "wf") -> Path:
+    """`tmp_path/ws` holding a fresh `stepsmith init NAME`: the workspace root."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    init(root, name)
+    return root
 
 
 def apply_edits(root: Path, edits: list[dict]) -> None:

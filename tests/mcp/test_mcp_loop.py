@@ -86,10 +86,7 @@ assert [p["po"] for p in WANT["pairs"]] == ["PO-8", "PO-7", None, "PO-10"]  # a 
 
 @pytest.fixture
 def ws(tmp_path):
-    root = tmp_path / "ws"
-    root.mkdir()
-    ak.init(root, "wf")
-    return root
+    return ak.fresh_workspace(tmp_path)
 
 
 def draft_files(ws, code: str, explanation_key: str = "explanation") -> dict[str, str]:

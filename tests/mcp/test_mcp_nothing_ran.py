@@ -16,9 +16,7 @@ pytestmark = [pytest.mark.asyncio(loop_scope="function"), pytest.mark.usefixture
 @pytest_asyncio.fixture(loop_scope="function")
 async def proposed(tmp_path):
     """A fresh workflow whose only fixture was removed, and three proposals from MCP."""
-    root = tmp_path / "ws"
-    root.mkdir()
-    ak.init(root, "wf")
+    root = ak.fresh_workspace(tmp_path)
     (root / "wf" / "fixtures" / "total" / "example.json").unlink()
     async with ak.assistant(root) as a:
         for n in ("one", "two", "three"):

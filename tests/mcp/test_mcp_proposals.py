@@ -19,10 +19,7 @@ THREE = {"invoices": [{"id": "A", "amount": "1.10"}, {"id": "B", "amount": "2.20
 
 @pytest.fixture
 def ws(tmp_path):
-    root = tmp_path / "ws"
-    root.mkdir()
-    ak.init(root, "wf")
-    return root
+    return ak.fresh_workspace(tmp_path)
 
 
 async def test_a_proposed_case_is_accepted_by_review_and_then_passes_test(ws):

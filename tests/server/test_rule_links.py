@@ -7,8 +7,15 @@ from __future__ import annotations
 
 import pytest
 import pytest_lsp
-from lsp_harness import (CONFIG, DATA, diagnostics, initialize, open_doc, pull_capabilities,
-                         push_capabilities)
+from lsp_harness import (
+    CONFIG,
+    DATA,
+    diagnostics,
+    initialize,
+    open_doc,
+    pull_capabilities,
+    push_capabilities,
+)
 from lsprotocol import types as T
 from stepsmith.runner.problems import Problem, Span
 from stepsmith.runner.rules.pages import https_rule_url
