@@ -95,3 +95,17 @@ async def test_a_pending_change_into_a_symlinked_state_folder_is_refused_with_th
     assert done.is_error, done.text
     assert "symlink" in done.text and ".stepsmith" in done.text, done.text
     assert not list(elsewhere.iterdir())
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_a_refused_call_writes_no_log_block_on_stderr(ws, capfd):
+    """The refusal is the client's answer; the server's stderr (a client's log pane) stays
+    quiet: no rich-formatted block per tool error."""
+    capfd.readouterr()
+    async with ak.assistant(ws) as a:
+        for _ in range(3):
+            done = await a.call("check", {"paths": ["/etc"]})
+            assert done.is_error and "outside the workspace roots" in done.text
+    err = capfd.readouterr().err
+    assert "Tool 'check' failed" not in err and "outside the workspace" not in err, err
+    assert not any(c in err for c in "│╭╰"), err
