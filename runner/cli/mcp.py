@@ -2,8 +2,9 @@
 
 The same checks, reach and sandboxed offline runs a human author gets, as structured tool
 results (runner/mcp). Scoped to the roots the client declares, else FOLDER (default: the
-current folder); a FOLDER given here bounds the client's roots (only what lies inside both). An assistant may propose a fixture only as a pending change a person reviews;
-it never accepts, never runs live and never sees a credential.
+current folder); a FOLDER given here bounds the client's roots (only what lies inside both).
+An assistant may propose a fixture only as a pending change a person reviews; it never
+accepts, never runs live and never sees a credential.
 """
 
 from __future__ import annotations

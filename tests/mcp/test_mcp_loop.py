@@ -19,7 +19,7 @@ import pytest
 pytestmark = [pytest.mark.asyncio(loop_scope="function"), pytest.mark.usefixtures("sandbox")]
 
 MANIFEST_ADDITION = """  - id: match
-    {explanation}: Pair each invoice with an open purchase order of the same supplier within a penny.
+    {explanation}: Pair each invoice with an open purchase order of the same supplier.
     code: steps/match.py:match
     inputs:
       invoices: sources.invoices

@@ -53,7 +53,7 @@ def transitions(zone: str) -> tuple[datetime, ...]:
 def wall_time(draw) -> tuple[str, datetime]:
     zone = draw(st.sampled_from(ZONES))
     edges = transitions(zone)
-    if edges and draw(st.booleans()):  # near a real transition: the wall times around both sides of it
+    if edges and draw(st.booleans()):  # near a real transition: wall times on both sides
         edge = draw(st.sampled_from(edges))
         local = edge.astimezone(ZoneInfo(zone)).replace(tzinfo=None)
         wall = local + timedelta(minutes=draw(st.integers(-180, 180)))
