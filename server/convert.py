@@ -75,14 +75,17 @@ def lsp_range(span: Span, lines, encoding: str) -> dict:
     return {"start": start, "end": end}
 
 
-def to_diagnostic(p: Problem, lines, encoding: str, source: str = "stepsmith") -> dict:
+def to_diagnostic(p: Problem, lines, encoding: str, source: str = "stepsmith",
+                  rule_docs: object = None) -> dict:
+    """`rule_docs`: the `ruleDocsUrl` setting; the diagnostic links to the rule's page only
+    when that is an https location (a file:// link would name the server's disk)."""
     data = {"rule": p.code, "step": p.step}
     fix = {k: v for k, v in p.data.items() if k != "schema"} if p.data else None
     if fix:
         data["fix"] = fix
     if p.data and p.data.get("schema"):
         data["schema"] = True  # the manifest schema expresses it: a YAML extension reports it too
-    from stepsmith.runner.rules import rule_url
+    from stepsmith.runner.rules.pages import https_rule_url
 
     out = {
         "range": lsp_range(p.span, lines, encoding),
@@ -92,7 +95,7 @@ def to_diagnostic(p: Problem, lines, encoding: str, source: str = "stepsmith") -
         "message": p.message,
         "data": data,
     }
-    href = rule_url(p.code)  # the rule's page, generated from the catalogue (docs/rules)
+    href = https_rule_url(rule_docs, p.code)  # the rule's page (docs/rules), published
     if href:
         out["codeDescription"] = {"href": href}
     return out

@@ -38,10 +38,11 @@ class Publisher:
         if res is None or doc is None:
             return None
         enc = ls.session.encoding
-        diags = [to_diagnostic(p, res.lines, enc) for p in res.problems]
+        docs = ls.session.settings.ruleDocsUrl
+        diags = [to_diagnostic(p, res.lines, enc, rule_docs=docs) for p in res.problems]
         path = uri_to_path(uri)
         if ls.runs is not None and path and analysed(path, doc.language_id):
-            diags += [to_diagnostic(p, res.lines, enc, source=FIXTURE_SOURCE)
+            diags += [to_diagnostic(p, res.lines, enc, source=FIXTURE_SOURCE, rule_docs=docs)
                       for p in ls.runs.results.problems_of(path)]
         return diags + untaken_diagnostics(res.notes, res.lines, enc)
 
@@ -99,7 +100,8 @@ class Publisher:
             if doc is None or analysed(path, doc.language_id):
                 return
             version, lines = doc.version, tuple(doc.lines)
-        diags = ls.runs.results.fixture_diagnostics(path, lines, ls.session.encoding)
+        diags = ls.runs.results.fixture_diagnostics(path, lines, ls.session.encoding,
+                                                    ls.session.settings.ruleDocsUrl)
         key = (version, diags)
         if self.published.get(uri) == key:
             return
@@ -120,7 +122,8 @@ class Publisher:
 
         def compute() -> list[dict]:
             lines = split_lines(ls.session.read_text(path) or "")
-            return runs.results.fixture_diagnostics(path, lines, enc)
+            return runs.results.fixture_diagnostics(path, lines, enc,
+                                                    ls.session.settings.ruleDocsUrl)
 
         def send(fut) -> None:
             if fut.cancelled() or fut.exception() is not None:

@@ -55,7 +55,8 @@ class RunResults:
     def status_of(self, fixture_path: str) -> str | None:
         return self.fixture_status.get(fixture_path)
 
-    def fixture_diagnostics(self, path: str, lines, encoding: str) -> list[dict]:
+    def fixture_diagnostics(self, path: str, lines, encoding: str,
+                            rule_docs: object = None) -> list[dict]:
         """A fixture file's result diagnostics, positioned on `lines` (the text they are
         published with: the open buffer's, or the disk's)."""
         probs = self.problems_of(path)
@@ -63,7 +64,8 @@ class RunResults:
             return []
         span = anchor_in(lines)
         return [to_diagnostic(Problem(code=p.code, message=p.message, span=span, step=p.step),
-                              lines, encoding, source=FIXTURE_SOURCE) for p in probs]
+                              lines, encoding, source=FIXTURE_SOURCE, rule_docs=rule_docs)
+                for p in probs]
 
     def finish(self, ws: WorkspaceSnapshot, manifest_path: str, step_id: str,
                results: list[RunReply],

@@ -19,6 +19,8 @@ class Settings:
     maxFileSize: int = 2_000_000
     inlayHints: bool = True  # manifests: the cron schedule in words, the function of a step output
     interpreter: Any = None
+    # where the rule pages are published (https only): diagnostics link there; unset, none do
+    ruleDocsUrl: Any = None
     # The client says whether the workspace is trusted. Untrusted: diagnostics only, nothing
     # executes — the server refuses run/record commands and never runs on save or type, as a
     # second line behind the client's own gate.

@@ -9,9 +9,9 @@ import pytest
 
 # The kits every suite may import by name, whichever folder it runs from: the temp-workflow
 # writer, the sandbox suite's helpers (process probes, a forged-result step) and the `|` cursor
-# marker of the language and LSP suites.
+# marker of the language and LSP suites; the assistant's loop over MCP and the CLI.
 _KITS = {"stepsmith_wfkit": "fixtures/wfkit.py", "sandbox_kit": "sandbox/sandbox_kit.py",
-         "cursor_kit": "language/cursor_kit.py"}
+         "cursor_kit": "language/cursor_kit.py", "agent_kit": "mcp/agent_kit.py"}
 for _name, _rel in _KITS.items():
     if _name not in sys.modules:
         _spec = importlib.util.spec_from_file_location(_name, Path(__file__).resolve().parent / _rel)

@@ -66,9 +66,19 @@ class LoopReport:
     strict: bool = False
     update: bool = False
     ci_not_written: int = 0  # pending changes not written because CI is set
+    waiting: list = field(default_factory=list)  # fixture_loop.Item: left for a person
+
+    def waiting_json(self, shown=str) -> list[dict]:
+        """The changes waiting for review; `shown` turns a path into what the edge shows."""
+        return [{"id": i.id, "new": i.change.is_new, "source": i.change.source,
+                 "pending": shown(i.change.path), "fixture": shown(i.change.fixture_path)}
+                for i in self.waiting]
 
     def to_json(self) -> dict:
+        from stepsmith.runner.fixtures.invoke import display_path
+
         return {"pending": [str(c.path) for c in self.written],
+                "waiting_for_review": self.waiting_json(display_path),
                 "ci_not_written": self.ci_not_written,
                 "pending_problems": self.problems,
                 "updated": [d.to_json() for d in self.decisions],
@@ -83,6 +93,11 @@ class SuiteOutcome:
     loop: LoopReport
     traced: bool = False  # run with coverage
     run_seconds: float = 0.0  # from the first fixture's start to the last one's end
+
+    @property
+    def ran_nothing(self) -> bool:
+        """No fixture was selected to run: not a pass (an edge says so, never "green")."""
+        return not self.results
 
     @property
     def not_run(self) -> int:  # left out by -x / --maxfail
@@ -305,9 +320,11 @@ def after_run(results, workflows, *, update: bool = False, strict: bool = False,
     from stepsmith.runner.fixtures.stale import stale_fixtures
 
     report = LoopReport(strict=strict, update=update)
+    folders = [(w.shown, w.dir) for w in workflows]
     if ci and not update:
         report.ci_not_written = sum(r.outcome == "failed" and r.acceptable for r in results)
         report.stale = stale_fixtures([r.case for r in results])
+        report.waiting = loop.waiting(folders)
         return report
     report.written, report.problems = pending.sync(results)
     if update:
@@ -317,6 +334,7 @@ def after_run(results, workflows, *, update: bool = False, strict: bool = False,
             item = loop.Item(f"{name}::{c.step_id}::{c.case}", name, c.workflow_dir, change=c)
             report.decisions.append(loop.accept(item))
     report.stale = stale_fixtures([r.case for r in results])
+    report.waiting = loop.waiting(folders, report.written)
     return report
 
 

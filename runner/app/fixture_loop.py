@@ -35,8 +35,11 @@ class Item:
             c = self.change
             d.update(step=c.step_id, case=c.case, fixture=str(c.fixture_path),
                      pending=str(c.path), source=c.source, created_at=c.created_at,
+                     new=c.is_new,  # then `document` is what accepting creates
                      differences=[x.to_json() for x in c.differences()],
                      stale=c.stale())  # why accepting it will be refused, or None
+            if c.is_new:
+                d["document"] = c.new
         else:
             d.update(problem=self.problem.message, pending=str(self.problem.path))
         return d
@@ -141,6 +144,37 @@ def find(paths: Iterable[str | Path], keyword: str | None = None) -> list[Item]:
             if keep(item.id) and _covered(folder, loaded, step_id, where):
                 items.append(item)
     return items
+
+
+def waiting(folders: Iterable[tuple[str, Path]], written: Iterable[PendingChange] = ()
+            ) -> list[Item]:
+    """The pending changes of these workflow folders ((shown name, folder), each once) that
+    a run did not write itself: proposals and changes left for a person to review."""
+    mine = {c.path for c in written}
+    out, seen = [], set()
+    for shown, d in folders:
+        if d in seen:
+            continue
+        seen.add(d)
+        for entry in pending.scan(d):
+            if isinstance(entry, PendingChange) and entry.path not in mine:
+                out.append(Item(f"{shown}::{entry.step_id}::{entry.case}", shown, d,
+                                change=entry))
+    return out
+
+
+def waiting_sentence(items: list[Item], where: Iterable[str]) -> str:
+    """"3 proposed fixtures wait for review: stepsmith review wf": `where` are the folders as
+    the edge shows them (the command a person runs)."""
+    new = sum(i.change.is_new for i in items)
+    changed = len(items) - new
+    parts = []
+    if new:
+        parts.append(f"{new} proposed fixture{'s' if new != 1 else ''}")
+    if changed:
+        parts.append(f"{changed} pending change{'s' if changed != 1 else ''}")
+    verb = "waits" if len(items) == 1 else "wait"
+    return f"{' and '.join(parts)} {verb} for review: stepsmith review {' '.join(where)}"
 
 
 def accept(item: Item) -> Decision:

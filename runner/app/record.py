@@ -40,6 +40,18 @@ class Recorded:
     result: dict
 
 
+@dataclass(frozen=True)
+class Draft:
+    """A checked recording, not yet written: the fixture's path and document, the result,
+    and the step file that computed it (relative to the workflow folder, its bytes)."""
+
+    workflow: object  # LoadedWorkflow
+    target: Path
+    document: dict
+    result: dict
+    code: tuple[str, bytes]
+
+
 def fixture_document(given: dict, at: str | None, seed: int | None, res: dict) -> dict:
     doc: dict = {"inputs": given, "evaluation_time": at}
     if seed is not None:
@@ -62,8 +74,9 @@ def record_fixture(req: RecordRequest) -> Recorded:
     from stepsmith.runner.fixtures.invoke import display_path
     from stepsmith.runner.safeio import write_atomic
 
-    lw, target, doc, res = recorded_document(req)
-    text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    d = recorded_document(req)
+    lw, target, res = d.workflow, d.target, d.result
+    text = json.dumps(d.document, indent=2, ensure_ascii=False) + "\n"
     try:
         write_atomic(target, text, overwrite=req.force, root=lw.dir)
     except FileExistsError:  # appeared while the step ran: never clobber it
@@ -74,9 +87,25 @@ def record_fixture(req: RecordRequest) -> Recorded:
     return Recorded(target, res.get("status"), res)
 
 
-def recorded_document(req: RecordRequest, *, overwriting_allowed: bool | None = None):
-    """Run the step for a recording and check what would be written: (LoadedWorkflow, the
-    fixture's path, its document, the result). Refused / UsageError as `record` says them.
+def propose(req: RecordRequest, source: str = "agent"):
+    """Run the step and write its result as a PENDING new (or replacing) fixture: what an
+    assistant may do (a person accepts it with `stepsmith review`). The change carries the
+    step file that computed it, as `stepsmith test`'s do, so `review` accepts it while that
+    code is unchanged. Returns (the PendingChange, the Draft)."""
+    from stepsmith.runner.fixtures import pending
+    from stepsmith.runner.safeio import FIXTURE_CAP, read_if_exists
+
+    d = recorded_document(req, overwriting_allowed=True)
+    current = read_if_exists(d.target, root=d.workflow.dir, cap=FIXTURE_CAP)
+    change = pending.write(d.workflow.dir, d.target.parent.name, req.name, d.document,
+                           pending.sha256(current) if current is not None else None,
+                           source=source, code=d.code)
+    return change, d
+
+
+def recorded_document(req: RecordRequest, *, overwriting_allowed: bool | None = None) -> Draft:
+    """Run the step for a recording and check what would be written (a Draft). Refused /
+    UsageError as `record` says them.
     `overwriting_allowed` (default `req.force`): whether an existing fixture may be replaced
     (a pending change proposes a replacement without writing the fixture)."""
     from stepsmith.runner.fixtures.effects import check_effects
@@ -97,8 +126,9 @@ def recorded_document(req: RecordRequest, *, overwriting_allowed: bool | None = 
     if target.exists() and not allowed:
         raise UsageError(f"{display_path(target)} exists; --force overwrites it (or choose "
                          "another --name)")
+    code = (p.code.rel, p.code.raw)  # the bytes that run: a pending change's identity
     if req.response is not None:
-        return (lw, target, *_from_response(req, p))
+        return Draft(lw, target, *_from_response(req, p), code)
     if step.network == "public_egress" and not req.step.live:
         raise UsageError(f"{step.id} is a public_egress step: recording it needs --live (the "
                          "fixture then serves this recording in tests), or --response FILE "
@@ -129,7 +159,7 @@ def recorded_document(req: RecordRequest, *, overwriting_allowed: bool | None = 
     if leaked:
         raise Refused("not recorded: the fixture would contain the credential of "
                       f"connection(s) {', '.join(leaked)}")
-    return lw, target, doc, res
+    return Draft(lw, target, doc, res, code)
 
 
 def _from_response(req: RecordRequest, p) -> tuple[dict, dict]:

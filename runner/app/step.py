@@ -40,6 +40,7 @@ def prepare(req: StepRequest) -> PreparedStep:
     from stepsmith.runner.fixtures.invoke import (
         InvokeError,
         build_inputs,
+        clock_timezone,
         load_workflow,
         pin_problem,
         step_code,
@@ -47,8 +48,9 @@ def prepare(req: StepRequest) -> PreparedStep:
     )
 
     try:
-        at = parse_at(req.at)
         lw = load_workflow(req.path)
+        # a time without an offset is wall time in the workflow's zone, as its schedule
+        at = parse_at(req.at, clock_timezone(lw))
     except InvokeError as exc:
         raise UsageError(str(exc)) from exc
     if not lw.ok:
@@ -93,4 +95,5 @@ def execute(p: PreparedStep, *, seed: int | None = None, live: bool = False,
                                  live=live, connections=connections))
     except InvokeError as exc:  # a live run's missing credential: which alias, looked where
         raise UsageError(str(exc)) from exc
+    res["evaluation_time"] = p.at  # the instant used, with its offset (None: no pinned time)
     return res

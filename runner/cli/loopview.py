@@ -43,9 +43,15 @@ def print_change(console, item) -> None:
         return
     c = item.change
     diffs = c.differences()
-    if c.fixture_sha256 is None:
-        what = "new fixture"
-    elif any(d.path.startswith("expected") for d in diffs):
+    if c.is_new:  # the document accepting creates, whole
+        from rich.syntax import Syntax
+
+        console.print(f"[bold]new fixture[/] {escape(item.id)}  "
+                      f"[dim]{escape(display_path(c.fixture_path))}[/]")
+        console.print(Syntax(c.new_text.rstrip("\n"), "json", theme="ansi_dark",
+                             background_color="default"))
+        return
+    if any(d.path.startswith("expected") for d in diffs):
         what = "changed output"
     elif any(d.path.startswith("inputs") for d in diffs):
         what = "changed inputs"

@@ -2,8 +2,9 @@
 
 The same checks, reach and sandboxed offline runs a human author gets, as structured tool
 results (runner/mcp). Scoped to the roots the client declares, else FOLDER (default: the
-current folder). An assistant may propose a fixture only as a pending change a person reviews;
-it never accepts, never runs live and never sees a credential.
+current folder); a FOLDER given here bounds the client's roots (only what lies inside both).
+An assistant may propose a fixture only as a pending change a person reviews; it never
+accepts, never runs live and never sees a credential.
 """
 
 from __future__ import annotations
@@ -17,16 +18,18 @@ def register(sub) -> None:
     p = sub.add_parser("mcp", help="start the MCP server for AI assistants (stdio)",
                        description=__doc__.split("\n\n", 1)[1],
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("folder", nargs="?", default=".", metavar="FOLDER",
-                   help="the workspace when the client declares no roots (default: .)")
+    p.add_argument("folder", nargs="?", default=None, metavar="FOLDER",
+                   help="the workspace when the client declares no roots (default: .); when "
+                   "given, it also bounds the roots a client declares")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     from pathlib import Path
 
-    if not os.path.isdir(args.folder):
-        print(f"stepsmith mcp: {args.folder}: not a folder", file=sys.stderr)
+    folder = args.folder if args.folder is not None else "."
+    if not os.path.isdir(folder):
+        print(f"stepsmith mcp: {folder}: not a folder", file=sys.stderr)
         return 2
     # stdout is the protocol stream: nothing else may write there (a library's print goes
     # to stderr instead)
@@ -39,5 +42,11 @@ def run(args) -> int:
               file=sys.stderr)
         return 2
 
-    build(Path(args.folder).resolve()).run("stdio")
+    import logging
+
+    # plain lines on stderr, warnings and worse: a refused tool call is the client's answer,
+    # not a log block (the SDK would install a rich handler at INFO)
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
+                        format="stepsmith mcp: %(levelname)s %(name)s: %(message)s")
+    build(Path(folder).resolve(), bounded=args.folder is not None).run("stdio")
     return 0

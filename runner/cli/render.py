@@ -13,6 +13,8 @@ def print_result(console, res: dict, step_id: str) -> None:
     ms = res.get("duration_ms")
     console.print(f"step [bold]{escape(step_id)}[/]: [{style}]{status}[/]"
                   + (f" [dim]({ms:.0f} ms)[/]" if isinstance(ms, (int, float)) else ""))
+    if res.get("evaluation_time"):  # the instant used (a wall time read in the workflow's zone)
+        console.print(f"[dim]evaluation time {escape(res['evaluation_time'])}[/]")
     if status == "ok":
         import json
 

@@ -281,8 +281,8 @@ def _print(out, err, outcome, args) -> None:
         print_verbose(out, outcome.results)
     if not outcome.results:
         where = ", ".join(w.shown for w in outcome.selection.workflows)
-        out.print(f"no fixtures found in {where}: nothing to test "
-                  "(record one with `stepsmith record`)")
+        hint = "" if outcome.loop.waiting else " (record one with `stepsmith record`)"
+        out.print(f"no fixture ran: no fixtures found in {where}{hint}", markup=False)
     else:
         print_text(out, outcome, show_stdout=args.show_stdout, table_all=args.table)
     if args.durations is not None:

@@ -10,6 +10,11 @@ def print_loop(report, out, err) -> None:
     from stepsmith.runner.cli.loopview import print_decision
     from stepsmith.runner.fixtures.invoke import display_path
 
+    if report.waiting:  # proposals (and changes) a person has to decide
+        from stepsmith.runner.app.fixture_loop import waiting_sentence
+
+        where = sorted({display_path(i.workflow_dir) for i in report.waiting})
+        out.print(escape(waiting_sentence(report.waiting, where)))
     for line in report.problems:
         err.print(f"[bold red]warning[/] {escape(line)}")
     level = "[bold red]error[/]" if report.strict else "[yellow]warning[/]"

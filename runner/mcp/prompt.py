@@ -29,8 +29,9 @@ def draft_step_prompt(task: str) -> str:
     for code in OFTEN_BROKEN:
         r = rules.get(code)
         lines.append(f"- {r.code} {r.name}: {r.summary}")
-        if r.fix:
-            lines.append(f"  instead: {r.fix.splitlines()[0]}")
+        if r.fix:  # whole: a first line alone can drop what makes it accepted (a seed=)
+            lines.append("  accepted instead:")
+            lines += ["    " + x if x.strip() else "" for x in r.fix.rstrip("\n").split("\n")]
     lines += [
         "",
         "Then call the `check` tool on the workflow and apply the fixes it returns until it is "

@@ -1,31 +1,34 @@
 """The MCP wiring of `stepsmith mcp` (official `mcp` SDK, stdio): tools with JSON-schema'd
-inputs and structured outputs, annotations saying which are read-only, progress and
-cancellation for fixture runs, the dialect and the rules as resources, and one prompt.
+inputs and typed structured outputs, a title and annotations on each, progress and
+cancellation for fixture runs; resources and the prompt (resources.py).
 
-Each handler is thin: resolve the scope (the client's roots, else the folder given), run the
-use case off the event loop, return its typed result. Errors come back as tool errors with the
-reason, never as a crash of the server.
+Each handler is thin: resolve the scope (the client's roots, bounded by FOLDER when one was
+given), run the use case off the event loop, return its typed result. A refusal comes back as
+a tool error saying why; anything else is a crash the SDK reports without our internals.
+Answers carry their structured content and, as the protocol asks, the same JSON as text
+(compact: the answer is sized for a model's context).
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import threading
 from pathlib import Path
 from typing import Annotated, Any
 
-import functools
-
 import anyio
 import anyio.lowlevel
 from mcp.server.mcpserver import Context, ListRoots, MCPServer, Resolve
-from mcp_types import ListRootsResult
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
-from pydantic import Field
+from mcp_types import CallToolResult, ListRootsResult, TextContent
+from pydantic import BaseModel, Field
 
 from . import run_tools, tools
 from .scope import Scope
+from .suite_answer import PAGE, TestOutput
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                             open_world_hint=False)
@@ -42,17 +45,24 @@ INSTRUCTIONS = (
     "returns; run `test` for the recorded fixtures. You may propose a fixture (a pending change "
     "a person reviews); you never accept one, never run live and never see a credential.")
 
-Paths = Annotated[list[str] | None, Field(description="files or folders inside the workspace "
+Paths = Annotated[list[str] | None, Field(description="files, folders or fixture ids "
+                                           "(workflow::step::case) inside the workspace "
                                            "(default: the whole workspace)")]
 Inputs = Annotated[dict[str, Any], Field(description="parameter -> value; inputs the manifest "
                                          "gives as literals may be left out")]
-At = Annotated[str | None, Field(description="the pinned evaluation time, ISO 8601 with offset")]
+At = Annotated[str | None, Field(description=(
+    "the pinned evaluation time, ISO 8601, e.g. 2026-12-01T07:00:00+00:00; without an offset "
+    "it is wall time in the workflow's own zone (a wall time the zone repeats or skips is "
+    "refused, naming both readings)"))]
+Workflow = Annotated[str, Field(description="the workflow folder or manifest")]
+Step = Annotated[str, Field(description="the step id")]
+Seed = Annotated[int | None, Field(description="the seed for sampling (statistics)")]
 
 
 def answered(fn):
-    """A refusal or a bad request the tool foresaw (outside the roots, live, a usage error, a
-    workflow with check problems) reaches the agent as a tool error with its reason; anything
-    else is a crash the SDK reports without our internals."""
+    """A refusal or a bad request the tool foresaw (outside the roots, a usage error, a
+    workflow with check problems, a path stepsmith will not follow) reaches the agent as a tool
+    error with its reason. The description is the docstring without its indentation."""
     from stepsmith.runner.app.errors import AppError
 
     from .run_tools import AgentRefused
@@ -64,8 +74,20 @@ def answered(fn):
             return await fn(*args, **kwargs)
         except (OutsideRoots, AgentRefused, AppError, ValueError) as exc:
             raise ToolError(str(exc)) from exc
+        except OSError as exc:  # a symlinked .stepsmith, a read-only folder: say which
+            raise ToolError(f"refused: {exc.strerror or exc}"
+                            + (f": {exc.filename}" if exc.filename else "")) from exc
 
+    wrapper.__doc__ = inspect.cleandoc(fn.__doc__ or "")
     return wrapper
+
+
+def reply(model: BaseModel | dict, *, is_error: bool = False) -> CallToolResult:
+    """Structured content plus the same JSON as compact text."""
+    data = model.model_dump(mode="json") if isinstance(model, BaseModel) else model
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return CallToolResult(content=[TextContent(type="text", text=text)],
+                          structured_content=data, is_error=is_error)
 
 
 def client_roots(ctx: Context) -> ListRoots | None:
@@ -78,78 +100,100 @@ def client_roots(ctx: Context) -> ListRoots | None:
 Roots = Annotated[ListRootsResult | None, Resolve(client_roots)]
 
 
-def _scope(roots: ListRootsResult | None, fallback: Scope) -> Scope:
-    """The client's roots when it declared any, else the folder `stepsmith mcp` was given."""
+def scope_of(roots: ListRootsResult | None, folder: Path, bounded: bool) -> Scope:
+    """The client's roots when it declared any (bounded by `folder` when it was given on the
+    command line), else `folder`."""
+    fallback = Scope.of([folder])
     if roots is None:
         return fallback
     scope = Scope.from_uris(r.uri for r in roots.roots)
-    return scope if scope.roots else fallback
+    if not scope.roots:
+        return fallback
+    return scope.bounded_by(fallback.roots[0]) if bounded else scope
 
 
-def build(root: Path) -> MCPServer:
+def build(root: Path, *, bounded: bool = False) -> MCPServer:
+    """The server for `root`; `bounded`: FOLDER was given, so it bounds the client's roots."""
     from stepsmith import __version__
 
-    fallback = Scope.of([root])
+    from .resources import register
+
     server = MCPServer("stepsmith", title="stepsmith", version=__version__,
-                       instructions=INSTRUCTIONS)
+                       instructions=INSTRUCTIONS, log_level="WARNING")
 
-    @server.tool(annotations=READ_ONLY, structured_output=True)
+    def scope(roots: ListRootsResult | None) -> Scope:
+        return scope_of(roots, root, bounded)
+
+    @server.tool(title="Check workflows", annotations=READ_ONLY, structured_output=True)
     @answered
-    async def check(roots: Roots, paths: Paths = None) -> tools.CheckOutput:
-        """Check workflow manifests and step code: every problem with its rule code, position,
-        step, rule URL and fix edits (apply the first, preferred fix; `safe` ones are certain)."""
-        scope = _scope(roots, fallback)
-        return await anyio.to_thread.run_sync(lambda: tools.check(scope, paths))
+    async def check(roots: Roots, paths: Paths = None
+                    ) -> Annotated[CallToolResult, tools.CheckOutput]:
+        """Check workflow manifests, step code and fixtures: every problem with its rule code,
+        position, step, rationale and fix edits (apply the first, preferred fix; `safe` ones
+        keep the program's meaning). `explain_rule` gives a rule's whole page."""
+        s = scope(roots)
+        return reply(await anyio.to_thread.run_sync(lambda: tools.check(s, paths)))
 
-    @server.tool(annotations=READ_ONLY, structured_output=True)
+    @server.tool(title="What each step can reach", annotations=READ_ONLY,
+                 structured_output=True)
     @answered
     async def reach(roots: Roots, path: Annotated[str | None, Field(
             description="a workflow folder or manifest (default: the workspace)")] = None,
-    ) -> tools.ReachOutput:
+    ) -> Annotated[CallToolResult, tools.ReachOutput]:
         """What each step is permitted to reach (network, connections, sources, effects):
         every step, also those reaching nothing. Not a review of what the code does."""
-        scope = _scope(roots, fallback)
-        return await anyio.to_thread.run_sync(lambda: tools.reach(scope, path))
+        s = scope(roots)
+        return reply(await anyio.to_thread.run_sync(lambda: tools.reach(s, path)))
 
-    @server.tool(annotations=READ_ONLY, structured_output=True)
+    @server.tool(title="Explain a rule", annotations=READ_ONLY, structured_output=True)
     @answered
     async def explain_rule(code: Annotated[str, Field(description="e.g. SS101, SM205")],
-                           ) -> tools.RuleOut:
-        """A rule's summary, rationale, a snippet it refuses and a close one it accepts."""
-        return tools.explain_rule(code)
+                           ) -> Annotated[CallToolResult, tools.RuleOut]:
+        """A rule's summary, rationale, a snippet it refuses, a close one it accepts, and its
+        documentation page (Markdown) whole."""
+        return reply(tools.explain_rule(code))
 
-    @server.tool(annotations=READ_ONLY, structured_output=True)
+    @server.tool(title="Manifest schema (authoring view)", annotations=READ_ONLY,
+                 structured_output=True)
     @answered
-    async def schema() -> dict[str, Any]:
-        """The JSON Schema of workflow.yaml."""
-        return tools.schema()
+    async def schema() -> Annotated[CallToolResult, dict[str, Any]]:
+        """The schema of workflow.yaml as an author needs it: every key, type and required
+        field, patterns in words with examples, and an example manifest. Generated from the
+        exact JSON Schema, which is the resource stepsmith://schema (time zones:
+        stepsmith://timezones)."""
+        return reply(tools.schema())
 
-    @server.tool(annotations=RUNS, structured_output=True)
+    @server.tool(title="Run a step", annotations=RUNS, structured_output=True)
     @answered
-    async def run_step(roots: Roots, workflow: Annotated[str, Field(
-            description="the workflow folder or manifest")], step: str, inputs: Inputs,
-            evaluation_time: At = None, seed: int | None = None,
-            live: Annotated[bool, Field(description="always refused: agents never run "
-                                        "live")] = False) -> dict[str, Any]:
-        """Run one step once in the sandbox, offline (placeholder credentials, no network):
-        its typed result (status, output, error with traceback, effect intents, stdout)."""
-        run_tools._refuse_live(live)
-        scope = _scope(roots, fallback)
-        return await anyio.to_thread.run_sync(
-            lambda: run_tools.run_step(scope, workflow, step, inputs, evaluation_time, seed))
+    async def run_step(roots: Roots, workflow: Workflow, step: Step, inputs: Inputs,
+                       evaluation_time: At = None, seed: Seed = None,
+                       ) -> Annotated[CallToolResult, run_tools.RunStepOutput]:
+        """Run one step once in a fresh sandbox, offline (placeholder credentials, no
+        network): its typed result (status, output, error with traceback, effect intents,
+        stdout) and the evaluation instant used."""
+        s = scope(roots)
+        return reply(await anyio.to_thread.run_sync(
+            lambda: run_tools.run_step(s, workflow, step, inputs, evaluation_time, seed)))
 
-    @server.tool(annotations=RUNS, structured_output=True)
+    @server.tool(title="Run the fixtures", annotations=RUNS, structured_output=True)
     @answered
     async def test(ctx: Context, roots: Roots, paths: Paths = None,
                    k: Annotated[list[str] | None, Field(
-            description="pytest-style -k expressions (any of them)")] = None,
-            live: Annotated[bool, Field(description="always refused")] = False,
-            ) -> dict[str, Any]:
-        """Run the recorded fixtures in fresh sandboxes: each outcome with structured
-        differences (the document `stepsmith test --format json` prints). Reports progress;
-        cancelling starts no new fixture."""
-        run_tools._refuse_live(live)
-        scope = _scope(roots, fallback)
+                       description="pytest-style -k expressions (any of them)")] = None,
+                   full: Annotated[bool, Field(description=(
+                       "every selected fixture whole, passes included (with `paths` naming "
+                       "one fixture: its details)"))] = False,
+                   offset: Annotated[int, Field(ge=0, description=(
+                       "where the page starts (a previous answer's next_offset)"))] = 0,
+                   limit: Annotated[int, Field(ge=1, le=500, description=(
+                       "fixtures per page"))] = PAGE,
+                   ) -> Annotated[CallToolResult, TestOutput]:
+        """Run the recorded fixtures in fresh sandboxes. The verdict first; failures and
+        errors whole (structured differences, messages, the step's result); passes one line
+        each; the proposals waiting for a person's review. isError is true only when no
+        fixture ran (that is never a pass). Reports progress; cancelling starts no new
+        fixture."""
+        s = scope(roots)
         stop = threading.Event()
         token = anyio.lowlevel.current_token()  # fixtures finish on the runner's own threads
 
@@ -157,50 +201,28 @@ def build(root: Path) -> MCPServer:
             anyio.from_thread.run(ctx.report_progress, done, total, token=token)
 
         try:
-            return await anyio.to_thread.run_sync(
-                lambda: run_tools.test(scope, paths, k, on_done=progress, stop=stop),
+            out = await anyio.to_thread.run_sync(
+                lambda: run_tools.test(s, paths, k, on_done=progress, stop=stop, full=full,
+                                       offset=offset, limit=limit),
                 abandon_on_cancel=True)
         except anyio.get_cancelled_exc_class():
             stop.set()  # running sandboxes end by their limits; nothing new starts
             raise
+        return reply(out, is_error=out.verdict == "nothing_ran")
 
-    @server.tool(annotations=PROPOSES, structured_output=True)
+    @server.tool(title="Propose a fixture", annotations=PROPOSES, structured_output=True)
     @answered
-    async def propose_fixture(roots: Roots, workflow: str, step: str, name: Annotated[str, Field(
-            description="the case name (letters, digits, - and _)")], inputs: Inputs,
-            evaluation_time: At = None, seed: int | None = None,
-            live: Annotated[bool, Field(description="always refused")] = False,
-            ) -> run_tools.ProposedFixture:
+    async def propose_fixture(roots: Roots, workflow: Workflow, step: Step,
+                              name: Annotated[str, Field(description=(
+                                  "the case name (lowercase letters, digits, '.', '-', '_')"))],
+                              inputs: Inputs, evaluation_time: At = None, seed: Seed = None,
+                              ) -> Annotated[CallToolResult, run_tools.ProposedFixture]:
         """Run the step offline and propose its result as a fixture: written only as a
-        PENDING change under .stepsmith/pending/, which a person reviews and accepts."""
-        run_tools._refuse_live(live)
-        scope = _scope(roots, fallback)
-        return await anyio.to_thread.run_sync(lambda: run_tools.propose_fixture(
-            scope, workflow, step, name, inputs, evaluation_time, seed))
+        PENDING change under .stepsmith/pending/, which a person reviews and accepts with
+        `stepsmith review`."""
+        s = scope(roots)
+        return reply(await anyio.to_thread.run_sync(lambda: run_tools.propose_fixture(
+            s, workflow, step, name, inputs, evaluation_time, seed)))
 
-    @server.resource("stepsmith://dialect", mime_type="application/json",
-                     description="the allowed modules and their public names")
-    def dialect_resource() -> str:
-        return json.dumps(tools.dialect(), indent=1)
-
-    @server.resource("stepsmith://rules", mime_type="application/json",
-                     description="every rule: code, summary, rationale, example, fix, url")
-    def rules_resource() -> str:
-        from stepsmith.runner import rules
-
-        return json.dumps([tools.explain_rule(r.code).model_dump() for r in rules.all_rules()],
-                          indent=1)
-
-    @server.resource("stepsmith://schema", mime_type="application/schema+json",
-                     description="the JSON Schema of workflow.yaml")
-    def schema_resource() -> str:
-        return json.dumps(tools.schema(), indent=1)
-
-    @server.prompt(name="draft_workflow_step",
-                   description="Draft one step function and its manifest entry in the dialect")
-    def draft_workflow_step(task: str) -> str:
-        from .prompt import draft_step_prompt
-
-        return draft_step_prompt(task)
-
+    register(server)
     return server

@@ -43,7 +43,6 @@ class ProblemOut(BaseModel):
     end_column: int = Field(description="exclusive")
     step: str | None = Field(description="the step function (step files) or step id (manifests)")
     rationale: str
-    url: str | None = Field(description="the rule's page")
     fixes: list[FixOut] = Field(description="first = preferred; none for problems with no "
                                 "certain or likely fix")
 
@@ -87,7 +86,8 @@ class RuleOut(BaseModel):
     security: bool
     refused_example: str
     accepted_fix: str
-    url: str | None
+    page: str = Field(description="the rule's documentation page (Markdown), whole: the same "
+                      "text as docs/rules/<CODE>.md")
 
 
 def _fix_out(scope: Scope, action, safe_kinds) -> FixOut:
@@ -104,7 +104,6 @@ def check(scope: Scope, paths: list[str] | None = None) -> CheckOutput:
     from stepsmith.runner.cli.check_command import collect
     from stepsmith.runner.language.actions import fixes_for, quick_fixes
     from stepsmith.runner.language.fixall import SAFE_KINDS, deferred
-    from stepsmith.runner.rules import rule_url
     from stepsmith.runner.workspace.discovery import discover
     from stepsmith.runner.workspace.index import norm
 
@@ -126,7 +125,7 @@ def check(scope: Scope, paths: list[str] | None = None) -> CheckOutput:
                 code=pr.code, message=pr.message, severity=str(pr.severity.value),
                 path=scope.shown(path), line=s.line, column=s.column, end_line=s.end_line,
                 end_column=s.end_column, step=pr.step, rationale=pr.rationale,
-                url=rule_url(pr.code), fixes=[_fix_out(scope, a, SAFE_KINDS) for a in actions]))
+                fixes=[_fix_out(scope, a, SAFE_KINDS) for a in actions]))
     return CheckOutput(clean=not problems, files_checked=len(results), problems=problems)
 
 
@@ -160,23 +159,33 @@ def reach(scope: Scope, path: str | None = None) -> ReachOutput:
 
 def explain_rule(code: str) -> RuleOut:
     from stepsmith.runner import rules
+    from stepsmith.runner.rules.pages import page
 
     try:
         r = rules.get(code.strip().upper())
     except rules.UnknownRule as exc:
         hint = f"; did you mean {', '.join(exc.suggestions)}?" if exc.suggestions else ""
         raise ValueError(f"no rule {code!r}{hint}") from None
+    # the page's text, not a link: a file:// URL names the server's disk, not the reader's
     return RuleOut(code=r.code, name=r.name, summary=r.summary, rationale=r.rationale,
-                   security=r.security, refused_example=r.example, accepted_fix=r.fix,
-                   url=rules.rule_url(r.code))
+                   security=r.security, refused_example=r.example or "",
+                   accepted_fix=r.fix or "", page=page(r))
 
 
-def schema() -> dict:
+def full_schema() -> dict:
+    """The JSON Schema of workflow.yaml, exactly (the `stepsmith://schema` resource)."""
     import json
 
     from stepsmith.runner.schema import schema_text
 
     return json.loads(schema_text())
+
+
+def schema() -> dict:
+    """The authoring view of the schema (schema_view.py), generated from the full one."""
+    from .schema_view import authoring_view
+
+    return authoring_view(full_schema())
 
 
 def dialect() -> dict:

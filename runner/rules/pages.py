@@ -65,6 +65,19 @@ def rule_url(code: str) -> str | None:
     return (folder / f"{code}.md").as_uri()
 
 
+def https_rule_url(template: object, code: str) -> str | None:
+    """A link to the code's page that any reader can open, from a configured https location:
+    `template` holds `{code}` (https://example.org/rules/{code}.md), or is a base the page's
+    file name is appended to (https://example.org/rules/ -> .../SS101.md). None for anything
+    else: a file:// URL names the disk of the machine that made it, not the reader's."""
+    if not isinstance(template, str) or not template.startswith("https://") or \
+            any(c.isspace() for c in template):
+        return None
+    if "{code}" in template:
+        return template.replace("{code}", code)
+    return template.rstrip("/") + f"/{code}.md"
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 2 or argv[0] not in ("--write", "--check"):
         print(__doc__.split("\n\n")[1], file=sys.stderr)

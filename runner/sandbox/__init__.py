@@ -288,7 +288,7 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
                                                   "traceback": []},
                                   message=f"InputError: {exc}"), red, t0)
     try:
-        at = eval_time(evaluation_time)
+        at = eval_time(evaluation_time, timezone)
     except (TypeError, ValueError) as exc:
         return finish(StepResult("error", error={"type": type(exc).__name__,
                                                   "message": str(exc), "traceback": []},

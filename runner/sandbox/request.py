@@ -38,16 +38,21 @@ def jsonable(value: Any) -> str:
         raise InputError(f"input {where}" if where else f"inputs are not JSON: {exc}") from None
 
 
-def eval_time(value) -> datetime | None:
+def eval_time(value, timezone: str | None = None) -> datetime | None:
+    """The evaluation instant: a time without an offset is wall time in the workflow's zone
+    (`timezone`; None: UTC), read by the one parser (runner/model/evaluation_time.py);
+    TimeRefused (a ValueError) for a wall time the zone repeats or skips."""
+    from stepsmith.runner.model.evaluation_time import parse
+
     if value is None:
         return None
-    if isinstance(value, str):
-        value = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    if not isinstance(value, datetime):
+    if isinstance(value, datetime):
+        if value.tzinfo is not None:
+            return value
+        value = value.isoformat()
+    if not isinstance(value, str):
         raise TypeError("evaluation_time must be a datetime or an ISO 8601 string")
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
-    return value
+    return parse(value, timezone)
 
 
 class ZoneUnavailable(ValueError):

@@ -18,19 +18,31 @@ def answer(scope, tool: str, args: dict):
     from stepsmith.runner.mcp import run_tools, tools
 
     if tool == "check":
-        return tools.check(scope, args.get("paths")).model_dump()
-    if tool == "reach":
-        return tools.reach(scope, args.get("path")).model_dump()
-    if tool == "explain_rule":
-        return tools.explain_rule(str(args.get("code", ""))).model_dump()
-    if tool == "run_step":
-        return run_tools.run_step(scope, args["workflow"], args["step"], dict(args.get("inputs") or {}),
-                             args.get("evaluation_time"), args.get("seed"), bool(args.get("live")))
-    if tool == "test":
-        return run_tools.test(scope, args.get("paths"), args.get("k"), live=bool(args.get("live")))
-    return run_tools.propose_fixture(scope, args["workflow"], args["step"], args["name"],
-                                dict(args.get("inputs") or {}), args.get("evaluation_time"),
-                                args.get("seed"), bool(args.get("live"))).model_dump()
+        out = tools.check(scope, args.get("paths"))
+    elif tool == "reach":
+        out = tools.reach(scope, args.get("path"))
+    elif tool == "explain_rule":
+        out = tools.explain_rule(str(args.get("code", "")))
+    elif tool == "run_step":
+        out = run_tools.run_step(scope, args["workflow"], args["step"],
+                                 dict(args.get("inputs") or {}), args.get("evaluation_time"),
+                                 args.get("seed"))
+    elif tool == "test":
+        out = run_tools.test(scope, args.get("paths"), args.get("k"),
+                             full=bool(args.get("full")), offset=_count(args, "offset", 0),
+                             limit=_count(args, "limit", run_tools.PAGE))
+    else:
+        out = run_tools.propose_fixture(scope, args["workflow"], args["step"], args["name"],
+                                        dict(args.get("inputs") or {}),
+                                        args.get("evaluation_time"), args.get("seed"))
+    return out.model_dump(mode="json")
+
+
+def _count(args: dict, key: str, default: int) -> int:
+    value = args.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{key} must be a whole number >= 0")
+    return value
 
 
 def register(ls) -> None:

@@ -1,6 +1,7 @@
 """Issue 20, messages: every finding links to a rule page that exists. The pages are generated
 from the catalogue into docs/rules/ (checked in; drift fails here), shipped in the package, and
-sent as `url` by `check --format json` and as `codeDescription.href` by the language server."""
+sent as `url` by `check --format json`; the language server links only to an https location
+(the `ruleDocsUrl` setting)."""
 
 import json
 import subprocess
@@ -43,5 +44,6 @@ def test_check_json_and_lsp_diagnostics_carry_it(tmp_path, kit, monkeypatch, cap
     assert p["code"] == "SS301" and p["url"] == rule_url("SS301")
     from stepsmith.server.convert import to_diagnostic
 
+    # the editor links only to a published https location (tests/server/test_rule_links.py)
     d = to_diagnostic(Problem("SM003", "unknown key", Span(1, 0, 1, 3)), ["abc"], "utf-16")
-    assert d["codeDescription"] == {"href": rule_url("SM003")}
+    assert "codeDescription" not in d

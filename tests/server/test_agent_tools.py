@@ -45,7 +45,7 @@ async def test_check_is_the_mcp_tools_result(agent_client):
     reach = await tool(client, "reach", {})
     assert {w["workflow"] for w in reach["workflows"]} == {"invoice-matching", "payment-chasing"}
     rule = await tool(client, "explain_rule", {"code": "SS101"})
-    assert rule["code"] == "SS101" and rule["url"].endswith("SS101.md")
+    assert rule["code"] == "SS101" and rule["page"].startswith("# SS101 ")
 
 
 async def test_running_tools_need_trust_and_every_refusal_is_an_error(agent_client):
@@ -55,8 +55,11 @@ async def test_running_tools_need_trust_and_every_refusal_is_an_error(agent_clie
     if client.trusted:
         res = await tool(client, "run_step", run)
         assert res["status"] == "ok" and res["output"]["overdue"] == []
-        with pytest.raises(JsonRpcException, match="never runs a step live"):
-            await tool(client, "run_step", {**run, "live": True})
+        assert res["evaluation_time"] == "2026-12-01T07:00:00+00:00"
+        tested = await tool(client, "test", {"paths": ["payment-chasing"]})
+        assert tested["verdict"] == "passed" and tested["passed"] and not tested["fixtures"]
+        with pytest.raises(JsonRpcException, match="offset must be"):
+            await tool(client, "test", {"offset": -1})
     else:
         with pytest.raises(JsonRpcException, match="not trusted"):
             await tool(client, "run_step", run)

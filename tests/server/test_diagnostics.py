@@ -20,12 +20,8 @@ async def test_violations_on_open_and_after_edit(client, workspace):
     assert (d.range.start.character, d.range.end.character) == (7, 9)
     assert d.source == "stepsmith" and d.severity == T.DiagnosticSeverity.Error
     assert d.data["rule"] == "SS101"
-    # the rule's page: a file that exists, generated from the catalogue
-    from pathlib import Path
-    from urllib.parse import unquote, urlparse
-
-    page = Path(unquote(urlparse(d.code_description.href).path))
-    assert page.name == "SS101.md" and page.read_text().startswith("# SS101 ")
+    # no link unless the rule pages' https location is configured (test_rule_links.py)
+    assert d.code_description is None
     # incremental edit: fix the import, break something else
     v = change(client, u, (0, 7, 0, 9, "json"), (5, 11, 5, 15, "exec"))
     diags = await diagnostics(client, u, v)

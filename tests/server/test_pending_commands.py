@@ -101,6 +101,22 @@ async def test_corrupt_or_outside_pending_files_are_listed_as_problems(client):
         await command(client, "stepsmith.pending.accept", [uri(folder / "escape.json")])
 
 
+async def test_a_new_case_is_listed_as_the_document_it_creates(client):
+    from stepsmith.runner.app.record import RecordRequest, propose
+    from stepsmith.runner.app.step import StepRequest
+
+    ws = client.ws
+    two = json.loads((ws / "billing" / "fixtures" / "total" / "two-items.json").read_text())
+    change, _ = propose(RecordRequest(StepRequest(str(ws / "billing"), "total", two["inputs"],
+                                                  at="2026-12-01T07:00:00+00:00"), "proposed"))
+    items = (await command(client, "stepsmith.pending.list", []))["items"]
+    (item,) = [i for i in items if i.get("case") == "proposed"]
+    # the same typed listing as `stepsmith review --list`: no diff against a missing fixture
+    assert item["isNew"] is True and item["differences"] == [] and item["oldText"] == ""
+    assert json.loads(item["newText"]) == change.new
+    await command(client, "stepsmith.pending.rejectAll", [])
+
+
 @pytest_lsp.fixture(config=CONFIG, scope="module")
 async def untrusted(lsp_client: pytest_lsp.LanguageClient, tmp_path_factory):
     ws = copy_data(tmp_path_factory.mktemp("pending-untrusted"))

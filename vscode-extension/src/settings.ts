@@ -15,6 +15,7 @@ export interface Settings {
   inlayHints: boolean;
   manifestSchemaDiagnostics: 'auto' | 'stepsmith';
   traceServer: 'off' | 'messages' | 'verbose';
+  ruleDocsUrl: string; // where the rule pages are published (https only); '' = no links
 }
 
 export const DEFAULTS: Settings = {
@@ -29,6 +30,7 @@ export const DEFAULTS: Settings = {
   inlayHints: true,
   manifestSchemaDiagnostics: 'auto',
   traceServer: 'off',
+  ruleDocsUrl: '',
 };
 
 /** Anything with `get(key)` like vscode.WorkspaceConfiguration for section "stepsmith". */
@@ -78,7 +80,13 @@ export function readSettings(cfg: ConfigLike): Settings {
     inlayHints: bool(cfg.get('inlayHints'), DEFAULTS.inlayHints),
     manifestSchemaDiagnostics: oneOf(cfg.get('manifestSchemaDiagnostics'), ['auto', 'stepsmith'] as const, DEFAULTS.manifestSchemaDiagnostics),
     traceServer: oneOf(cfg.get('trace.server'), ['off', 'messages', 'verbose'] as const, DEFAULTS.traceServer),
+    ruleDocsUrl: https(cfg.get('ruleDocsUrl')),
   };
+}
+
+/** An https location, else '' (a diagnostic then links nowhere rather than to a file). */
+function https(value: unknown): string {
+  return typeof value === 'string' && value.startsWith('https://') && !/\s/.test(value) ? value : '';
 }
 
 /** Settings that change how the server process is started: a change needs a restart. */
@@ -101,6 +109,7 @@ export interface ServerSettings {
   maxFileSize: number;
   inlayHints: boolean;
   trusted: boolean;
+  ruleDocsUrl?: string;
 }
 
 export function serverSettings(s: Settings, trusted: boolean): ServerSettings {
@@ -112,6 +121,7 @@ export function serverSettings(s: Settings, trusted: boolean): ServerSettings {
     maxFileSize: s.maxFileSize,
     inlayHints: s.inlayHints,
     trusted,
+    ...(s.ruleDocsUrl ? { ruleDocsUrl: s.ruleDocsUrl } : {}),
   };
 }
 

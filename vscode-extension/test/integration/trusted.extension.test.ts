@@ -320,7 +320,8 @@ describe('stepsmith extension in VS Code', function () {
     const res = await vscode.lm.invokeTool('stepsmith_check', { input: { paths: ['agentcheck'] }, toolInvocationToken: undefined });
     const got = JSON.parse((res.content[0] as vscode.LanguageModelTextPart).value);
     assert.deepStrictEqual(got.problems.map((p: { code: string; line: number; column: number }) => [p.code, p.line, p.column]), [['SS101', 1, 7]]);
-    assert.ok(got.problems[0].fixes[0].edits.length > 0 && got.problems[0].url.endsWith('SS101.md'));
+    // the rule's text comes from explain_rule (its page), not a file:// link to the server's disk
+    assert.ok(got.problems[0].fixes[0].edits.length > 0 && got.problems[0].rationale && !('url' in got.problems[0]));
     // the reference: runner/mcp's check, the use case `stepsmith mcp` serves, in the server's interpreter
     const plan = api.server.lastPlan!;
     const script = 'import sys; from stepsmith.runner.mcp import tools; from stepsmith.runner.mcp.scope import Scope; '

@@ -37,6 +37,12 @@ describe('settings', () => {
     const s = readSettings(cfg({ runOnSave: true, runOnType: true }));
     assert.deepStrictEqual(serverSettings(s, true), { runOnSave: true, runOnType: true, runOnTypeDelayMs: 300, coverageDiagnostics: true, maxFileSize: 2000000, inlayHints: true, trusted: true });
     assert.deepStrictEqual(serverSettings(s, false), { runOnSave: false, runOnType: false, runOnTypeDelayMs: 300, coverageDiagnostics: true, maxFileSize: 2000000, inlayHints: true, trusted: false });
+    // the rule pages' location reaches the server only when it is https
+    const linked = readSettings(cfg({ ruleDocsUrl: 'https://docs.example.org/rules/{code}.md' }));
+    assert.strictEqual(serverSettings(linked, true).ruleDocsUrl, 'https://docs.example.org/rules/{code}.md');
+    for (const bad of ['file:///usr/share/rules/{code}.md', 'http://x.org/{code}', 'https://x.org/a b', 3]) {
+      assert.strictEqual(serverSettings(readSettings(cfg({ ruleDocsUrl: bad })), true).ruleDocsUrl, undefined, String(bad));
+    }
   });
 
   it('schema-level manifest errors are left to the YAML extension only when it validates', () => {
