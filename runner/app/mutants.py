@@ -100,10 +100,13 @@ def _files(selection, req: MutantsRequest, report: MutantsReport) -> list[_File]
         raise UsageError(str(exc)) from None
     texts = {Path(p).resolve(): t for p, t in req.texts.items()}
     files: dict[tuple[Path, Path], _File] = {}
-    for lw, step in chosen:
+    for lw in selection.workflows:
         if not lw.ok:
+            report.blocked += 1
             report.notes.append(f"{lw.shown}: the workflow has check problems; nothing was "
                                 f"mutated ({(lw.error_lines() or ['see stepsmith check'])[0]})")
+    for lw, step in chosen:
+        if not lw.ok:
             continue
         if step.network == "public_egress":
             report.notes.append(f"{lw.shown}::{step.id}: a public_egress step's fixtures are "

@@ -53,7 +53,9 @@ class MutantRecord:
         what = f"no fixture notices if `{self.original}` becomes `{self.replacement}` here"
         if self.note == NOT_REACHED:
             return f"{what} ({NOT_REACHED})"
-        return f"{what}: {self.hint}" if self.hint else what
+        if self.hint.startswith("no fixture notices"):
+            return self.hint
+        return f"{what}; {self.hint}" if self.hint else what
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,7 @@ class MutantsReport:
     refused: int = 0  # mutants the dialect validator refused: not run
     seconds: float = 0.0
     baseline_runs: int = 0  # fixture runs on the unmutated code (coverage)
+    blocked: int = 0  # workflows not mutated because of their check problems (in `notes`)
     cancelled: bool = False
 
     def ordered(self) -> list[MutantRecord]:
@@ -105,7 +108,8 @@ class MutantsReport:
                 "score": round(self.score, 1), "refused": self.refused,
                 "opted_out": sum(o.mutants for o in self.opted_out),
                 "fixture_runs": sum(m.fixtures_run - m.cached for m in self.mutants),
-                "baseline_runs": self.baseline_runs, "cancelled": self.cancelled}
+                "baseline_runs": self.baseline_runs, "blocked": self.blocked,
+                "cancelled": self.cancelled}
 
     def to_json(self) -> dict:
         return {"mutants": [m.to_json() for m in self.ordered()], "summary": self.summary(),
