@@ -24,6 +24,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
+from stepsmith.runner.mutants import mcp_tool as mutants_tool
+
 from . import run_tools, tools
 from .scope import Scope
 
@@ -162,6 +164,33 @@ def build(root: Path) -> MCPServer:
                 abandon_on_cancel=True)
         except anyio.get_cancelled_exc_class():
             stop.set()  # running sandboxes end by their limits; nothing new starts
+            raise
+
+    @server.tool(annotations=RUNS, structured_output=True)
+    @answered
+    async def mutants(ctx: Context, roots: Roots, paths: Paths = None,
+                      steps: Annotated[list[str] | None, Field(
+                          description="only these step ids")] = None,
+                      k: Annotated[list[str] | None, Field(
+                          description="pytest-style -k expressions (any of them)")] = None,
+                      ) -> mutants_tool.MutantsOutput:
+        """Fixture strength: change each step in small ways (boundaries, arithmetic, rounding,
+        constants, dropped effects) and run the fixtures that reach each change in fresh
+        sandboxes. A survivor is a change no fixture notices; its `hint` says which fixture
+        to propose. Offline; writes nothing. Reports progress; cancelling starts nothing new."""
+        scope = _scope(roots, fallback)
+        stop = threading.Event()
+        token = anyio.lowlevel.current_token()
+
+        def progress(done: int, total: int) -> None:
+            anyio.from_thread.run(ctx.report_progress, done, total, token=token)
+
+        try:
+            return await anyio.to_thread.run_sync(
+                lambda: mutants_tool.mutants(scope, paths, steps, k, on_progress=progress,
+                                             stop=stop), abandon_on_cancel=True)
+        except anyio.get_cancelled_exc_class():
+            stop.set()
             raise
 
     @server.tool(annotations=PROPOSES, structured_output=True)
