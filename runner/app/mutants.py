@@ -19,6 +19,7 @@ import dataclasses
 import threading
 import time
 from collections.abc import Callable, Mapping
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -60,10 +61,13 @@ class _File:
 
 
 def run_mutants(req: MutantsRequest, *, on_progress: Callable[[int, int], None] | None = None,
-                stop: threading.Event | None = None) -> MutantsReport:
+                stop: threading.Event | None = None, pool: Executor | None = None,
+                group=None) -> MutantsReport:
     """Mutate the chosen steps and judge every mutant with their fixtures. UsageError for a
     selection that names nothing; SandboxUnavailable when fixtures would have to run and
-    cannot. `stop` (set from another thread): start nothing new, report `cancelled`."""
+    cannot. `stop` (set from another thread): start nothing new, report `cancelled`.
+    `pool`: run the fixtures there (the editor's run pool) instead of threads of this run;
+    `group` (sandbox.process.Group): every sandbox joins it, so `group.kill()` ends them."""
     from stepsmith.runner.app import cases as suite
     from stepsmith.runner.mutants.cache import Cache, enabled
 
@@ -79,7 +83,7 @@ def run_mutants(req: MutantsRequest, *, on_progress: Callable[[int, int], None] 
     suite.ensure_sandbox([c for f in files for c in f.cases])
     cache = Cache(on=req.cache and enabled())
     try:
-        judge = _Judge(files, req, cache, report, stop, on_progress)
+        judge = _Judge(files, req, cache, report, stop, on_progress, pool, group)
         judge.baseline()
         judge.mutate()
     finally:
@@ -144,14 +148,15 @@ class _Judge:
     """The two phases of a run over the chosen files, sharing the cache and the stop event."""
 
     def __init__(self, files: list[_File], req: MutantsRequest, cache, report: MutantsReport,
-                 stop: threading.Event, on_progress) -> None:
+                 stop: threading.Event, on_progress, pool: Executor | None = None,
+                 group=None) -> None:
         from stepsmith.runner.codeprint import code_fingerprint
         from stepsmith.runner.fixtures.invoke import active_limits
         from stepsmith.runner.fixtures.suite import default_jobs
         from stepsmith.runner.sandbox import runtime_identity
 
         self.files, self.req, self.cache, self.report = files, req, cache, report
-        self.stop, self.on_progress = stop, on_progress
+        self.stop, self.on_progress, self.pool, self.group = stop, on_progress, pool, group
         self.jobs = max(1, req.jobs or default_jobs())
         limits = active_limits()
         self.salt = (code_fingerprint("mutants"), runtime_identity(),
@@ -204,7 +209,12 @@ class _Judge:
                     need.append(c)
                 else:
                     self._baseline_answer(c, hit)
-        results = run_cases(need, jobs=self.jobs, coverage=True, stop=self.stop)
+        if self.pool is None and self.group is None:
+            results = run_cases(need, jobs=self.jobs, coverage=True, stop=self.stop)
+        else:  # one case at a time on the caller's pool, each sandbox in its group
+            results = [r for rs in self._map(
+                lambda c: run_cases([c], jobs=1, coverage=True, stop=self.stop), need)
+                for r in rs]
         self.report.baseline_runs = len(results)
         for r in results:
             f, k = keys[r.case.id]
@@ -226,10 +236,28 @@ class _Judge:
         self.ran[case.id] = frozenset(int(n) for n in answer.get("lines", ()))
         self.passing[case.id] = float(answer.get("ms") or 0.0)
 
-    # ------------------------------------------------------------------ mutants
-    def mutate(self) -> None:
+    def _map(self, fn, items: list) -> list:
+        """fn over items, `jobs` at a time (or on the caller's pool), in order; each call's
+        sandboxes join the group."""
         from concurrent.futures import ThreadPoolExecutor
 
+        def one(item):
+            if self.group is None:
+                return fn(item)
+            from stepsmith.runner.sandbox.process import joined
+
+            with joined(self.group):
+                return fn(item)
+
+        if self.pool is None and (self.jobs == 1 or len(items) <= 1):
+            return [one(item) for item in items]
+        if self.pool is not None:
+            return [f.result() for f in [self.pool.submit(one, item) for item in items]]
+        with ThreadPoolExecutor(self.jobs, thread_name_prefix="stepsmith-mutant") as pool:
+            return [f.result() for f in [pool.submit(one, item) for item in items]]
+
+    # ------------------------------------------------------------------ mutants
+    def mutate(self) -> None:
         from stepsmith.runner.coverage.static import analyse
         from stepsmith.runner.mutants.generate import closure, file_mutants
 
@@ -259,13 +287,7 @@ class _Judge:
             if self.on_progress is not None:
                 self.on_progress(n, total)
 
-        if self.jobs == 1 or total <= 1:
-            for item in work:
-                one(item)
-            return
-        with ThreadPoolExecutor(self.jobs, thread_name_prefix="stepsmith-mutant") as pool:
-            for fut in [pool.submit(one, item) for item in work]:
-                fut.result()
+        self._map(one, work)
 
     def _judge(self, f: _File, m, steps: list, statement: int) -> MutantRecord | None:
         from stepsmith.runner.fixtures.suite import run_cases
