@@ -164,7 +164,6 @@ class _Judge:
                      else repr(limits))
         self.ran: dict[str, frozenset[int]] = {}  # case id -> statements its baseline ran
         self.passing: dict[str, float] = {}  # case id -> baseline duration (passing only)
-        self.kills: dict[str, int] = {}  # case id -> mutants it killed so far (asked first)
         self.lock = threading.Lock()
         self._bytes: dict[str, bytes] = {}
 
@@ -304,8 +303,9 @@ class _Judge:
             rec.note = NOT_REACHED
             rec.hint = f"no fixture runs line {e.line}: record one that reaches it"
             return rec
-        with self.lock:
-            cases.sort(key=lambda c: (-self.kills.get(c.id, 0), self.passing[c.id]))
+        # the widest-reaching fixture first (the likeliest to notice), then by id: the same
+        # killer every time
+        cases.sort(key=lambda c: (-len(self.ran[c.id]), c.id))
         lw = dataclasses.replace(f.lw, texts={**f.lw.texts, f.path: m.text})
         tree, codes = ast.parse(m.text), {}
         for c in cases:
@@ -340,7 +340,5 @@ class _Judge:
                     rec.status, rec.note = "timeout", f"{status}: counted as killed"
                 else:
                     rec.status = "killed"
-                with self.lock:
-                    self.kills[c.id] = self.kills.get(c.id, 0) + 1
                 return rec
         return rec
