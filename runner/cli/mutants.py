@@ -158,8 +158,10 @@ def _summary_line(report, verbose: bool = True) -> str:
     extra = f", {report.refused} refused by the validator" if report.refused else ""
     cached = sum(m.cached for m in report.mutants)
     tail = " (cancelled)" if report.cancelled else ""
+    timeouts = f"{c['timeout']} timeout{'s' if c['timeout'] != 1 else ''}"
+    errors = f"{c['error']} error{'s' if c['error'] != 1 else ''}"
     return (f"{len(report.mutants)} mutants: {killed}, {c['survived']} survived, "
-            f"{c['timeout']} timeout, {c['error']} error{extra}; {report.score:.1f}% noticed "
+            f"{timeouts}, {errors}{extra}; {report.score:.1f}% noticed "
             f"in {report.seconds:.2f}s ({s['baseline_runs']} baseline runs, "
             f"{s['fixture_runs']} mutant runs, {cached} from the cache){tail}")
 
