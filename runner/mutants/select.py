@@ -54,14 +54,18 @@ def covering(ran: Mapping[str, frozenset[int]], statement: int, order: Iterable[
 
 
 def closure_text(text: str, tree: ast.Module, function: str, *, with_lines: bool) -> str:
-    """The text of `generate.closure(tree, [function])`, statement by statement; with their
-    first line numbers when the answer names lines (coverage)."""
+    """What `generate.closure(tree, [function])` can do, as a key. With lines (coverage names
+    them, and its pragmas are comments): the statements' text and first line numbers.
+    Without (a verdict): their syntax trees without positions, so an edit to comments,
+    blank lines or layout alone keeps every verdict (the same tree runs the same way)."""
     from stepsmith.runner.mutants.generate import closure
 
+    if not with_lines:
+        return "\0".join(ast.dump(node) for node in closure(tree, [function]))
     lines = text.splitlines(keepends=True)
     parts = []
     for node in closure(tree, [function]):
         start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
         chunk = "".join(lines[start - 1:node.end_lineno])
-        parts.append(f"{start}:{chunk}" if with_lines else chunk)
+        parts.append(f"{start}:{chunk}")
     return "\0".join(parts)

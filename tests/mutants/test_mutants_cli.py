@@ -81,9 +81,14 @@ def test_the_boundary_survives_until_the_boundary_fixture_is_recorded(kit, wf, c
     boundary = next(m for m in doc["mutants"] if m["operator"] == "comparison")
     assert boundary["status"] == "killed"
     assert boundary["killed_by"] == "wf::approve::at-limit"
-    # the two fixtures it ran before are answered from the cache; only the new one ran
-    assert boundary["cached"] == 2 and boundary["fixtures_run"] == 3
     assert doc["summary"]["survived"] == 0
+    # the two fixtures' baselines came from the cache: only the new one ran unmutated
+    assert doc["summary"]["baseline_runs"] == 1
+    # asked again, every verdict is the cache's: no sandbox runs
+    _, again, _ = _json(kit, capsys, "wf")
+    assert again["summary"]["fixture_runs"] == 0 and again["summary"]["baseline_runs"] == 0
+    assert all(m["cached"] == m["fixtures_run"] > 0 for m in again["mutants"])
+    assert [m["status"] for m in again["mutants"]] == [m["status"] for m in doc["mutants"]]
 
 
 def test_exit_codes_fail_under_and_usage_errors(kit, wf, capsys):
@@ -184,3 +189,18 @@ def test_a_looping_mutant_is_stopped_by_the_limits_and_counted_as_killed(kit, tm
     assert doc["summary"]["timeout"] >= 1
     assert doc["summary"]["score"] == pytest.approx(
         100.0 * (doc["summary"]["killed"] + doc["summary"]["timeout"]) / doc["summary"]["mutants"])
+
+
+def test_a_comment_or_layout_edit_keeps_every_verdict(kit, wf, capsys):
+    _, first, _ = _json(kit, capsys, "wf")
+    step = wf / "steps/approve.py"
+    step.write_text(step.read_text().replace("    approved = amount <= limit\n",
+                                             "    approved = amount <= limit  # the rule\n"))
+    _, doc, _ = _json(kit, capsys, "wf")
+    assert doc["summary"]["fixture_runs"] == 0  # the same syntax tree: judged already
+    assert [(m["line"], m["status"]) for m in doc["mutants"]] == \
+        [(m["line"], m["status"]) for m in first["mutants"]]
+    step.write_text(step.read_text().replace("amount <= limit  # the rule",
+                                             "amount <= limit + 0"))
+    _, doc, _ = _json(kit, capsys, "wf")
+    assert doc["summary"]["fixture_runs"] > 0  # a new tree: judged again
