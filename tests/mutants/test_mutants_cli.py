@@ -204,3 +204,40 @@ def test_a_comment_or_layout_edit_keeps_every_verdict(kit, wf, capsys):
                                              "amount <= limit + 0"))
     _, doc, _ = _json(kit, capsys, "wf")
     assert doc["summary"]["fixture_runs"] > 0  # a new tree: judged again
+
+
+def test_a_fixture_failing_on_the_unmutated_code_judges_nothing(kit, wf, capsys):
+    kit.write_fixture(wf, "approve/wrong", _fixture("100", False))  # the code approves 100
+    code, doc, _ = _json(kit, capsys, "wf")
+    assert doc["notes"] == ["wf::approve::wrong: failed on the unmutated code, so it cannot "
+                            "judge a mutant; left out (fix it, or review its pending change)"]
+    assert not any(m["killed_by"] == "wf::approve::wrong" for m in doc["mutants"])
+    boundary = next(m for m in doc["mutants"] if m["operator"] == "comparison")
+    assert boundary["status"] == "survived" and boundary["fixtures_run"] == 2
+    assert code == 1
+
+
+PICK = '''\
+def pick(x):
+    if x > 10:
+        return {"size": "big", "capped": min(x, 1000) > 5}
+    return {"size": "small", "capped": False}
+'''
+
+
+def test_only_the_fixtures_reaching_a_line_run_against_its_mutants(kit, tmp_path, capsys,
+                                                                 monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    step = {"id": "pick", "explanation": "Big or small.", "code": "steps/pick.py:pick",
+            "inputs": {"x": "sources.numbers"}}
+    out = {"big": {"size": "big", "capped": True}, "small": {"size": "small", "capped": False}}
+    kit.write_workflow(tmp_path / "wf", _manifest(kit, [step]), {"steps/pick.py": PICK}, {
+        f"pick/{name}": {"inputs": {"x": x}, "evaluation_time": AT,
+                         "expected": {"output": out[name], "effects": []}}
+        for name, x in (("big", 20), ("small", 1))})
+    _, doc, _ = _json(kit, capsys, "wf")
+    line3 = [m for m in doc["mutants"] if m["line"] == 3 and m["status"] == "survived"]
+    assert {m["operator"] for m in line3} == {"min-max", "number", "comparison"}
+    assert all(m["fixtures_run"] == 1 for m in line3)  # `small` never reaches line 3
+    both = [m for m in doc["mutants"] if m["line"] == 2 and m["status"] == "survived"]
+    assert both and all(m["fixtures_run"] == 2 for m in both)  # the `if` line: both reach it
