@@ -18,7 +18,7 @@ from stepsmith.runner.display import safe_print as print
 
 
 def register(sub) -> None:
-    from stepsmith.runner.cli.args import add_format, add_switches
+    from stepsmith.runner.cli.args import add_format, add_selection, add_switches
 
     p = sub.add_parser("mutants", help="show which small changes to each step no fixture "
                        "notices (fixture strength)",
@@ -26,17 +26,8 @@ def register(sub) -> None:
                        "code (boundaries, arithmetic, rounding, constants, dropped effects) and "
                        "run the fixtures that reach each change in the sandbox; a change no "
                        "fixture notices survives.")
-    p.add_argument("paths", nargs="*", default=None, metavar="PATH",
-                   help="workflow folders or manifests, folders to search, a step file, a "
-                   "fixture file, or a node id PATH::step[::case] (as `test` takes them; "
-                   "default: the configured paths, else .)")
-    p.add_argument("--step", action="append", default=[], metavar="STEP",
-                   help="only this step id (repeatable: any of them)")
-    p.add_argument("-k", dest="keyword", action="append", default=[], metavar="EXPRESSION",
-                   help="only fixtures (and steps) whose id matches the pytest expression "
-                   "(repeatable: any of them)")
-    p.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
-                   help="parallel sandboxes (default: twice the number of CPUs)")
+    add_selection(p, "only this step id", "only fixtures (and steps) whose id matches the "
+                  "pytest expression")
     add_format(p)
     p.add_argument("--output-format", choices=("github", "sarif"), default=None,
                    help="print the survivors as GitHub notes or a SARIF log (level note) "
