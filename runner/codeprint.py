@@ -9,22 +9,17 @@ import os
 import sys
 from pathlib import Path
 
-_PRINTS: dict[str, str] = {}
-
 
 def code_fingerprint(salt: str = "") -> str:
-    """The fingerprint, salted with the caller's format (worked out once per salt)."""
-    found = _PRINTS.get(salt)
-    if found is None:
-        from stepsmith import __version__
+    """The fingerprint, salted with the caller's format (each caller keeps it once made)."""
+    from stepsmith import __version__
 
-        h = hashlib.sha256(f"{salt}\0{__version__}\0{sys.version}".encode())
-        root = Path(__file__).resolve().parent  # runner/
-        for dirpath, dirnames, filenames in os.walk(root):
-            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-            for name in sorted(filenames):
-                if name.endswith(".py"):
-                    st = os.stat(os.path.join(dirpath, name))
-                    h.update(f"{dirpath}/{name}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
-        found = _PRINTS[salt] = h.hexdigest()
-    return found
+    h = hashlib.sha256(f"{salt}\0{__version__}\0{sys.version}".encode())
+    root = Path(__file__).resolve().parent  # runner/
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        for name in sorted(filenames):
+            if name.endswith(".py"):
+                st = os.stat(os.path.join(dirpath, name))
+                h.update(f"{dirpath}/{name}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+    return h.hexdigest()

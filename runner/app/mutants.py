@@ -144,13 +144,24 @@ def _files(selection, req: MutantsRequest, report: MutantsReport) -> list[_File]
     return list(files.values())
 
 
+_CODE: list[str] = []
+
+
+def _code() -> str:
+    """stepsmith's code fingerprint (runner/codeprint.py), worked out once per process."""
+    if not _CODE:
+        from stepsmith.runner.codeprint import code_fingerprint
+
+        _CODE.append(code_fingerprint("mutants"))
+    return _CODE[0]
+
+
 class _Judge:
     """The two phases of a run over the chosen files, sharing the cache and the stop event."""
 
     def __init__(self, files: list[_File], req: MutantsRequest, cache, report: MutantsReport,
                  stop: threading.Event, on_progress, pool: Executor | None = None,
                  group=None) -> None:
-        from stepsmith.runner.codeprint import code_fingerprint
         from stepsmith.runner.fixtures.invoke import active_limits
         from stepsmith.runner.fixtures.suite import default_jobs
         from stepsmith.runner.sandbox import runtime_identity
@@ -159,7 +170,7 @@ class _Judge:
         self.stop, self.on_progress, self.pool, self.group = stop, on_progress, pool, group
         self.jobs = max(1, req.jobs or default_jobs())
         limits = active_limits()
-        self.salt = (code_fingerprint("mutants"), runtime_identity(),
+        self.salt = (_code(), runtime_identity(),
                      dataclasses.asdict(limits) if dataclasses.is_dataclass(limits)
                      else repr(limits))
         self.ran: dict[str, frozenset[int]] = {}  # case id -> statements its baseline ran

@@ -57,11 +57,18 @@ def _folder() -> Path:
     return folder
 
 
-def _code_fingerprint() -> str:
-    """What would change a check's answer on the stepsmith side (runner/codeprint.py)."""
-    from stepsmith.runner.codeprint import code_fingerprint
+_CODE: str | None = None
 
-    return code_fingerprint(str(FORMAT))
+
+def _code_fingerprint() -> str:
+    """What would change a check's answer on the stepsmith side (runner/codeprint.py), worked
+    out once."""
+    global _CODE
+    if _CODE is None:
+        from stepsmith.runner.codeprint import code_fingerprint
+
+        _CODE = code_fingerprint(str(FORMAT))
+    return _CODE
 
 
 def _settings_fingerprint() -> str:
