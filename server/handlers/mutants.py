@@ -194,6 +194,17 @@ class MutantRuns:
             self.ls.publisher.publish(uri, refresh=True)
         self.ls.publisher.lenses_changed(delay=0)
 
+    def changed(self, path: str, *, deleted: bool) -> None:
+        """A watched file event: a deleted file or folder takes its step files' records
+        with it; anything else may change a verdict, so the watched files run again."""
+        if not deleted:
+            self.on_save(path)
+            return
+        gone = Path(path)
+        for known in set(self.last) | self.watched | set(self.running):
+            if Path(known) == gone or gone in Path(known).parents:
+                self.forget(known)
+
     def forget(self, path: str) -> None:
         self.cancel(path)
         self.last.pop(path, None)
