@@ -232,16 +232,19 @@ class _Judge:
             if r.coverage is not None:
                 lines = sorted(analyse(f.text).translate(r.coverage.lines, r.coverage.arcs,
                                                          r.coverage.truncated)[0])
-            answer = {"outcome": r.outcome, "lines": lines, "ms": r.duration_ms}
-            if r.outcome in ("passed", "failed"):
+            why = (r.failure_text() or "").splitlines()
+            answer = {"outcome": r.outcome, "lines": lines, "ms": r.duration_ms,
+                      "why": why[0] if why else ""}
+            if r.outcome == "passed":  # a failure may be the machine's (a wall limit): ask again
                 self.cache.put(k, answer)
             self._baseline_answer(r.case, answer)
 
     def _baseline_answer(self, case, answer: dict) -> None:
         if answer.get("outcome") != "passed":
+            why = f" ({answer['why']})" if answer.get("why") else ""
             self.report.notes.append(
-                f"{case.id}: {answer.get('outcome')} on the unmutated code, so it cannot judge "
-                "a mutant; left out (fix it, or review its pending change)")
+                f"{case.id}: {answer.get('outcome')} on the unmutated code{why}, so it cannot "
+                "judge a mutant; left out (fix it, or review its pending change)")
             return
         self.ran[case.id] = frozenset(int(n) for n in answer.get("lines", ()))
         self.passing[case.id] = float(answer.get("ms") or 0.0)
@@ -343,7 +346,8 @@ class _Judge:
                     rec.status, rec.note = "error", "; ".join(r.messages[:2]) or r.outcome
                     rec.fixtures_run += 1
                     return rec
-                self.cache.put(k, {"verdict": verdict, "status": status})
+                if status != "wall_limit":  # wall time depends on the machine's load
+                    self.cache.put(k, {"verdict": verdict, "status": status})
             rec.fixtures_run += 1
             if verdict == "noticed":
                 rec.killed_by = c.id

@@ -209,8 +209,9 @@ def test_a_comment_or_layout_edit_keeps_every_verdict(kit, wf, capsys):
 def test_a_fixture_failing_on_the_unmutated_code_judges_nothing(kit, wf, capsys):
     kit.write_fixture(wf, "approve/wrong", _fixture("100", False))  # the code approves 100
     code, doc, _ = _json(kit, capsys, "wf")
-    assert doc["notes"] == ["wf::approve::wrong: failed on the unmutated code, so it cannot "
-                            "judge a mutant; left out (fix it, or review its pending change)"]
+    assert doc["notes"] == ["wf::approve::wrong: failed on the unmutated code (output.approved:"
+                            " expected false, got true), so it cannot judge a mutant; left out "
+                            "(fix it, or review its pending change)"]
     assert not any(m["killed_by"] == "wf::approve::wrong" for m in doc["mutants"])
     boundary = next(m for m in doc["mutants"] if m["operator"] == "comparison")
     assert boundary["status"] == "survived" and boundary["fixtures_run"] == 2
