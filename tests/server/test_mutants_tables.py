@@ -32,3 +32,23 @@ async def test_a_deleted_step_file_or_folder_takes_its_records(tmp_path):
         T.FileEvent(uri=from_fs_path(str(tmp_path / "wf")), type=T.FileChangeType.Deleted)]))
     assert set(runs.last) == set(runs.watched) == {other}
     ls.scheduler.stop()
+
+
+@pytest.mark.asyncio
+async def test_an_untrusted_workspace_runs_no_mutant(tmp_path):
+    import dataclasses
+
+    from pygls.exceptions import JsonRpcException
+
+    ls = create_server()
+    ls.loop = asyncio.get_running_loop()
+    ls.session.settings = dataclasses.replace(ls.session.settings, trusted=False)
+    step = tmp_path / "steps" / "a.py"
+    handler = ls.protocol.fm.features["stepsmith/mutants"]
+    with pytest.raises(JsonRpcException, match="not trusted"):
+        await handler({"uri": from_fs_path(str(step))})
+    command = ls.protocol.fm.commands["stepsmith.mutants"]
+    with pytest.raises(JsonRpcException, match="not trusted"):
+        await command(from_fs_path(str(step)))
+    assert ls.runs is None  # no runner, no sandbox was started
+    ls.scheduler.stop()
