@@ -9,7 +9,6 @@ import threading
 from collections.abc import Callable
 
 from pydantic import BaseModel, Field
-
 from stepsmith.runner.mcp.scope import Scope
 
 
