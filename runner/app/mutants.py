@@ -264,10 +264,19 @@ class _Judge:
 
         if self.pool is None and (self.jobs == 1 or len(items) <= 1):
             return [one(item) for item in items]
-        if self.pool is not None:
-            return [f.result() for f in [self.pool.submit(one, item) for item in items]]
-        with ThreadPoolExecutor(self.jobs, thread_name_prefix="stepsmith-mutant") as pool:
-            return [f.result() for f in [pool.submit(one, item) for item in items]]
+        pool = self.pool or ThreadPoolExecutor(self.jobs, thread_name_prefix="stepsmith-mutant")
+        futures = []
+        try:
+            futures = [pool.submit(one, item) for item in items]
+            return [f.result() for f in futures]
+        except BaseException:  # Ctrl-C, a cancelled request: start nothing new, wait for none
+            self.stop.set()
+            for f in futures:
+                f.cancel()
+            raise
+        finally:
+            if self.pool is None:
+                pool.shutdown(wait=False, cancel_futures=True)
 
     # ------------------------------------------------------------------ mutants
     def mutate(self) -> None:
