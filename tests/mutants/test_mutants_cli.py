@@ -242,3 +242,51 @@ def test_only_the_fixtures_reaching_a_line_run_against_its_mutants(kit, tmp_path
     assert all(m["fixtures_run"] == 1 for m in line3)  # `small` never reaches line 3
     both = [m for m in doc["mutants"] if m["line"] == 2 and m["status"] == "survived"]
     assert both and all(m["fixtures_run"] == 2 for m in both)  # the `if` line: both reach it
+
+
+def test_a_failed_baseline_is_asked_again_next_time(kit, wf, monkeypatch):
+    """A fixture failing on the unmutated code may be the machine's doing (a wall limit on a
+    loaded machine): the next run asks it again instead of leaving it out for good."""
+    from stepsmith.runner.app.mutants import MutantsRequest, run_mutants
+    from stepsmith.runner.fixtures import suite
+
+    real, flaky = suite.run_cases, []
+
+    def once_failing(cases, **kw):
+        results = real(cases, **kw)
+        if kw.get("coverage") and not flaky:  # the first baseline: as if a limit was hit
+            flaky.append(True)
+            for r in results:
+                r.outcome = "failed"
+        return results
+
+    monkeypatch.setattr(suite, "run_cases", once_failing)
+    first = run_mutants(MutantsRequest(paths=["wf"], jobs=1))
+    assert first.notes and all(not m.fixtures_run for m in first.mutants)
+    second = run_mutants(MutantsRequest(paths=["wf"], jobs=1))
+    assert second.notes == [] and second.baseline_runs == 2
+    assert any(m.status == "killed" for m in second.mutants)
+
+
+def test_a_wall_limit_verdict_is_asked_again_next_time(kit, wf, monkeypatch):
+    """A mutant stopped by the wall limit (load can do that) is judged again next time; one
+    that fixtures noticed otherwise comes from the cache."""
+    from stepsmith.runner.app.mutants import MutantsRequest, run_mutants
+    from stepsmith.runner.fixtures import suite
+
+    real = suite.run_cases
+
+    def walled(cases, **kw):
+        results = real(cases, **kw)
+        for r in results:
+            if not kw.get("coverage") and r.outcome == "failed":
+                r.result = {**(r.result or {}), "status": "wall_limit"}
+        return results
+
+    monkeypatch.setattr(suite, "run_cases", walled)
+    first = run_mutants(MutantsRequest(paths=["wf"], jobs=1))
+    assert {m.status for m in first.mutants} == {"timeout", "survived"}
+    monkeypatch.setattr(suite, "run_cases", real)
+    second = run_mutants(MutantsRequest(paths=["wf"], jobs=1))
+    timed_out = [m for m in second.mutants if m.status == "killed"]
+    assert timed_out and all(m.cached == 0 for m in timed_out)  # judged again, not cached
