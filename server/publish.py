@@ -44,6 +44,9 @@ class Publisher:
         if ls.runs is not None and path and analysed(path, doc.language_id):
             diags += [to_diagnostic(p, res.lines, enc, source=FIXTURE_SOURCE, rule_docs=docs)
                       for p in ls.runs.results.problems_of(path)]
+        mutants = getattr(ls, "mutant_runs", None)  # survivors, on the text they ran on
+        if mutants is not None and path:
+            diags += mutants.diagnostics(path, doc.text, res.lines, enc)
         return diags + untaken_diagnostics(res.notes, res.lines, enc)
 
     def publish(self, uri: str, refresh: bool = False) -> None:

@@ -22,6 +22,7 @@ COMMANDS = [
     "schema",
     "rules",
     "test",
+    "mutants",
     "run",
     "record",
     "run_workflow",
@@ -45,6 +46,8 @@ LISTED = {
     "rules": {"rules": "list every rule (step code SS*, manifest SM*)",
               "rule": "explain one rule: summary, rationale, examples"},
     "test": {"test": "run the recorded fixtures of workflows in sandboxes"},
+    "mutants": {"mutants": "show which small changes to each step no fixture notices "
+                "(fixture strength)"},
     "run": {"run": "run one step once in a sandbox and print the result"},
     "record": {"record": "run one step and save the run as a fixture"},
     "run_workflow": {"run-workflow": "run a whole workflow, accepting each step's result"},

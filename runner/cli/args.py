@@ -23,6 +23,20 @@ def add_step_arguments(p, *, at_required: bool = False, required: bool = True) -
     add_live(p, "give a public_egress step the network (never retried)")
 
 
+def add_selection(p, step_help: str, k_help: str) -> None:
+    """PATH..., `--step`, `-k` and `-j` as `stepsmith test` takes them (`mutants` too)."""
+    p.add_argument("paths", nargs="*", default=None, metavar="PATH",
+                   help="workflow folders or manifests, folders to search, a fixture file, a "
+                   "step file, or a node id PATH::step[::case] (default: the configured "
+                   "paths, else .)")
+    p.add_argument("--step", action="append", default=[], metavar="STEP",
+                   help=f"{step_help} (repeatable: any of them)")
+    p.add_argument("-k", dest="keyword", action="append", default=[], metavar="EXPRESSION",
+                   help=f"{k_help} (repeatable: any of them)")
+    p.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+                   help="parallel sandboxes (default: twice the number of CPUs)")
+
+
 def add_format(p, choices=("text", "json"), help: str | None = None) -> None:
     """`--format`, text by default (`check` has its own: ruff's --output-format names)."""
     p.add_argument("--format", choices=choices, default="text", help=help)

@@ -30,7 +30,6 @@ import hashlib
 import json
 import os
 import stat
-import sys
 import time
 from pathlib import Path
 
@@ -62,20 +61,13 @@ _CODE: str | None = None
 
 
 def _code_fingerprint() -> str:
-    """What would change a check's answer on the stepsmith side."""
+    """What would change a check's answer on the stepsmith side (runner/codeprint.py), worked
+    out once."""
     global _CODE
     if _CODE is None:
-        from stepsmith import __version__
+        from stepsmith.runner.codeprint import code_fingerprint
 
-        h = hashlib.sha256(f"{FORMAT}\0{__version__}\0{sys.version}".encode())
-        root = Path(__file__).resolve().parents[1]  # runner/
-        for dirpath, dirnames, filenames in os.walk(root):
-            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-            for name in sorted(filenames):
-                if name.endswith(".py"):
-                    st = os.stat(os.path.join(dirpath, name))
-                    h.update(f"{dirpath}/{name}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
-        _CODE = h.hexdigest()
+        _CODE = code_fingerprint(str(FORMAT))
     return _CODE
 
 

@@ -18,6 +18,7 @@ def register(sub) -> None:
     from stepsmith.runner.cli.args import (
         add_format,
         add_live,
+        add_selection,
         add_strict,
         add_switches,
         add_watch,
@@ -27,17 +28,9 @@ def register(sub) -> None:
                        description="Run every fixture (fixtures/<step>/<case>.json) of the "
                        "workflows under PATH in fresh sandboxes and compare with the expected "
                        "results.")
-    p.add_argument("paths", nargs="*", default=None, metavar="PATH",
-                   help="workflow folders or manifests, folders to search, a fixture file, a "
-                   "step file, or a node id PATH::step[::case] (default: the configured "
-                   "paths, else .)")
-    p.add_argument("--step", action="append", default=[], metavar="STEP",
-                   help="only fixtures of this step id (repeatable: any of them)")
-    p.add_argument("-k", dest="keyword", action="append", default=[], metavar="EXPRESSION",
-                   help="only fixtures whose id (workflow::step::case) matches the pytest "
-                   "expression, e.g. 'add or double', 'not boom' (repeatable: any of them)")
-    p.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
-                   help="parallel sandboxes (default: twice the number of CPUs)")
+    add_selection(p, "only fixtures of this step id", "only fixtures whose id "
+                  "(workflow::step::case) matches the pytest expression, e.g. 'add or double', "
+                  "'not boom'")
     p.add_argument("--lf", "--last-failed", dest="last_failed", action="store_true",
                    help="run only the fixtures that failed last time (all when none did)")
     p.add_argument("--ff", "--failed-first", dest="failed_first", action="store_true",

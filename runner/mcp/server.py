@@ -26,6 +26,8 @@ from mcp.types import ToolAnnotations
 from mcp_types import CallToolResult, ListRootsResult, TextContent
 from pydantic import BaseModel, Field
 
+from stepsmith.runner.mutants import mcp_tool as mutants_tool
+
 from . import run_tools, tools
 from .scope import Scope
 from .suite_answer import PAGE, TestOutput
@@ -209,6 +211,35 @@ def build(root: Path, *, bounded: bool = False) -> MCPServer:
             stop.set()  # running sandboxes end by their limits; nothing new starts
             raise
         return reply(out, is_error=out.verdict == "nothing_ran")
+
+    @server.tool(title="Find changes no fixture notices", annotations=RUNS,
+                 structured_output=True)
+    @answered
+    async def mutants(ctx: Context, roots: Roots, paths: Paths = None,
+                      steps: Annotated[list[str] | None, Field(
+                          description="only these step ids")] = None,
+                      k: Annotated[list[str] | None, Field(
+                          description="pytest-style -k expressions (any of them)")] = None,
+                      ) -> Annotated[CallToolResult, mutants_tool.MutantsOutput]:
+        """Fixture strength: change each step in small ways (boundaries, arithmetic, rounding,
+        constants, dropped effects) and run the fixtures that reach each change in fresh
+        sandboxes. A survivor is a change no fixture notices; its `hint` says which fixture
+        to propose. Offline; writes nothing. Reports progress; cancelling starts nothing new."""
+        s = scope(roots)
+        stop = threading.Event()
+        token = anyio.lowlevel.current_token()
+
+        def progress(done: int, total: int) -> None:
+            anyio.from_thread.run(ctx.report_progress, done, total, token=token)
+
+        try:
+            out = await anyio.to_thread.run_sync(
+                lambda: mutants_tool.mutants(s, paths, steps, k, on_progress=progress,
+                                             stop=stop), abandon_on_cancel=True)
+        except anyio.get_cancelled_exc_class():
+            stop.set()
+            raise
+        return reply(out)
 
     @server.tool(title="Propose a fixture", annotations=PROPOSES, structured_output=True)
     @answered

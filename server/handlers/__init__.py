@@ -35,6 +35,7 @@ HANDLERS = [
     "coverage",
     "values",
     "agent_tools",
+    "mutants",
 ]
 
 

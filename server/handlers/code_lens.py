@@ -34,4 +34,18 @@ def register(ls) -> None:
                 title = f"✗ {bad} failed" if bad else f"✓ {ok} passed"
                 title += " (before your edit)" if ls.runs.live.is_stale(lens.manifest, lens.step_id) else ""
                 out.append(T.CodeLens(range=rng, command=T.Command(title=title, command=COMMAND, arguments=args)))
+            out += mutant_lenses(ls, at.path, ws.read_text(at.path), lens.step_id, rng)
         return out
+
+
+def mutant_lenses(ls, path: str, text: str | None, step_id: str, rng) -> list:
+    """"2 mutants survive" on a step whose mutants ran on this text (handlers/mutants.py)."""
+    runs = getattr(ls, "mutant_runs", None)
+    alive = runs.survivors(path, step_id, text) if runs is not None else None
+    if alive is None:
+        return []
+    title = f"{alive} mutant{'s' if alive != 1 else ''} survive{'s' if alive == 1 else ''}" \
+        if alive else "✓ every mutant noticed"
+    return [T.CodeLens(range=rng, command=T.Command(
+        title=title, command="stepsmith.mutants",
+        arguments=[ls.session.open_uri(path) or path_to_uri(path)]))]

@@ -15,3 +15,5 @@ def register(ls) -> None:
         path = uri_to_path(uri)
         if path and path.endswith(".py") and ls.session.settings.runOnSave:
             ls.runner.on_save(uri)
+        if path and getattr(ls, "mutant_runs", None) is not None:  # watched mutants: again
+            ls.mutant_runs.on_save(path)

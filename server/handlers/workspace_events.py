@@ -36,6 +36,9 @@ def register(ls) -> None:
                 continue
             if ch.type == T.FileChangeType.Deleted and not is_manifest_path(path):
                 forget_folder(ls, path)
+            mutants = getattr(ls, "mutant_runs", None)
+            if mutants is not None:  # a fixture recorded: run again; a step file gone: forget
+                mutants.changed(path, deleted=ch.type == T.FileChangeType.Deleted)
             if is_manifest_path(path):
                 if ch.type == T.FileChangeType.Deleted and session.open_uri(path) is None:
                     ls.forget_manifest(path)

@@ -17,7 +17,7 @@ from mcp import Client, StdioServerParameters
 pytestmark = [pytest.mark.asyncio(loop_scope="function"), pytest.mark.usefixtures("sandbox")]
 REPO = Path(__file__).resolve().parents[2]
 READ_ONLY = {"check", "reach", "explain_rule", "schema"}
-ALL_TOOLS = READ_ONLY | {"run_step", "test", "propose_fixture"}
+ALL_TOOLS = READ_ONLY | {"run_step", "test", "propose_fixture", "mutants"}
 
 
 def server(root: Path) -> StdioServerParameters:

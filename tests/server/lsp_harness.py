@@ -42,6 +42,7 @@ def make_client() -> LanguageClient:
     features = dict(DEFAULT_CLIENT_FEATURES)
     features[T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = _publish
     features["stepsmith/fixtureResults"] = _custom("stepsmith/fixtureResults")
+    features["stepsmith/mutantResults"] = _custom("stepsmith/mutantResults")
 
     def codelens_refresh(client: _LC, params):
         client.custom.setdefault("codeLens/refresh", []).append(params)

@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import { registerAgentTools } from './lmTools';
 import { registerCommands } from './commands';
+import { registerMutants } from './mutants';
 import { PendingProvider, registerPendingCommands } from './pendingView';
 import { ReachProvider } from './reachView';
 import { ServerManager } from './server';
@@ -35,6 +36,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Stepsm
   registerCommands(context, manager, reach, tests, status);
   registerPendingCommands(context, pending);
   registerAgentTools(context, manager);
+  registerMutants(context, manager);
   await vscode.commands.executeCommand('setContext', 'stepsmith.active', true);
   const ready = manager.start();
   return { server: manager, reach, tests, pending, status, ready };

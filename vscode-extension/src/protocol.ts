@@ -101,3 +101,24 @@ export const ServerCommands = {
   pendingAcceptAll: 'stepsmith.pending.acceptAll',
   pendingRejectAll: 'stepsmith.pending.rejectAll',
 } as const;
+
+/** stepsmith/mutants {uri} and the stepsmith.mutants command (server/PROTOCOL.md): the records
+ * of `stepsmith mutants --format json`, each with its LSP `range` in the file asked about. */
+export type MutantStatus = 'killed' | 'survived' | 'timeout' | 'error';
+export interface MutantRecord {
+  path: string; uri: string; line: number; column: number; end_line: number; end_column: number;
+  operator: string; original: string; replacement: string; status: MutantStatus;
+  killed_by: string | null; fixtures_run: number; duration_ms: number; steps: string[];
+  hint: string; note: string; cached: number; range?: LspRange;
+}
+export interface MutantsSummary {
+  mutants: number; killed: number; survived: number; timeout: number; error: number;
+  seconds: number; score: number; refused: number; opted_out: number; cancelled: boolean;
+}
+export interface MutantsResponse {
+  uri: string; mutants: MutantRecord[]; summary?: MutantsSummary; cancelled?: boolean;
+  opted_out?: { path: string; line: number; text: string; mutants: number }[]; notes?: string[];
+}
+export const Mutants = {
+  request: 'stepsmith/mutants', command: 'stepsmith.mutants', results: 'stepsmith/mutantResults',
+} as const;

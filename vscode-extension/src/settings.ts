@@ -126,7 +126,7 @@ export function serverSettings(s: Settings, trusted: boolean): ServerSettings {
 }
 
 /** Server command ids that execute code (refused client-side in untrusted workspaces). */
-export const EXECUTING_COMMANDS = new Set(['stepsmith.runStepFixtures', 'stepsmith.runFixture', 'stepsmith.recordFixture']);
+export const EXECUTING_COMMANDS = new Set(['stepsmith.runStepFixtures', 'stepsmith.runFixture', 'stepsmith.recordFixture', 'stepsmith.mutants']);
 
 /**
  * Whether problems the manifest schema expresses are left to the YAML extension (it validates

@@ -1,0 +1,368 @@
+"""The fixture-strength use case: `stepsmith mutants`, the editor's `stepsmith/mutants`, the MCP
+`mutants` tool.
+
+It runs nothing of its own: fixtures run through the suite's engine
+(`fixtures.suite.run_cases`), in the sandboxes `stepsmith test` uses, a mutant as the text of
+its step file (`LoadedWorkflow.texts`). First every selected fixture runs once on the
+unmutated code, traced, which says what each fixture reaches (and which fixtures pass: one
+that fails already cannot judge a mutant and is left out, with a note). Then each mutant runs
+the fixtures that reach its line, one after the other, until the first that notices it; the
+mutants run side by side (`jobs` at a time). Verdicts and baselines are cached
+(runner/mutants/cache.py). Nothing is written to a workflow folder: no pending change, no
+last-failed state, no durations.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import threading
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from stepsmith.runner.app.errors import UsageError
+from stepsmith.runner.mutants.verdicts import (
+    LIMITS,
+    NOT_REACHED,
+    MutantRecord,
+    MutantsReport,
+    OptedOut,
+)
+
+
+@dataclass(frozen=True)
+class MutantsRequest:
+    paths: list[str]
+    steps: list[str] = field(default_factory=list)  # --step, any of them
+    keywords: list[str] = field(default_factory=list)  # -k, any of them
+    jobs: int | None = None
+    cache: bool = True
+    texts: Mapping[str, str] = field(default_factory=dict)  # path -> unsaved text (editor)
+
+
+@dataclass
+class _File:
+    """One step file to mutate: its text, the steps of it chosen, their fixtures."""
+
+    lw: object  # LoadedWorkflow
+    path: Path  # resolved
+    shown: str
+    text: str
+    steps: list = field(default_factory=list)  # manifest Steps whose code is here
+    cases: list = field(default_factory=list)  # their selected, runnable fixtures
+    uses: list = field(default_factory=list)
+
+    @property
+    def python(self) -> str:
+        return str(getattr(self.lw.workflow, "python", "3.11"))
+
+
+def run_mutants(req: MutantsRequest, *, on_progress: Callable[[int, int], None] | None = None,
+                stop: threading.Event | None = None, pool: Executor | None = None,
+                group=None) -> MutantsReport:
+    """Mutate the chosen steps and judge every mutant with their fixtures. UsageError for a
+    selection that names nothing; SandboxUnavailable when fixtures would have to run and
+    cannot. `stop` (set from another thread): start nothing new, report `cancelled`.
+    `pool`: run the fixtures there (the editor's run pool) instead of threads of this run;
+    `group` (sandbox.process.Group): every sandbox joins it, so `group.kill()` ends them."""
+    from stepsmith.runner.app import cases as suite
+    from stepsmith.runner.mutants.cache import Cache, enabled
+
+    started = time.perf_counter()
+    stop = stop if stop is not None else threading.Event()
+    if req.jobs is not None and req.jobs < 1:
+        raise UsageError("-j must be at least 1")
+    sreq = suite.SuiteRequest(paths=req.paths, steps=req.steps, keywords=req.keywords,
+                              jobs=req.jobs)
+    selection = suite.select(sreq)
+    report = MutantsReport()
+    files = _files(selection, req, report)
+    suite.ensure_sandbox([c for f in files for c in f.cases])
+    cache = Cache(on=req.cache and enabled())
+    try:
+        judge = _Judge(files, req, cache, report, stop, on_progress, pool, group)
+        judge.baseline()
+        judge.mutate()
+    finally:
+        cache.close()
+    report.cancelled = stop.is_set()
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _files(selection, req: MutantsRequest, report: MutantsReport) -> list[_File]:
+    from stepsmith.runner.fixtures.invoke import InvokeError, display_path, step_code
+    from stepsmith.runner.fixtures.selection import SelectionError
+    from stepsmith.runner.mutants.select import chosen_steps
+
+    try:
+        chosen = chosen_steps(selection, req.paths, req.steps, req.keywords)
+    except SelectionError as exc:
+        raise UsageError(str(exc)) from None
+    texts = {Path(p).resolve(): t for p, t in req.texts.items()}
+    files: dict[tuple[Path, Path], _File] = {}
+    for lw in selection.workflows:
+        if not lw.ok:
+            report.blocked += 1
+            report.notes.append(f"{lw.shown}: the workflow has check problems; nothing was "
+                                f"mutated ({(lw.error_lines() or ['see stepsmith check'])[0]})")
+    for lw, step in chosen:
+        if not lw.ok:
+            continue
+        if step.network == "public_egress":
+            report.notes.append(f"{lw.shown}::{step.id}: a public_egress step's fixtures are "
+                                "served from their recordings offline, so no mutant of it can "
+                                "be noticed; not mutated")
+            continue
+        try:
+            code = step_code(lw, step)
+        except InvokeError as exc:
+            report.notes.append(str(exc))
+            continue
+        if code.path in texts:
+            lw.texts[code.path] = texts[code.path]
+            code.source = texts[code.path]
+        f = files.get((lw.manifest_path, code.path))
+        if f is None:
+            f = files[(lw.manifest_path, code.path)] = _File(
+                lw, code.path, display_path(code.path), code.source, uses=list(code.uses))
+        f.steps.append(step)
+    ids = {s.id for f in files.values() for s in f.steps}
+    for c in selection.selected:
+        f = next((f for f in files.values() if f.lw is c.workflow
+                  and any(s.id == c.step_id for s in f.steps)), None)
+        if f is None or c.step_id not in ids:
+            continue
+        if c.fixture is None or c.problems:
+            report.notes.append(f"{c.id}: cannot run ({(c.problems or ['no fixture'])[0]}); "
+                                "left out")
+            continue
+        f.cases.append(c)
+    return list(files.values())
+
+
+_CODE: list[str] = []
+
+
+def _code() -> str:
+    """stepsmith's code fingerprint (runner/codeprint.py), worked out once per process."""
+    if not _CODE:
+        from stepsmith.runner.codeprint import code_fingerprint
+
+        _CODE.append(code_fingerprint("mutants"))
+    return _CODE[0]
+
+
+class _Judge:
+    """The two phases of a run over the chosen files, sharing the cache and the stop event."""
+
+    def __init__(self, files: list[_File], req: MutantsRequest, cache, report: MutantsReport,
+                 stop: threading.Event, on_progress, pool: Executor | None = None,
+                 group=None) -> None:
+        from stepsmith.runner.fixtures.invoke import active_limits
+        from stepsmith.runner.fixtures.suite import default_jobs
+        from stepsmith.runner.sandbox import runtime_identity
+
+        self.files, self.req, self.cache, self.report = files, req, cache, report
+        self.stop, self.on_progress, self.pool, self.group = stop, on_progress, pool, group
+        self.jobs = max(1, req.jobs or default_jobs())
+        limits = active_limits()
+        self.salt = (_code(), runtime_identity(),
+                     dataclasses.asdict(limits) if dataclasses.is_dataclass(limits)
+                     else repr(limits))
+        self.ran: dict[str, frozenset[int]] = {}  # case id -> statements its baseline ran
+        self.passing: dict[str, float] = {}  # case id -> baseline duration (passing only)
+        self.lock = threading.Lock()
+        self._bytes: dict[str, bytes] = {}
+
+    # ------------------------------------------------------------------ keys
+    def _fixture_bytes(self, case) -> bytes:
+        from stepsmith.runner import safeio
+
+        found = self._bytes.get(case.id)
+        if found is None:
+            found = self._bytes[case.id] = safeio.read_bytes(
+                case.path, root=case.workflow.dir, cap=safeio.FIXTURE_CAP)
+        return found
+
+    def _key(self, kind: str, f: _File, case, code: str) -> str:
+        from stepsmith.runner.fixtures.effects import effects_declared
+        from stepsmith.runner.fixtures.invoke import clock_timezone
+        from stepsmith.runner.mutants.cache import key
+
+        step = case.workflow.step(case.step_id)
+        config = {"function": step.code_ref.function, "inputs": step.inputs,
+                  "connections": list(step.connections or ()), "network": step.network,
+                  "effects": effects_declared(case.workflow.workflow, step),
+                  "python": f.python, "timezone": clock_timezone(case.workflow)}
+        return key(kind, self.salt, config, code, self._fixture_bytes(case))
+
+    # ------------------------------------------------------------------ baseline
+    def baseline(self) -> None:
+        """Every fixture once on the unmutated code, traced (or its cached answer)."""
+        from stepsmith.runner.coverage.static import analyse
+        from stepsmith.runner.fixtures.suite import run_cases
+        from stepsmith.runner.mutants.select import closure_text
+
+        need, keys = [], {}
+        for f in self.files:
+            tree = ast.parse(f.text)
+            for c in f.cases:
+                fn = c.workflow.step(c.step_id).code_ref.function
+                keys[c.id] = (f, self._key("baseline", f, c,
+                                           closure_text(f.text, tree, fn, with_lines=True)))
+                hit = self.cache.get(keys[c.id][1])
+                if hit is None:
+                    need.append(c)
+                else:
+                    self._baseline_answer(c, hit)
+        if self.pool is None and self.group is None:
+            results = run_cases(need, jobs=self.jobs, coverage=True, stop=self.stop)
+        else:  # one case at a time on the caller's pool, each sandbox in its group
+            results = [r for rs in self._map(
+                lambda c: run_cases([c], jobs=1, coverage=True, stop=self.stop), need)
+                for r in rs]
+        self.report.baseline_runs = len(results)
+        for r in results:
+            f, k = keys[r.case.id]
+            lines: list[int] = []
+            if r.coverage is not None:
+                lines = sorted(analyse(f.text).translate(r.coverage.lines, r.coverage.arcs,
+                                                         r.coverage.truncated)[0])
+            why = (r.failure_text() or "").splitlines()
+            answer = {"outcome": r.outcome, "lines": lines, "ms": r.duration_ms,
+                      "why": why[0] if why else ""}
+            if r.outcome == "passed":  # a failure may be the machine's (a wall limit): ask again
+                self.cache.put(k, answer)
+            self._baseline_answer(r.case, answer)
+
+    def _baseline_answer(self, case, answer: dict) -> None:
+        if answer.get("outcome") != "passed":
+            why = f" ({answer['why']})" if answer.get("why") else ""
+            self.report.notes.append(
+                f"{case.id}: {answer.get('outcome')} on the unmutated code{why}, so it cannot "
+                "judge a mutant; left out (fix it, or review its pending change)")
+            return
+        self.ran[case.id] = frozenset(int(n) for n in answer.get("lines", ()))
+        self.passing[case.id] = float(answer.get("ms") or 0.0)
+
+    def _map(self, fn, items: list) -> list:
+        """fn over items, `jobs` at a time (or on the caller's pool), in order; each call's
+        sandboxes join the group."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        def one(item):
+            if self.group is None:
+                return fn(item)
+            from stepsmith.runner.sandbox.process import joined
+
+            with joined(self.group):
+                return fn(item)
+
+        if self.pool is None and (self.jobs == 1 or len(items) <= 1):
+            return [one(item) for item in items]
+        pool = self.pool or ThreadPoolExecutor(self.jobs, thread_name_prefix="stepsmith-mutant")
+        futures = []
+        try:
+            futures = [pool.submit(one, item) for item in items]
+            return [f.result() for f in futures]
+        except BaseException:  # Ctrl-C, a cancelled request: start nothing new, wait for none
+            self.stop.set()
+            for f in futures:
+                f.cancel()
+            raise
+        finally:
+            if self.pool is None:
+                pool.shutdown(wait=False, cancel_futures=True)
+
+    # ------------------------------------------------------------------ mutants
+    def mutate(self) -> None:
+        from stepsmith.runner.coverage.static import analyse
+        from stepsmith.runner.mutants.generate import closure, file_mutants
+
+        work = []
+        for f in self.files:
+            tree = ast.parse(f.text)
+            closures = {s.id: {n.name for n in closure(tree, [s.code_ref.function])
+                               if isinstance(n, ast.FunctionDef)} for s in f.steps}
+            functions = set().union(*closures.values()) if closures else set()
+            found = file_mutants(f.text, sorted(functions), python=f.python, uses=f.uses)
+            self.report.refused += found.refused
+            self.report.opted_out += [OptedOut(f.shown, o.line, o.text, o.mutants)
+                                      for o in found.opted_out]
+            shape = analyse(f.text)
+            for m in found.mutants:
+                steps = [s for s in f.steps if m.function in closures[s.id]]
+                work.append((f, m, steps, shape.statement_of(m.line)))
+        total, done = len(work), [0]
+
+        def one(item) -> None:
+            record = self._judge(*item)
+            with self.lock:
+                if record is not None:
+                    self.report.mutants.append(record)
+                done[0] += 1
+                n = done[0]
+            if self.on_progress is not None:
+                self.on_progress(n, total)
+
+        self._map(one, work)
+
+    def _judge(self, f: _File, m, steps: list, statement: int) -> MutantRecord | None:
+        from stepsmith.runner.fixtures.suite import run_cases
+        from stepsmith.runner.mutants.select import closure_text
+
+        e, mu = m.mutation.edit, m.mutation
+        rec = MutantRecord(f.shown, e.line, e.column, e.end_line, e.end_column, mu.operator,
+                           mu.original, mu.replacement, steps=[s.id for s in steps],
+                           hint=mu.hint)
+        ids = {s.id for s in steps}
+        cases = [c for c in f.cases if c.step_id in ids and c.id in self.passing
+                 and statement in self.ran[c.id]]
+        if not cases:
+            rec.note = NOT_REACHED
+            rec.hint = f"no fixture runs line {e.line}: record one that reaches it"
+            return rec
+        # the widest-reaching fixture first (the likeliest to notice), then by id: the same
+        # killer every time
+        cases.sort(key=lambda c: (-len(self.ran[c.id]), c.id))
+        lw = dataclasses.replace(f.lw, texts={**f.lw.texts, f.path: m.text})
+        tree, codes = ast.parse(m.text), {}
+        for c in cases:
+            if self.stop.is_set():
+                return None
+            fn = c.workflow.step(c.step_id).code_ref.function
+            if fn not in codes:
+                codes[fn] = closure_text(m.text, tree, fn, with_lines=False)
+            k = self._key("mutant", f, c, codes[fn])
+            hit = self.cache.get(k)
+            if hit is not None:
+                verdict, status = hit.get("verdict"), hit.get("status")
+                rec.cached += 1
+            else:
+                results = run_cases([dataclasses.replace(c, workflow=lw)], jobs=1,
+                                    stop=self.stop)
+                if not results or self.stop.is_set():
+                    return None
+                r = results[0]
+                rec.duration_ms += r.duration_ms
+                status = (r.result or {}).get("status")
+                verdict = {"passed": "passed", "failed": "noticed"}.get(r.outcome, "error")
+                if verdict == "error":
+                    rec.status, rec.note = "error", "; ".join(r.messages[:2]) or r.outcome
+                    rec.fixtures_run += 1
+                    return rec
+                if status != "wall_limit":  # wall time depends on the machine's load
+                    self.cache.put(k, {"verdict": verdict, "status": status})
+            rec.fixtures_run += 1
+            if verdict == "noticed":
+                rec.killed_by = c.id
+                if status in LIMITS:
+                    rec.status, rec.note = "timeout", f"{status}: counted as killed"
+                else:
+                    rec.status = "killed"
+                return rec
+        return rec

@@ -1,0 +1,108 @@
+"""Verdicts kept between runs, so after an edit only what the edit can change runs again.
+
+Two kinds of entry, both keyed by a sha256 of everything the answer depends on:
+- a fixture's *baseline* (did it pass on the unmutated code, and which statement lines it
+  ran): keyed by the code its step can run (`generate.closure`: the imports and the functions
+  reachable from the step's function, with their line numbers, since coverage names lines),
+  the fixture's bytes and the step's configuration;
+- one fixture's verdict on one *mutant* (noticed it, passed, hit a limit): keyed by the same
+  closure of the mutated text (without line numbers: a verdict names none), the fixture's
+  bytes and the configuration.
+Both keys also hold stepsmith's code fingerprint (runner/codeprint.py), the harness identity
+and the active limits. An edit to one step changes only the closures that contain it: the
+other steps' fixtures and mutants are answered from here.
+
+The store is one SQLite file in the user's cache folder (`$XDG_CACHE_HOME/stepsmith/
+mutants.sqlite3`), never in a workspace: a cloned folder cannot ship verdicts.
+`STEPSMITH_NO_CACHE=1` (or `mutants --no-cache`) turns it off.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+from pathlib import Path
+
+FORMAT = 1
+
+
+def enabled() -> bool:
+    return not os.environ.get("STEPSMITH_NO_CACHE")
+
+
+def path() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "stepsmith" / "mutants.sqlite3"
+
+
+def key(*parts: object) -> str:
+    """sha256 over the parts, each as canonical JSON (str for anything JSON cannot carry)."""
+    h = hashlib.sha256(str(FORMAT).encode())
+    for part in parts:
+        h.update(b"\0")
+        if isinstance(part, bytes):
+            h.update(hashlib.sha256(part).digest())
+        else:
+            h.update(json.dumps(part, sort_keys=True, default=str).encode("utf-8",
+                                                                          "surrogatepass"))
+    return h.hexdigest()
+
+
+class Cache:
+    """get/put of JSON values by key; a store that cannot be opened is a cache that misses."""
+
+    def __init__(self, where: Path | None = None, *, on: bool = True) -> None:
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        if not on:
+            return
+        where = where or path()
+        try:
+            where.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(str(where), timeout=5.0, check_same_thread=False,
+                                 isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("CREATE TABLE IF NOT EXISTS verdict (key TEXT PRIMARY KEY, value TEXT)")
+            self._db = db
+        except (OSError, sqlite3.Error):
+            self._db = None
+
+    @property
+    def on(self) -> bool:
+        return self._db is not None
+
+    def get(self, k: str) -> dict | None:
+        if self._db is None:
+            return None
+        with self._lock:
+            try:
+                row = self._db.execute("SELECT value FROM verdict WHERE key = ?",
+                                       (k,)).fetchone()
+            except sqlite3.Error:
+                return None
+        if row is None:
+            return None
+        try:
+            value = json.loads(row[0])
+        except ValueError:
+            return None
+        return value if isinstance(value, dict) else None
+
+    def put(self, k: str, value: dict) -> None:
+        if self._db is None:
+            return
+        with self._lock:
+            try:
+                self._db.execute("INSERT OR REPLACE INTO verdict (key, value) VALUES (?, ?)",
+                                 (k, json.dumps(value)))
+            except sqlite3.Error:
+                pass
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
