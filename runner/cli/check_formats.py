@@ -130,30 +130,38 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
 def _sarif_rule(code: str) -> dict:
+    """The rule with its help embedded: a `file://` help link would name a file on the CI
+    host, which the reader of a code-scanning alert cannot open."""
+    from stepsmith.runner.rules.pages import page, text
+
     rule = _rule(code)
     if rule is None:
         return {"id": code}
-    help_md = f"**{rule.code} {rule.name}**: {rule.summary}\n\n{rule.rationale}"
-    if rule.example:
-        help_md += f"\n\nRefused:\n\n```\n{rule.example}\n```"
-    if rule.fix:
-        help_md += f"\n\nAccepted:\n\n```\n{rule.fix}\n```"
     props: dict = {"tags": ["security"] if rule.security else ["correctness"]}
     if rule.security:
         props["security-severity"] = "8.0" if code.startswith(("SS1", "SS2", "SS3")) else "5.0"
-    out = {
+    return {
         "id": rule.code,
         "name": rule.name,
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": rule.rationale},
-        "help": {"text": f"{rule.summary} {rule.rationale}", "markdown": help_md},
+        "help": {"text": text(rule), "markdown": page(rule, index_link=False)},
         "defaultConfiguration": {"level": "error"},
         "properties": props,
     }
-    url = rule_url(rule.code)
-    if url:
-        out["helpUri"] = url
-    return out
+
+
+def sarif_location(path: str) -> dict:
+    """`artifactLocation` of a shown path: a relative one as a percent-encoded relative
+    reference under %SRCROOT% (the current folder; a raw path is not a URI: GitHub decodes
+    `pct%41` as `pctA`), an absolute one as its `file` URI."""
+    from pathlib import PurePosixPath
+    from urllib.parse import quote
+
+    if PurePosixPath(path).is_absolute():
+        return {"uri": PurePosixPath(path).as_uri()}
+    # quote() with only "/" safe: `:` in a first segment would read as a scheme
+    return {"uri": quote(path, safe="/"), "uriBaseId": "%SRCROOT%"}
 
 
 def render_sarif(findings: list[Finding], *, version: str) -> str:
@@ -169,19 +177,21 @@ def render_sarif(findings: list[Finding], *, version: str) -> str:
             "level": _level(p),
             "message": {"text": p.message},
             "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": f.uri, "uriBaseId": "%SRCROOT%"},
+                "artifactLocation": sarif_location(f.uri),
                 "region": {"startLine": s.line, "startColumn": s.column + 1,
                            "endLine": end_line, "endColumn": end_col}}}],
             "partialFingerprints": {"stepsmith/v1": fp},
             **({"properties": {"step": p.step}} if p.step else {}),
         })
+    from pathlib import Path
+
     doc = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": {"name": "stepsmith", "version": version,
-                                **({"informationUri": index} if (index := rule_url("")) else {}),
                                 "rules": [_sarif_rule(c) for c in codes]}},
+            "originalUriBaseIds": {"%SRCROOT%": {"uri": Path.cwd().as_uri() + "/"}},
             "columnKind": "unicodeCodePoints",
             "results": results,
         }],

@@ -7,6 +7,7 @@ import json
 import re
 from collections import Counter
 from pathlib import Path
+from urllib.parse import unquote
 from xml.etree import ElementTree as ET
 
 import jsonschema
@@ -133,14 +134,15 @@ def test_sarif_validates_against_the_official_schema(broken, capsys):
     assert set(ids) == {p["code"] for p in probs}
     for r in driver["rules"]:
         rule = rules.get(r["id"])
-        assert r["helpUri"] == rules.rule_url(rule.code) and rule.rationale in r["help"]["text"]
+        assert "helpUri" not in r and rule.rationale in r["help"]["text"]
         assert ("security-severity" in r["properties"]) == rule.security
     assert len(run_["results"]) == len(probs)
     for res, p in zip(run_["results"], probs):
         assert ids[res["ruleIndex"]] == res["ruleId"] == p["code"]
         region = res["locations"][0]["physicalLocation"]["region"]
         assert (region["startLine"], region["startColumn"]) == (p["line"], p["column"] + 1)
-        assert res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == p["path"]
+        location = res["locations"][0]["physicalLocation"]["artifactLocation"]
+        assert unquote(location["uri"]) == p["path"] and location["uriBaseId"] == "%SRCROOT%"
         assert res["partialFingerprints"]
 
 
@@ -187,3 +189,51 @@ def test_statistics_count_per_rule(broken, capsys):
     assert {s["code"]: s["count"] for s in stats} == want
     assert [s["count"] for s in stats] == sorted((s["count"] for s in stats), reverse=True)
     assert any(s["fixable"] for s in stats)  # the forbidden import has a fix
+
+
+# --- issue: every output read as its real consumer reads it -----------------------------------
+HOSTILE_PATH = "with space/pct%41/odd%,'\"<&>/naïve🎉/nl\nx.py"
+
+
+def test_sarif_uris_are_percent_encoded_references_under_srcroot(tmp_path, monkeypatch):
+    """A raw path is not a URI: GitHub decodes `pct%41` as `pctA`, and `odd%,` makes its
+    upload throw. Relative references, percent-encoded, resolved against %SRCROOT%."""
+    from stepsmith.runner.cli.check_formats import Finding, render_sarif
+    from stepsmith.runner.problems import Problem, Span
+
+    monkeypatch.chdir(tmp_path)
+    p = Problem("SS101", "module `os` is not allowed", Span(1, 7, 1, 9))
+    doc = json.loads(render_sarif([Finding(HOSTILE_PATH, p), Finding("/elsewhere/a b.py", p)],
+                                  version="0"))
+    (run_,) = doc["runs"]
+    inside, outside = (r["locations"][0]["physicalLocation"]["artifactLocation"]
+                       for r in run_["results"])
+    assert inside == {"uri": "with%20space/pct%2541/odd%25%2C%27%22%3C%26%3E/na%C3%AFve%F0%9F"
+                             "%8E%89/nl%0Ax.py", "uriBaseId": "%SRCROOT%"}
+    assert unquote(inside["uri"]) == HOSTILE_PATH
+    assert outside == {"uri": "file:///elsewhere/a%20b.py"}
+    assert run_["originalUriBaseIds"] == {"%SRCROOT%": {"uri": tmp_path.as_uri() + "/"}}
+
+
+def test_sarif_embeds_each_rules_help_and_links_to_no_local_file(broken, capsys):
+    """A `file://` helpUri names a file on the CI host, useless to the reader of the alert:
+    the rule's page is embedded instead, as text (what `stepsmith rule CODE` prints) and
+    markdown (the page of docs/rules/)."""
+    from stepsmith.runner.rules.pages import page, text
+
+    _rc, out = run(capsys, "--output-format", "sarif", "wf")
+    assert "file://" not in out.replace(Path.cwd().as_uri() + "/", "")
+    driver = json.loads(out)["runs"][0]["tool"]["driver"]
+    assert driver["rules"]
+    for r in driver["rules"]:
+        rule = rules.get(r["id"])
+        assert "helpUri" not in r
+        assert r["help"] == {"text": text(rule), "markdown": page(rule, index_link=False)}
+        assert rule.rationale in r["help"]["markdown"]
+
+
+def test_rule_command_prints_the_rules_text(capsys):
+    from stepsmith.runner.rules.pages import text
+
+    assert main(["rule", "SS201"]) == 0
+    assert capsys.readouterr().out == text(rules.get("SS201")) + "\n"
