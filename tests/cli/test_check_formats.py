@@ -237,3 +237,34 @@ def test_rule_command_prints_the_rules_text(capsys):
 
     assert main(["rule", "SS201"]) == 0
     assert capsys.readouterr().out == text(rules.get("SS201")) + "\n"
+
+
+JUNIT_XSD = Path(__file__).parents[1] / "reference" / "data" / "junit-10.xsd"
+
+
+def test_junit_counts_add_up_and_validate_against_jenkins_schema(tmp_path, capsys,
+                                                                 monkeypatch):
+    """The root's `tests` counts every case (a clean file's passing case too); suites carry
+    `errors` (required by Jenkins' junit-10.xsd); test cases carry no `file`/`line` (not in
+    that schema; pytest's default xunit2 family leaves them out)."""
+    import xmlschema
+
+    write_workflow(tmp_path / "clean")
+    write_workflow(tmp_path / "bad", BASE, {"steps/match.py": BROKEN_PY,
+                                            "steps/bills.py": BILLS_OK})
+    monkeypatch.chdir(tmp_path)
+    rc, out = run(capsys, "--output-format", "junit", ".")
+    root = ET.fromstring(out.encode())
+    cases = root.findall("testsuite/testcase")
+    assert rc == 1 and len(cases) > len(root.findall(".//failure")) > 0
+    assert int(root.get("tests")) == len(cases)
+    assert int(root.get("failures")) == len(root.findall(".//failure"))
+    for suite in root.findall("testsuite"):
+        assert int(suite.get("tests")) == len(suite.findall("testcase"))
+        assert int(suite.get("failures")) == len(suite.findall(".//failure"))
+        assert suite.get("errors") == "0"
+    assert all(c.get("file") is None and c.get("line") is None for c in cases)
+    xmlschema.XMLSchema(JUNIT_XSD).validate(out)
+
+
+BILLS_OK = "def draft(matches, connections, effects):\n    return 1\n"

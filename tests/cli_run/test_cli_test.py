@@ -76,6 +76,36 @@ def test_junit_xml_is_valid(tmp_path, kit, capsys, monkeypatch):
     assert cases[("wf::double", "from-add")].find("failure") is None
 
 
+def test_junit_xml_is_jenkins_junit_10_with_counts_that_add_up(tmp_path, kit, capsys,
+                                                                monkeypatch):
+    """Valid against Jenkins' junit-10.xsd (what Jenkins and GitLab read): no `file` on a
+    test case (pytest's default xunit2 family has none), the root's counts equal its
+    suite's, and they are the numbers `--format json` gives."""
+    from pathlib import Path
+
+    import xmlschema
+
+    monkeypatch.chdir(tmp_path)
+    fx = kit.passing_fixtures()
+    fx["add/simple"]["expected"]["output"]["sum"] = "9"
+    fx["add/broken"] = '{"inputs": '
+    kit.full_workflow(tmp_path / "wf", fx)
+    code, out, _ = run(capsys, "wf", "--junit-xml", tmp_path / "junit.xml", "--format", "json")
+    assert code == 1
+    summary = json.loads(out)["summary"]
+    xml = (tmp_path / "junit.xml").read_text(encoding="utf-8")
+    xmlschema.XMLSchema(Path(__file__).parents[1] / "reference" / "data" / "junit-10.xsd"
+                        ).validate(xml)
+    root = ET.fromstring(xml.encode())
+    (suite,) = root.findall("testsuite")
+    assert all(c.get("file") is None and c.get("line") is None
+               for c in suite.findall("testcase"))
+    for el in (root, suite):
+        assert (int(el.get("tests")), int(el.get("failures")), int(el.get("errors"))) == (
+            summary["total"], summary["failed"], summary["error"]) == (8, 1, 1)
+    assert int(suite.get("skipped")) == summary["recorded"] == 1
+
+
 def test_select_step_and_keyword(tmp_path, kit, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     kit.full_workflow(tmp_path / "wf")
