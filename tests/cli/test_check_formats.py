@@ -268,3 +268,27 @@ def test_junit_counts_add_up_and_validate_against_jenkins_schema(tmp_path, capsy
 
 
 BILLS_OK = "def draft(matches, connections, effects):\n    return 1\n"
+
+
+STALE = {"inputs": {"total": {"sum": "9.99"}}, "evaluation_time": "2026-12-01T07:00:00+00:00",
+         "expected": {"output": {"twice": "19.98"}, "effects": []},
+         "recorded_from": {"case": "day1", "upstream": {"add": {"fixture": "x",
+                                                                "request_sha256": "0" * 64}}}}
+
+
+@pytest.mark.parametrize("fmt", ["concise", "json-lines", "github", "gitlab", "sarif", "junit"])
+def test_every_format_carries_the_stale_fixture_warnings_strict_fails_on(fmt, tmp_path, kit,
+                                                                          capsys, monkeypatch):
+    """SF001 decides `--strict`'s exit status: every format shows it, at the stale input."""
+    kit.write_workflow(tmp_path / "wf", fixtures={"add/x": kit.add_case("1.00", None, "1.50"),
+                                                  "double/wired": STALE})
+    monkeypatch.chdir(tmp_path)
+    rc, out = run(capsys, "--output-format", fmt, "--no-cache", "wf")
+    assert rc == 0 and "SF001" in out and "wf/fixtures/double/wired.json" in out
+    assert run(capsys, "--output-format", fmt, "--no-cache", "--strict", "wf")[0] == 1
+    if fmt == "json-lines":
+        (p,) = [json.loads(line) for line in out.splitlines()]
+        assert (p["code"], p["severity"], p["line"], p["column"]) == ("SF001", "warning", 3, 4)
+        assert p["path"] == "wf/fixtures/double/wired.json"
+    rc, stats = run(capsys, "--statistics", "--output-format", fmt, "--no-cache", "wf")
+    assert "SF001" in stats and rc == 0
