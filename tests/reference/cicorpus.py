@@ -12,6 +12,16 @@ from pathlib import Path
 
 import stepsmith_wfkit as wfkit
 
+#: consumer -> [cases compared, disagreements]; printed at the end of the run (conftest.py)
+FIGURES: dict[str, list[int]] = {}
+
+
+def figure(consumer: str, agreed: bool, n: int = 1) -> None:
+    """Count `n` cases compared with `consumer` (and whether they agreed)."""
+    cases = FIGURES.setdefault(consumer, [0, 0])
+    cases[0] += n
+    cases[1] += 0 if agreed else n
+
 #: Names a user's folders and files really have (each a folder of the corpus and, with
 #: `.py`, a step file). The newline one is legal on Linux and breaks line-based formats.
 HOSTILE = ["plain", "with space", "pct%41", "odd%,;:", "quote'\"q", "lt<&gt>", "naïve-é",
@@ -28,12 +38,12 @@ sources:
   numbers: {{connection: ledger}}
 steps:
   - id: add
-    explanation: Add two exact amounts.
+    {explanation}: Add two exact amounts.
     code: {code}
     inputs:
       a: sources.numbers
       b: "0.50"
-{extra}"""
+"""
 
 STEP = """\
 {imports}from decimal import Decimal
@@ -63,9 +73,9 @@ def write_check_corpus(root: Path) -> list[Path]:
     for i, name in enumerate(HOSTILE):
         wf = root / name
         code = json.dumps(f"steps/{name}.py:add", ensure_ascii=False)
-        extra = "    explenation: typo\n" if i % 2 else ""
+        key = "explenation" if i % 2 else "explanation"  # misspelt: a fix renames it
         (wf / "steps").mkdir(parents=True)
-        (wf / "workflow.yaml").write_text(MANIFEST.format(code=code, extra=extra),
+        (wf / "workflow.yaml").write_text(MANIFEST.format(code=code, explanation=key),
                                           encoding="utf-8")
         text = step_text(1 + i % 3, final_newline=bool(i % 2), long_line=i % 4 == 3)
         (wf / "steps" / f"{name}.py").write_text(text, encoding="utf-8")
@@ -73,7 +83,7 @@ def write_check_corpus(root: Path) -> list[Path]:
     clean = root / "clean ok"
     (clean / "steps").mkdir(parents=True)
     (clean / "workflow.yaml").write_text(
-        MANIFEST.format(code='"steps/calc.py:add"', extra=""), encoding="utf-8")
+        MANIFEST.format(code='"steps/calc.py:add"', explanation="explanation"), encoding="utf-8")
     (clean / "steps" / "calc.py").write_text(CLEAN + "\n", encoding="utf-8")
     broken = root / "broken manifest"
     (broken / "steps").mkdir(parents=True)
@@ -82,7 +92,7 @@ def write_check_corpus(root: Path) -> list[Path]:
     many = root / "many"
     (many / "steps").mkdir(parents=True)
     (many / "workflow.yaml").write_text(
-        MANIFEST.format(code='"steps/many.py:add"', extra=""), encoding="utf-8")
+        MANIFEST.format(code='"steps/many.py:add"', explanation="explanation"), encoding="utf-8")
     body = "".join(f"import os{i}\n" for i in range(150)) + CLEAN + "\n"
     (many / "steps" / "many.py").write_text(body, encoding="utf-8")
     return [*folders, clean, broken, many]
