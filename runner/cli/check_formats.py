@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections import Counter
 from dataclasses import dataclass
 
@@ -25,7 +26,9 @@ class Finding:
 
     @property
     def uri(self) -> str:
-        return self.path.replace("\\", "/")
+        """The path with "/" separators: only the system's own separator is one (a backslash
+        in a POSIX name is part of the name)."""
+        return self.path.replace(os.sep, "/")
 
 
 def _rule(code: str):

@@ -292,3 +292,24 @@ def test_every_format_carries_the_stale_fixture_warnings_strict_fails_on(fmt, tm
         assert p["path"] == "wf/fixtures/double/wired.json"
     rc, stats = run(capsys, "--statistics", "--output-format", fmt, "--no-cache", "wf")
     assert "SF001" in stats and rc == 0
+
+
+def test_a_backslash_in_a_posix_name_is_part_of_the_name():
+    """`back\\slash/x.py` is one folder on Linux: written as `back/slash`, every format named
+    another file (found by the differential tests against GitHub's and GitLab's readers)."""
+    from urllib.parse import unquote
+
+    from stepsmith.runner.cli.check_formats import (
+        Finding,
+        render_github,
+        render_gitlab,
+        render_sarif,
+    )
+    from stepsmith.runner.problems import Problem, Span
+
+    f = Finding("back\\slash/x.py", Problem("SS101", "m", Span(1, 0, 1, 1)))
+    assert "file=back\\slash/x.py," in render_github([f])
+    assert json.loads(render_gitlab([f]))[0]["location"]["path"] == "back\\slash/x.py"
+    uri = json.loads(render_sarif([f], version="0"))["runs"][0]["results"][0]["locations"][0][
+        "physicalLocation"]["artifactLocation"]["uri"]
+    assert unquote(uri) == "back\\slash/x.py"
