@@ -57,19 +57,14 @@ def print_text(console, outcome, show_stdout: bool = False, table_all: bool = Fa
     from stepsmith.runner.cli.loopview import print_differences, print_stdout
     from stepsmith.runner.fixtures.compare import unified_diff
 
-    blocked: dict[str, list] = {}
-    for r in results:
-        if r.outcome == "error" and r.case.blocked:
-            blocked.setdefault(r.case.workflow.shown, []).append(r)
-    for name, rs in blocked.items():
-        lw = rs[0].case.workflow
-        n = sum(1 for r in rs if r.case.fixture is not None or r.case.path)
-        cannot = f"so its {n} fixture(s) cannot run" if n else "and it has no fixtures"
-        console.print(f"[bold magenta]ERROR[/]  {escape(name)}: the workflow has check problems, "
-                      f"{cannot}:")
-        for line in lw.error_lines():
-            console.print("  " + escape(line))
-        console.print()
+    for r in results:  # each cause once, with the fixtures it blocks (fixtures/blocking.py)
+        if r.outcome == "error" and r.case.blocked and r.case.problems:
+            head, *lines = r.case.problems
+            console.print(f"[bold magenta]ERROR[/]  {escape(r.case.workflow.shown)}: "
+                          f"{escape(head)}")
+            for line in lines:
+                console.print(escape(line))
+            console.print()
     for r in results:
         captured = (r.result or {}).get("stdout")
         if r.outcome == "passed" and show_stdout and captured:

@@ -187,3 +187,60 @@ def test_json_carries_unified_diffs_for_big_values(tmp_path, kit, capsys, monkey
     (r,) = json.loads(out)["results"]
     assert code == 1 and len(r["unified_diffs"]) == 1
     assert '-      "amount": "1"\n+      "amount": "1.00"\n' in r["unified_diffs"][0]
+
+
+def _invoice(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parents[2] / "examples" / "invoice-matching"
+    wf = tmp_path / "invoice-matching"
+    shutil.copytree(src, wf, ignore=shutil.ignore_patterns(".stepsmith"))
+    return wf
+
+
+def test_one_cause_one_report_and_clean_steps_still_run(tmp_path, capsys, monkeypatch):
+    """One disallowed import in steps/match.py made all 12 fixtures errors, those of steps
+    whose code is untouched included. The steps whose code and manifest entry are clean run;
+    the fixtures the problem blocks are reported once, as blocked by it (code and position),
+    as pytest reports one collection error."""
+    monkeypatch.chdir(tmp_path)
+    wf = _invoice(tmp_path)
+    step = wf / "steps" / "match.py"
+    step.write_text("import os\n" + step.read_text())
+    code, out, _ = run(capsys, "invoice-matching", "--format", "json", "--junit-xml", "j.xml")
+    doc = json.loads(out)
+    assert code == 1
+    errors = [r for r in doc["results"] if r["outcome"] == "error"]
+    assert len(errors) == 1 and doc["summary"]["error"] == 1
+    (blocked,) = errors
+    text = "\n".join(blocked["messages"])
+    assert "invoice-matching/steps/match.py:1:8: SS101" in text
+    assert blocked["blocks"] == ["invoice-matching::match::acme-2026-12-01",
+                                 "invoice-matching::match::fx-and-supplier-2026-12-02",
+                                 "invoice-matching::match::tight-tolerance"]
+    ran = {r["step"] for r in doc["results"] if r["outcome"] in ("passed", "recorded")}
+    assert ran == {"normalise", "fx_rates", "draft_bills", "summary"}
+    assert doc["summary"]["total"] == 10 and doc["summary"]["passed"] + doc["summary"][
+        "recorded"] == 9
+    root = ET.parse(tmp_path / "j.xml").getroot()
+    assert len(root.findall(".//error")) == 1
+    code, out, _ = run(capsys, "invoice-matching")
+    assert out.count("SS101") == 1 and "1 errors" in out
+
+
+def test_a_manifest_that_does_not_validate_blocks_the_workflow_once(tmp_path, capsys,
+                                                                    monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    wf = _invoice(tmp_path)
+    manifest = wf / "workflow.yaml"
+    manifest.write_text(manifest.read_text().replace("version: 3", "version: three"))
+    code, out, _ = run(capsys, "invoice-matching", "--format", "json")
+    doc = json.loads(out)
+    assert code == 1 and [r["outcome"] for r in doc["results"]] == ["error"]
+    (blocked,) = doc["results"]
+    assert "SM005" in "\n".join(blocked["messages"]) and len(blocked["blocks"]) == 12
+    code, out, _ = run(capsys, "invoice-matching", "-k", "tight", "--format", "json")
+    assert code == 1 and len(json.loads(out)["results"]) == 1  # selected through what it blocks
+    code, _out, err = run(capsys, "invoice-matching", "-k", "no-such-fixture")
+    assert code == 2 and "no fixtures matched" in err
