@@ -313,3 +313,17 @@ def test_a_backslash_in_a_posix_name_is_part_of_the_name():
     uri = json.loads(render_sarif([f], version="0"))["runs"][0]["results"][0]["locations"][0][
         "physicalLocation"]["artifactLocation"]["uri"]
     assert unquote(uri) == "back\\slash/x.py"
+
+
+def test_files_read_from_disk_drop_their_byte_order_mark_as_they_decode(tmp_path, capsys,
+                                                                         monkeypatch):
+    """A file's BOM is encoding, not text: `check` counts columns as an editor shows the file,
+    for step files as for manifests (a buffer that keeps it is another matter: the server)."""
+    write_workflow(tmp_path / "wf", "\ufeff" + BASE.replace("workflow:", "workflw:", 1),
+                   {"steps/match.py": "\ufeffimport os\n" + BROKEN_PY.split("\n", 1)[1],
+                    "steps/bills.py": BILLS_OK})
+    monkeypatch.chdir(tmp_path)
+    _rc, out = run(capsys, "--output-format", "json", "--no-cache", "wf")
+    found = {(p["code"], p["path"]): (p["line"], p["column"]) for p in json.loads(out)["problems"]}
+    assert found[("SS101", "wf/steps/match.py")] == (1, 7)
+    assert found[("SM003", "wf/workflow.yaml")] == (1, 0)
