@@ -105,3 +105,33 @@ def test_durations_are_recorded_by_a_whole_run_and_read_by_the_shards():
 
 def test_the_page_is_run_from_the_examples_it_names():
     assert Path(REPO / "examples" / "payment-chasing" / "steps" / "escalate.py").is_file()
+
+
+@pytest.mark.usefixtures("sandbox")
+def test_the_durations_run_writes_the_file_the_shards_read(tmp_path):
+    """The commands of the pages' jobs, run as written on the bundled examples: the whole run
+    records the durations where the shards' command reads them (CI's cache carries the file
+    between them)."""
+    import shutil
+
+    from docblocks import reader_env
+
+    (github,), (gitlab,) = configs()
+    jobs = github["jobs"]
+    record = next(s["run"] for s in jobs["durations"]["steps"] if "stepsmith test" in s.get("run", ""))
+    shard = next(s["run"] for s in jobs["fixtures"]["steps"] if "stepsmith test" in s.get("run", ""))
+    shard = shard.replace("${{ matrix.shard }}", "2")
+    gl_record = " && ".join(gitlab["durations"]["script"])
+    gl_shard = " && ".join(gitlab["fixtures"]["script"])
+    env = {**reader_env(tmp_path), "CI_NODE_INDEX": "2", "CI_NODE_TOTAL": "4"}
+    for name, first, then in (("github", record, shard), ("gitlab", gl_record, gl_shard)):
+        repo = tmp_path / name
+        shutil.copytree(REPO / "examples", repo, ignore=shutil.ignore_patterns(".stepsmith"))
+        done = subprocess.run(["bash", "-c", first], cwd=repo, env=env, capture_output=True,
+                              text=True, check=False)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        assert list(repo.glob("*durations.json")) and list(repo.glob("*.xml"))
+        done = subprocess.run(["bash", "-c", then], cwd=repo, env=env, capture_output=True,
+                              text=True, check=False)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        assert "shard 2/4:" in done.stdout and "balanced by last durations" in done.stdout
