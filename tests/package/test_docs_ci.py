@@ -88,8 +88,8 @@ def test_durations_are_recorded_by_a_whole_run_and_read_by_the_shards():
     assert set(github[True]) == {"pull_request", "push"}  # YAML 1.1 reads the key `on` as true
     jobs = github["jobs"]
     assert "pull_request" in jobs["review"]["if"]  # GITHUB_BASE_REF exists only there
-    record = [s["run"] for s in jobs["durations"]["steps"] if "stepsmith test" in s.get("run", "")]
-    shard = [s["run"] for s in jobs["fixtures"]["steps"] if "stepsmith test" in s.get("run", "")]
+    record, shard = ([s["run"] for s in jobs[job]["steps"] if "stepsmith test" in s.get("run", "")]
+                     for job in ("durations", "fixtures"))
     assert len(record) == len(shard) == 1 and "--shard" not in record[0] and "--shard" in shard[0]
     saved = next(s for s in jobs["durations"]["steps"] if s.get("uses", "").startswith(
         "actions/cache/save"))["with"]
@@ -118,8 +118,10 @@ def test_the_durations_run_writes_the_file_the_shards_read(tmp_path):
 
     (github,), (gitlab,) = configs()
     jobs = github["jobs"]
-    record = next(s["run"] for s in jobs["durations"]["steps"] if "stepsmith test" in s.get("run", ""))
-    shard = next(s["run"] for s in jobs["fixtures"]["steps"] if "stepsmith test" in s.get("run", ""))
+    def test_step(job: str) -> str:
+        return next(s["run"] for s in jobs[job]["steps"] if "stepsmith test" in s.get("run", ""))
+
+    record, shard = test_step("durations"), test_step("fixtures")
     shard = shard.replace("${{ matrix.shard }}", "2")
     gl_record = " && ".join(gitlab["durations"]["script"])
     gl_shard = " && ".join(gitlab["fixtures"]["script"])

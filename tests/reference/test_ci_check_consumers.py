@@ -56,7 +56,7 @@ def check(cwd: Path, fmt: str) -> tuple[int, str]:
 @functools.cache
 def findings(cwd: Path) -> list[dict]:
     """What every format must carry: json's problems, then its SF001 warnings as findings."""
-    rc, out = check(cwd, "json")
+    _rc, out = check(cwd, "json")
     doc = json.loads(out)
     stale = [{"code": w["code"], "path": w["fixture"], "severity": "warning",
               "message": w["message"].removeprefix("SF001 "),

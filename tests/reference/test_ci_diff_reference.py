@@ -108,8 +108,8 @@ def edit(draw):
     return a, b
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                   HealthCheck.function_scoped_fixture])
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(edit())
 def test_generated_edits_are_what_git_diff_writes(tmp_path, ab):
     """Byte for byte where git's alignment and difflib's coincide; where a change could sit at
