@@ -24,7 +24,8 @@ def junit_xml(results, total_seconds: float) -> str:
     for r in results:
         c = r.case
         tc = ET.SubElement(suite, "testcase",
-                           classname=x(f"{c.workflow.shown}::{c.step_id}".replace("/", ".")),
+                           classname=x((f"{c.workflow.shown}::{c.step_id}" if c.step_id
+                                        else c.workflow.shown).replace("/", ".")),
                            name=x(c.case), time=f"{r.duration_ms / 1000:.3f}")
         text = x(r.failure_text())
         if r.outcome == "failed":

@@ -244,3 +244,16 @@ def test_a_manifest_that_does_not_validate_blocks_the_workflow_once(tmp_path, ca
     assert code == 1 and len(json.loads(out)["results"]) == 1  # selected through what it blocks
     code, _out, err = run(capsys, "invoice-matching", "-k", "no-such-fixture")
     assert code == 2 and "no fixtures matched" in err
+
+
+def test_the_report_of_a_cause_is_one_junit_case_of_its_workflow(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    wf = _invoice(tmp_path)
+    step = wf / "steps" / "match.py"
+    step.write_text("import os\n" + step.read_text())
+    run(capsys, "invoice-matching", "--junit-xml", "j.xml")
+    (case,) = [c for c in ET.parse(tmp_path / "j.xml").getroot().iter("testcase")
+               if c.find("error") is not None]
+    assert case.get("classname") == "invoice-matching"
+    assert case.get("name") == "(blocked by SS101 at invoice-matching/steps/match.py:1:8)"
+    assert "3 fixture(s) of match cannot run" in case.find("error").text
