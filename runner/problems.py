@@ -345,6 +345,24 @@ def shifted(problem: Problem, lines: int, **changes) -> Problem:
     return Problem(**fields)
 
 
+def moved_along(problem: Problem, line: int, columns: int) -> Problem:
+    """`problem` with every position on `line` (its span and its fix's edits) `columns` on:
+    a byte order mark kept at the start of a buffer is line 1's first character, so what was
+    found in the text after it moves one column on along that line."""
+    def col(at_line: int, at: int) -> int:
+        return at + columns if at_line == line else at
+
+    sp = problem.span
+    data = dict(problem.data)
+    edits = data.get("edits")
+    if isinstance(edits, list):
+        data["edits"] = [[e[0], col(e[0], e[1]), e[2], col(e[2], e[3]), e[4]]
+                         if isinstance(e, list) and len(e) == 5 and isinstance(e[0], int)
+                         and isinstance(e[2], int) else e for e in edits]
+    return shifted(problem, 0, span=Span(sp.line, col(sp.line, sp.column), sp.end_line,
+                                         col(sp.end_line, sp.end_column)), data=data)
+
+
 def _plain(value):
     """`dataclasses.asdict`'s conversion: records to dicts, containers rebuilt, leaves copied."""
     cls = value.__class__

@@ -368,7 +368,8 @@ class Runner:
         lw = self._load(snapshot, manifest_path, from_buffer)
         if from_buffer and blocked(lw, step_id):
             return None
-        cases = [c for c in suite.workflow_cases(lw) if c.step_id == step_id]
+        # every fixture of the step, a blocked one as itself (its reply says by what)
+        cases = [c for c in suite.workflow_cases(lw, collapse=False) if c.step_id == step_id]
         if only is not None:
             cases = [c for c in cases if c.path is not None and norm(c.path) == only]
         step = lw.step(step_id) if lw.workflow is not None else None

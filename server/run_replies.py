@@ -30,6 +30,9 @@ class RunReply:
     stdout: str = ""
     target: dict | None = None  # LSP range in the fixture file (`fixture_target`)
     pending_uri: str | None = None  # set when the run wrote a pending change
+    # a fixture the workflow's check problems keep from running: their own diagnostics say
+    # it, so it gets none of its own (one cause, one report)
+    blocked: bool = False
 
     @property
     def status(self) -> str:
@@ -86,7 +89,7 @@ def result_reply(cr, target: dict | None) -> RunReply:
     return RunReply(case.case, path_to_uri(str(case.path)) if case.path else "", cr.outcome,
                     list(cr.messages), [d.to_json() for d in cr.differences], message,
                     "\n".join(diff_lines) if cr.outcome == "failed" else "",
-                    (cr.result or {}).get("stdout") or "", target)
+                    (cr.result or {}).get("stdout") or "", target, blocked=case.blocked)
 
 
 def record_reply(mp: str | None, step_id: str, name: str, inputs: Any, at: str | None,

@@ -27,7 +27,7 @@ class StepRun:
 
     @property
     def counts(self) -> tuple[int, int]:
-        bad = sum(1 for r in self.results if r.outcome in BAD)
+        bad = sum(1 for r in self.results if r.outcome in BAD and not r.blocked)
         return len(self.results) - bad, bad
 
 
@@ -88,7 +88,7 @@ class RunResults:
                 continue
             self.fixture_status[fp] = r.outcome
             probs = []
-            if r.outcome in BAD:
+            if r.outcome in BAD and not r.blocked:
                 msg = f"fixture {r.fixture} {r.outcome}"
                 if r.message:
                     msg += f": {r.message}"
@@ -108,7 +108,8 @@ class RunResults:
             loc = ws.function_location(path, st.code.function)
             found = any(f.name == st.code.function for f in ws.functions(path))
             if bad and loc is not None and found:
-                names = ", ".join(r.fixture for r in run.results if r.outcome in BAD)
+                names = ", ".join(r.fixture for r in run.results
+                                  if r.outcome in BAD and not r.blocked)
                 probs.append(Problem(code="fixture-failed",
                                      message=f"✗ {bad} of {len(run.results)} fixture(s) of step "
                                      f"{step_id} failed: {names}", span=loc.span, step=step_id))

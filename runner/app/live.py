@@ -9,8 +9,8 @@ it costs the same as "coverage"), so the editor can show coverage of all fixture
 values of any one of them without another run. The values stay in this outcome: they are
 never put into the result dict that fixtures, pending changes or the store are written from.
 
-`blocked(lw, step_id, source)`: why no run may start on this text (the workflow or the step
-file has check problems: the editor keeps the last results, marked stale, instead).
+`blocked(lw, step_id)`: why no run of the step may start on this text (check problems that
+block the step: the editor keeps the last results, marked stale, instead).
 """
 
 from __future__ import annotations
@@ -69,10 +69,16 @@ class LiveOutcome:
 
 
 def blocked(lw: LoadedWorkflow, step_id: str) -> str | None:
-    """Why fixtures may not run on this workflow's texts (check problems), or None."""
-    if lw.workflow is None or not lw.ok:
-        lines = lw.error_lines()
-        return lines[0] if lines else "the workflow has check problems"
+    """Why the step's fixtures may not run on this workflow's texts (the check problems that
+    block it: its own code and manifest entry, or the whole manifest), or None: a problem
+    elsewhere does not stop a step (fixtures/blocking.py)."""
+    if not lw.ok:
+        from stepsmith.runner.fixtures.blocking import causes
+
+        whole, per_step = causes(lw)
+        found = [whole] if whole is not None else per_step.get(step_id, [])
+        if found:
+            return found[0].lines[0] if found[0].lines else "the workflow has check problems"
     if lw.step(step_id) is None:
         return f"the workflow has no step {step_id!r}"
     return None
@@ -138,7 +144,8 @@ def run_live(lw: LoadedWorkflow, step_id: str, source: str | None, *, group: Gro
     from stepsmith.runner.fixtures.suite import workflow_cases
 
     t0 = time.perf_counter()
-    cases = [c for c in workflow_cases(lw) if c.step_id == step_id and (only is None or only(c))]
+    cases = [c for c in workflow_cases(lw, collapse=False)
+             if c.step_id == step_id and (only is None or only(c))]
     step = lw.step(step_id)
     file = step.code_ref.path if step is not None and step.code_ref is not None else None
 

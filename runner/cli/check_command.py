@@ -242,7 +242,7 @@ def run(args) -> int:
     if args.format not in ("full", "text", "json"):
         return _render_other(args, results, rows, stale)
     if args.statistics:
-        return _render_statistics(args, rows, results)
+        return _render_statistics(args, rows, results, stale)
     if args.format == "json":
         from stepsmith.runner.cli.check_formats import Finding, problem_json
 
@@ -294,8 +294,9 @@ def _render_other(args, results, rows, stale) -> int:
     from stepsmith.runner.cli import check_formats as fm
 
     if args.statistics:
-        return _render_statistics(args, rows, results)
+        return _render_statistics(args, rows, results, stale)
     findings = [fm.Finding(shown, pr) for shown, pr, _steps in rows]
+    findings += _stale_findings(stale)
     if args.format == "concise":
         text = fm.render_concise(findings)
     elif args.format == "json-lines":
@@ -321,10 +322,19 @@ def _render_other(args, results, rows, stale) -> int:
     return _status(rows, stale, args.strict)
 
 
-def _render_statistics(args, rows, results) -> int:
+def _stale_findings(stale) -> list:
+    """The SF001 warnings (`--strict` fails on them) as findings: a format that left them
+    out would pass what the exit status fails."""
+    from stepsmith.runner.cli.check_formats import Finding
+
+    return [Finding(w.fixture, w.problem()) for w in stale]
+
+
+def _render_statistics(args, rows, results, stale) -> int:
     from stepsmith.runner.cli import check_formats as fm
 
-    stats = fm.statistics([fm.Finding(shown, pr) for shown, pr, _steps in rows])
+    stats = fm.statistics([fm.Finding(shown, pr) for shown, pr, _steps in rows]
+                          + _stale_findings(stale))
     if args.format in ("json", "json-lines"):
         json.dump(stats, sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -332,7 +342,7 @@ def _render_statistics(args, rows, results) -> int:
         sys.stdout.write(fm.render_statistics(stats))
     if not results:
         return 2 if args.paths else 0
-    return _status(rows, [], args.strict)
+    return _status(rows, stale, args.strict)
 
 
 def _watch(args, paths) -> int:

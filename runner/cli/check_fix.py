@@ -56,10 +56,12 @@ def apply_fixes(paths, *, unsafe: bool, show: bool) -> dict | None:
 
 
 def print_diff(paths, *, unsafe: bool) -> int:
-    """`--diff`: the fixes as a unified diff, nothing written (exit 1 when there is any)."""
-    import difflib
-
+    """`--diff`: the fixes as the patch git would write, nothing written (exit 1 when there is
+    any). The patch is bytes as they are in the files (a patch with escaped content would not
+    apply); names are C-quoted as git quotes them, so no control character reaches a terminal
+    through a name."""
     from stepsmith.runner.app.fix import plan
+    from stepsmith.runner.cli.check_diff import file_patch
 
     try:
         fixes = plan(paths, unsafe=unsafe)
@@ -71,11 +73,15 @@ def print_diff(paths, *, unsafe: bool) -> int:
         return 2
     n = 0
     for fx in fixes:
-        shown = _display_fix_path(fx.path)
-        sys.stdout.writelines(difflib.unified_diff(
-            fx.original.splitlines(keepends=True), fx.fixed.splitlines(keepends=True),
-            fromfile=f"a/{shown}", tofile=f"b/{shown}"))
+        try:
+            mode = 0o100755 if os.stat(fx.path).st_mode & 0o111 else 0o100644
+        except OSError:
+            mode = 0o100644
+        sys.stdout.flush()
+        sys.stdout.buffer.write(file_patch(_display_fix_path(fx.path), fx.original, fx.fixed,
+                                           mode))
         n += len(fx.applied)
+    sys.stdout.flush()
     if n:
         print(f"\nWould fix {n} problem(s).", file=sys.stderr)
     return 1 if fixes else 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections import Counter
 from dataclasses import dataclass
 
@@ -25,7 +26,9 @@ class Finding:
 
     @property
     def uri(self) -> str:
-        return self.path.replace("\\", "/")
+        """The path with "/" separators: only the system's own separator is one (a backslash
+        in a POSIX name is part of the name)."""
+        return self.path.replace(os.sep, "/")
 
 
 def _rule(code: str):
@@ -130,30 +133,38 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
 def _sarif_rule(code: str) -> dict:
+    """The rule with its help embedded: a `file://` help link would name a file on the CI
+    host, which the reader of a code-scanning alert cannot open."""
+    from stepsmith.runner.rules.pages import page, text
+
     rule = _rule(code)
     if rule is None:
         return {"id": code}
-    help_md = f"**{rule.code} {rule.name}**: {rule.summary}\n\n{rule.rationale}"
-    if rule.example:
-        help_md += f"\n\nRefused:\n\n```\n{rule.example}\n```"
-    if rule.fix:
-        help_md += f"\n\nAccepted:\n\n```\n{rule.fix}\n```"
     props: dict = {"tags": ["security"] if rule.security else ["correctness"]}
     if rule.security:
         props["security-severity"] = "8.0" if code.startswith(("SS1", "SS2", "SS3")) else "5.0"
-    out = {
+    return {
         "id": rule.code,
         "name": rule.name,
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": rule.rationale},
-        "help": {"text": f"{rule.summary} {rule.rationale}", "markdown": help_md},
+        "help": {"text": text(rule), "markdown": page(rule, index_link=False)},
         "defaultConfiguration": {"level": "error"},
         "properties": props,
     }
-    url = rule_url(rule.code)
-    if url:
-        out["helpUri"] = url
-    return out
+
+
+def sarif_location(path: str) -> dict:
+    """`artifactLocation` of a shown path: a relative one as a percent-encoded relative
+    reference under %SRCROOT% (the current folder; a raw path is not a URI: GitHub decodes
+    `pct%41` as `pctA`), an absolute one as its `file` URI."""
+    from pathlib import PurePosixPath
+    from urllib.parse import quote
+
+    if PurePosixPath(path).is_absolute():
+        return {"uri": PurePosixPath(path).as_uri()}
+    # quote() with only "/" safe: `:` in a first segment would read as a scheme
+    return {"uri": quote(path, safe="/"), "uriBaseId": "%SRCROOT%"}
 
 
 def render_sarif(findings: list[Finding], *, version: str) -> str:
@@ -169,19 +180,21 @@ def render_sarif(findings: list[Finding], *, version: str) -> str:
             "level": _level(p),
             "message": {"text": p.message},
             "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": f.uri, "uriBaseId": "%SRCROOT%"},
+                "artifactLocation": sarif_location(f.uri),
                 "region": {"startLine": s.line, "startColumn": s.column + 1,
                            "endLine": end_line, "endColumn": end_col}}}],
             "partialFingerprints": {"stepsmith/v1": fp},
             **({"properties": {"step": p.step}} if p.step else {}),
         })
+    from pathlib import Path
+
     doc = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": {"name": "stepsmith", "version": version,
-                                **({"informationUri": index} if (index := rule_url("")) else {}),
                                 "rules": [_sarif_rule(c) for c in codes]}},
+            "originalUriBaseIds": {"%SRCROOT%": {"uri": Path.cwd().as_uri() + "/"}},
             "columnKind": "unicodeCodePoints",
             "results": results,
         }],
@@ -203,22 +216,28 @@ def _xml_text(text: str) -> str:
 
 
 def render_junit(findings: list[Finding], files: list[str]) -> str:
+    """One suite per checked file, one failing case per finding (a clean file: one passing
+    case), as Jenkins' junit-10.xsd has it (what Jenkins and GitLab read): every count is the
+    number of elements it counts, suites carry `errors`, cases no `file`/`line` (pytest's
+    default xunit2 family leaves them out too: the position is in the case's name)."""
     from xml.etree import ElementTree as ET
 
     by_file: dict[str, list[Finding]] = {path: [] for path in files}
     for f in findings:
         by_file.setdefault(f.path, []).append(f)
-    root = ET.Element("testsuites", name="stepsmith check", tests=str(max(1, len(findings))),
-                      failures=str(len(findings)))
+    n_cases = sum(max(1, len(items)) for items in by_file.values())
+    root = ET.Element("testsuites", name="stepsmith check", tests=str(n_cases),
+                      failures=str(len(findings)), errors="0")
     for path, items in by_file.items():
         suite = ET.SubElement(root, "testsuite", name=_xml_text(path),
-                              tests=str(max(1, len(items))), failures=str(len(items)))
+                              tests=str(max(1, len(items))), failures=str(len(items)),
+                              errors="0")
         if not items:
             ET.SubElement(suite, "testcase", name="no problems", classname=_xml_text(path))
         for f in items:
             p, s = f.problem, f.problem.span
-            case = ET.SubElement(suite, "testcase", name=_xml_text(f"{p.code} at {s.line}:{s.column + 1}"),
-                                 classname=_xml_text(path), file=_xml_text(path), line=str(s.line))
+            case = ET.SubElement(suite, "testcase", classname=_xml_text(path),
+                                 name=_xml_text(f"{p.code} at {s.line}:{s.column + 1}"))
             fail = ET.SubElement(case, "failure", message=_xml_text(f"{p.code} {p.message}"),
                                  type=p.code)
             fail.text = _xml_text(f"{path}:{s.line}:{s.column + 1}: {p.code} {p.message}"

@@ -59,7 +59,8 @@ def _has_errors(wc) -> bool:
 
 def _fixture_side(manifest: Path, wc) -> tuple[list, list]:
     """(fixture findings by file, stale wired fixtures as JSON) of a whole check; the stale
-    ones only while the workflow has no error (fixtures.suite.workflow_cases loads none)."""
+    ones only while the workflow has no error (the rule the cached part keeps: a step file's
+    error may block the fixtures an SF001 compares)."""
     import dataclasses
 
     from stepsmith.runner.fixtures.invoke import loaded_workflow
@@ -69,6 +70,8 @@ def _fixture_side(manifest: Path, wc) -> tuple[list, list]:
 
     # fixtures are part of the workflow: SF002-SF008 with positions
     fixture_found = list(check_fixtures(manifest, wc.manifest.workflow).items())
+    if wc.manifest.workflow is None or _has_errors(wc):
+        return fixture_found, []
     try:
         lw = loaded_workflow(manifest.resolve(), wc, base_for(manifest))
         stale = [dataclasses.asdict(s) for s in stale_fixtures(workflow_cases(lw))]

@@ -66,12 +66,7 @@ def run_rule(args: argparse.Namespace) -> int:
         json.dump(rule.to_json(), sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
-    out = [f"{rule.name} ({rule.code})", "", rule.summary, "", "Why:", f"    {rule.rationale}"]
-    if not rule.security:
-        out += ["", "This rule may be suppressed by a fix-it."]
-    if rule.example:
-        out += ["", "Refused:", _indent(rule.example)]
-    if rule.fix:
-        out += ["", "Allowed instead:", _indent(rule.fix)]
-    print("\n".join(out))
+    from stepsmith.runner.rules.pages import text
+
+    print(text(rule))
     return 0

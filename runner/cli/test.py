@@ -142,7 +142,8 @@ def run(args: argparse.Namespace) -> int:
             "Refusing to run step code outside the sandbox.",)) from None
     from stepsmith.runner.cli.test_output import write_reports
 
-    junit_failed = not write_reports(err, args, outcome)  # the results are still printed
+    written, notes = write_reports(err, args, outcome)  # the results are still printed
+    junit_failed = not written
     if args.format == "json":
         import json
 
@@ -150,7 +151,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         from stepsmith.runner.cli.console import SafeConsole
 
-        _print(SafeConsole(highlight=False, soft_wrap=True), err, outcome, args)
+        out = SafeConsole(highlight=False, soft_wrap=True)
+        _print(out, err, outcome, args)
+        for note in notes:  # the summary says what a report left out
+            out.print(note, markup=False)
     if outcome.failed:
         return 1
     return 2 if junit_failed else 0

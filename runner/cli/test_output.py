@@ -38,8 +38,9 @@ def print_stopped(console, maxfail: int | None, not_run: int, failed: int | None
                   f"{not_run} fixture(s) not run")
 
 
-def write_reports(err, args, outcome) -> bool:
-    """Write --junit-xml, --coverage-json, --lcov (atomically); False when one failed."""
+def write_reports(err, args, outcome) -> tuple[bool, list[str]]:
+    """Write --junit-xml, --coverage-json, --lcov (atomically): (False when one failed, the
+    warnings to repeat in the summary), each warning printed on stderr as well."""
     import json
     from pathlib import Path
 
@@ -55,10 +56,19 @@ def write_reports(err, args, outcome) -> bool:
 
         return json.dumps(report.to_json(outcome.coverage()), indent=2) + "\n"
 
+    notes: list[str] = []
+
     def lcov():
         from stepsmith.runner.coverage import report
 
-        return report.lcov(outcome.coverage())
+        files = outcome.coverage()
+        left_out = report.lcov_left_out(files)
+        if left_out:
+            shown = ", ".join(p.replace("\n", "\\n").replace("\r", "\\r") for p in left_out)
+            notes.append(f"warning: --lcov: left out {len(left_out)} file"
+                         f"{'' if len(left_out) == 1 else 's'} whose path LCOV cannot hold "
+                         f"(a line break): {shown}")
+        return report.lcov(files)
 
     ok = True
     for target, render in ((args.junit_xml, junit), (args.coverage_json, cov_json),
@@ -71,4 +81,6 @@ def write_reports(err, args, outcome) -> bool:
             err.print(f"stepsmith test: cannot write {target}: {exc.strerror or exc}",
                       markup=False)
             ok = False
-    return ok
+    for note in notes:
+        err.print(note, markup=False)
+    return ok, notes

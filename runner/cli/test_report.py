@@ -4,9 +4,11 @@ from __future__ import annotations
 
 
 def junit_xml(results, total_seconds: float) -> str:
-    """JUnit XML that every XML 1.0 parser reads: names, paths, messages and failure text are
-    workflow data, passed through the display filter (no control characters, surrogates or
-    non-characters; ElementTree itself would write them raw)."""
+    """JUnit XML as Jenkins' junit-10.xsd has it (what Jenkins and GitLab read; pytest's
+    default xunit2 family): the root repeats the suite's counts, a test case carries no
+    `file` (the fixture's path is in the failure text). Every XML 1.0 parser reads it: names,
+    paths, messages and failure text are workflow data, passed through the display filter
+    (no control characters, surrogates or non-characters; ElementTree would write them raw)."""
     import xml.etree.ElementTree as ET
 
     from stepsmith.runner.display import display_text as x
@@ -14,17 +16,17 @@ def junit_xml(results, total_seconds: float) -> str:
     failures = sum(r.outcome == "failed" for r in results)
     errors = sum(r.outcome == "error" for r in results)
     skipped = sum(r.outcome == "recorded" for r in results)
-    suites = ET.Element("testsuites")
+    suites = ET.Element("testsuites", name="stepsmith", tests=str(len(results)),
+                        failures=str(failures), errors=str(errors), time=f"{total_seconds:.3f}")
     suite = ET.SubElement(suites, "testsuite", name="stepsmith", tests=str(len(results)),
                           failures=str(failures), errors=str(errors), skipped=str(skipped),
                           time=f"{total_seconds:.3f}")
     for r in results:
         c = r.case
         tc = ET.SubElement(suite, "testcase",
-                           classname=x(f"{c.workflow.shown}::{c.step_id}".replace("/", ".")),
+                           classname=x((f"{c.workflow.shown}::{c.step_id}" if c.step_id
+                                        else c.workflow.shown).replace("/", ".")),
                            name=x(c.case), time=f"{r.duration_ms / 1000:.3f}")
-        if c.path:
-            tc.set("file", x(c.shown_path))
         text = x(r.failure_text())
         if r.outcome == "failed":
             first = r.differences[0] if r.differences else None
@@ -56,19 +58,14 @@ def print_text(console, outcome, show_stdout: bool = False, table_all: bool = Fa
     from stepsmith.runner.cli.loopview import print_differences, print_stdout
     from stepsmith.runner.fixtures.compare import unified_diff
 
-    blocked: dict[str, list] = {}
-    for r in results:
-        if r.outcome == "error" and r.case.blocked:
-            blocked.setdefault(r.case.workflow.shown, []).append(r)
-    for name, rs in blocked.items():
-        lw = rs[0].case.workflow
-        n = sum(1 for r in rs if r.case.fixture is not None or r.case.path)
-        cannot = f"so its {n} fixture(s) cannot run" if n else "and it has no fixtures"
-        console.print(f"[bold magenta]ERROR[/]  {escape(name)}: the workflow has check problems, "
-                      f"{cannot}:")
-        for line in lw.error_lines():
-            console.print("  " + escape(line))
-        console.print()
+    for r in results:  # each cause once, with the fixtures it blocks (fixtures/blocking.py)
+        if r.outcome == "error" and r.case.blocked and r.case.problems:
+            head, *lines = r.case.problems
+            console.print(f"[bold magenta]ERROR[/]  {escape(r.case.workflow.shown)}: "
+                          f"{escape(head)}")
+            for line in lines:
+                console.print(escape(line))
+            console.print()
     for r in results:
         captured = (r.result or {}).get("stdout")
         if r.outcome == "passed" and show_stdout and captured:

@@ -140,11 +140,24 @@ def to_json(files: Sequence[FileCoverage]) -> dict:
     return out
 
 
+def _lcov_can_hold(path: str) -> bool:
+    # LCOV is one record per line with no quoting: a line break in `SF:` splits the record
+    return "\n" not in path and "\r" not in path
+
+
+def lcov_left_out(files: Sequence[FileCoverage]) -> list[str]:
+    """The files `lcov` leaves out: their path cannot be written in a tracefile."""
+    return [fc.file for fc in files if not _lcov_can_hold(fc.file)]
+
+
 def lcov(files: Sequence[FileCoverage], test_name: str = "") -> str:
     """LCOV tracefile: hit counts are the number of fixtures that ran the line / took the arc;
-    a branch of a line no fixture ran is "-" (lcov's "never evaluated")."""
+    a branch of a line no fixture ran is "-" (lcov's "never evaluated"). A file whose path
+    holds a line break is left out (`lcov_left_out` names them; the caller warns)."""
     out: list[str] = []
     for fc in files:
+        if not _lcov_can_hold(fc.file):
+            continue
         out += [f"TN:{test_name}", f"SF:{fc.file}"]
         for line in sorted(fc.statements):
             out.append(f"DA:{line},{fc.fixture_hits(line)}")

@@ -117,7 +117,9 @@ def _read_step_from_disk(path: Path, root: Path) -> tuple:
     except OSError:
         return (None, None, None)
     try:
-        t = data.decode("utf-8")
+        # a byte order mark is encoding, not text: dropped as it decodes (as the manifest's
+        # reader does), so columns are the ones an editor shows
+        t = data.removeprefix(b"\xef\xbb\xbf").decode("utf-8")
         entry = (t, _digest(t), None)
     except UnicodeDecodeError:
         entry = (None, None, data)  # the validator reports SS004 with its position

@@ -62,7 +62,8 @@ def _read_disk(path: Path) -> str | None:
         data = safeio.read_bytes(path, root=path.parent, cap=safeio.STEP_FILE_CAP)
     except OSError:
         return None
-    return data.decode("utf-8")  # UnicodeDecodeError is handled by the caller
+    # UnicodeDecodeError is handled by the caller; a BOM is encoding, not text
+    return data.removeprefix(b"\xef\xbb\xbf").decode("utf-8")
 
 
 def _decode_error_problem(data: bytes, exc: UnicodeDecodeError, path: str, code: str) -> Problem:

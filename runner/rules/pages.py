@@ -17,7 +17,9 @@ _KIND = {"SS": ("step code", "python"), "SM": ("the manifest", "yaml"),
          "SF": ("fixtures", "text")}
 
 
-def page(rule) -> str:
+def page(rule, index_link: bool = True) -> str:
+    """The rule's page (markdown). `index_link`: end with a link to the index beside it (not
+    where the page is embedded alone, as SARIF's rule help)."""
     what, lang = _KIND.get(rule.code[:2], ("workflows", "text"))
     out = [f"# {rule.code} {rule.name}", "", f"Checked in {what}. {rule.summary}", "",
            "## Why", "", rule.rationale, ""]
@@ -26,7 +28,25 @@ def page(rule) -> str:
     if rule.fix:
         out += ["## Accepted", "", f"```{lang}", rule.fix.rstrip("\n"), "```", ""]
     out += ["A security rule: no editor action suppresses it." if rule.security else
-            "Not a security rule.", "", "All rules: [index](index.md).", ""]
+            "Not a security rule.", ""]
+    if index_link:
+        out += ["All rules: [index](index.md).", ""]
+    return "\n".join(out)
+
+
+def _indent(snippet: str) -> str:
+    return "\n".join("    " + line if line else "" for line in snippet.rstrip("\n").splitlines())
+
+
+def text(rule) -> str:
+    """The rule in plain text, as `stepsmith rule CODE` prints it (and SARIF's help text)."""
+    out = [f"{rule.name} ({rule.code})", "", rule.summary, "", "Why:", f"    {rule.rationale}"]
+    if not rule.security:
+        out += ["", "This rule may be suppressed by a fix-it."]
+    if rule.example:
+        out += ["", "Refused:", _indent(rule.example)]
+    if rule.fix:
+        out += ["", "Allowed instead:", _indent(rule.fix)]
     return "\n".join(out)
 
 

@@ -11,7 +11,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: `typing`/`collections.abc` are not imported at run time
     from collections.abc import Iterable, Sequence
 
-from stepsmith.runner.problems import Problem, Span, shifted
+from stepsmith.runner.problems import Problem, Span, moved_along, shifted
 from stepsmith.runner.validator import chunks, policy
 from stepsmith.runner.validator.astlock import AST_LOCK
 from stepsmith.runner.validator.model import StepUse
@@ -288,6 +288,9 @@ def _run_inner(source, python, uses, line_offset: int, chunked: bool) -> list[Pr
         detail = f"{type(exc).__name__}: {exc}"[:200]
         out.append(_problem("SS003", Span(1 + line_offset, 0, 1 + line_offset, 1),
                             f"validator failed closed: internal error ({detail})"))
+    if isinstance(source, str) and source.startswith(_BOM):
+        # positions in the text as given: its BOM is line 1's first character
+        out = [moved_along(p, 1 + line_offset, 1) for p in out]
     out.sort(key=Problem.sort_key)
     return out
 

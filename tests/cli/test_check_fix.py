@@ -153,3 +153,41 @@ def test_a_misspelt_key_is_renamed_not_shadowed_by_a_placeholder(tmp_path, capsy
     capsys.readouterr()
     assert "    explanation: Read the invoices.\n" in (wf / "workflow.yaml").read_text()
     assert codes(capsys, wf) == Counter()
+
+
+@pytest.mark.parametrize("folder", ["with space", "nl\nfolder", "naïve %41 \"q\"", "plain"])
+@pytest.mark.parametrize("final_newline", [True, False])
+def test_diff_is_a_patch_git_and_patch_apply_to_what_fix_writes(tmp_path, folder,
+                                                                final_newline):
+    """`--diff` printed difflib's output: a file without a final newline got no `\\ No
+    newline at end of file` ("corrupt patch"), a name with a space no TAB after it (patch -p1
+    could not find the file), a name with a newline split the header. The patch must apply
+    with `git apply` and `patch -p1` and give exactly what `--fix` writes."""
+    import shutil
+    import subprocess
+    import sys
+
+    src = STEP_CASES[0][0]
+    src = src if final_newline else src.rstrip("\n")
+    wf = write(tmp_path / "repo" / folder, editor.MANIFEST, {"steps/read.py": src})
+    repo = wf.parent
+    stepsmith = Path(sys.executable).with_name("stepsmith")
+    done = subprocess.run([stepsmith, "check", "--diff", "."], cwd=repo, capture_output=True,
+                          check=False)
+    assert done.returncode == 1, done.stderr
+    patch = done.stdout
+    fixed = tmp_path / "fixed"
+    shutil.copytree(repo, fixed)
+    subprocess.run([stepsmith, "check", "--fix", "."], cwd=fixed, capture_output=True,
+                   check=False)
+    for tool in (["git", "apply", "--unsafe-paths", "-"], ["patch", "-p1", "--batch"]):
+        applied = tmp_path / tool[0]
+        shutil.copytree(repo, applied)
+        dry = [*tool[:2], "--check", "-"] if tool[0] == "git" else [*tool, "--dry-run"]
+        for argv in (dry, tool):
+            p = subprocess.run(argv, cwd=applied, input=patch, capture_output=True,
+                               check=False)
+            assert p.returncode == 0, (argv, p.stdout, p.stderr, patch)
+        for rel in ("workflow.yaml", "steps/read.py"):
+            assert (applied / folder / rel).read_bytes() == (fixed / folder / rel).read_bytes()
+    assert (wf / "steps/read.py").read_text() == src  # --diff wrote nothing

@@ -7,6 +7,7 @@ import json
 import re
 from collections import Counter
 from pathlib import Path
+from urllib.parse import unquote
 from xml.etree import ElementTree as ET
 
 import jsonschema
@@ -133,14 +134,15 @@ def test_sarif_validates_against_the_official_schema(broken, capsys):
     assert set(ids) == {p["code"] for p in probs}
     for r in driver["rules"]:
         rule = rules.get(r["id"])
-        assert r["helpUri"] == rules.rule_url(rule.code) and rule.rationale in r["help"]["text"]
+        assert "helpUri" not in r and rule.rationale in r["help"]["text"]
         assert ("security-severity" in r["properties"]) == rule.security
     assert len(run_["results"]) == len(probs)
     for res, p in zip(run_["results"], probs):
         assert ids[res["ruleIndex"]] == res["ruleId"] == p["code"]
         region = res["locations"][0]["physicalLocation"]["region"]
         assert (region["startLine"], region["startColumn"]) == (p["line"], p["column"] + 1)
-        assert res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == p["path"]
+        location = res["locations"][0]["physicalLocation"]["artifactLocation"]
+        assert unquote(location["uri"]) == p["path"] and location["uriBaseId"] == "%SRCROOT%"
         assert res["partialFingerprints"]
 
 
@@ -187,3 +189,141 @@ def test_statistics_count_per_rule(broken, capsys):
     assert {s["code"]: s["count"] for s in stats} == want
     assert [s["count"] for s in stats] == sorted((s["count"] for s in stats), reverse=True)
     assert any(s["fixable"] for s in stats)  # the forbidden import has a fix
+
+
+# --- issue: every output read as its real consumer reads it -----------------------------------
+HOSTILE_PATH = "with space/pct%41/odd%,'\"<&>/naïve🎉/nl\nx.py"
+
+
+def test_sarif_uris_are_percent_encoded_references_under_srcroot(tmp_path, monkeypatch):
+    """A raw path is not a URI: GitHub decodes `pct%41` as `pctA`, and `odd%,` makes its
+    upload throw. Relative references, percent-encoded, resolved against %SRCROOT%."""
+    from stepsmith.runner.cli.check_formats import Finding, render_sarif
+    from stepsmith.runner.problems import Problem, Span
+
+    monkeypatch.chdir(tmp_path)
+    p = Problem("SS101", "module `os` is not allowed", Span(1, 7, 1, 9))
+    doc = json.loads(render_sarif([Finding(HOSTILE_PATH, p), Finding("/elsewhere/a b.py", p)],
+                                  version="0"))
+    (run_,) = doc["runs"]
+    inside, outside = (r["locations"][0]["physicalLocation"]["artifactLocation"]
+                       for r in run_["results"])
+    assert inside == {"uri": "with%20space/pct%2541/odd%25%2C%27%22%3C%26%3E/na%C3%AFve%F0%9F"
+                             "%8E%89/nl%0Ax.py", "uriBaseId": "%SRCROOT%"}
+    assert unquote(inside["uri"]) == HOSTILE_PATH
+    assert outside == {"uri": "file:///elsewhere/a%20b.py"}
+    assert run_["originalUriBaseIds"] == {"%SRCROOT%": {"uri": tmp_path.as_uri() + "/"}}
+
+
+def test_sarif_embeds_each_rules_help_and_links_to_no_local_file(broken, capsys):
+    """A `file://` helpUri names a file on the CI host, useless to the reader of the alert:
+    the rule's page is embedded instead, as text (what `stepsmith rule CODE` prints) and
+    markdown (the page of docs/rules/)."""
+    from stepsmith.runner.rules.pages import page, text
+
+    _rc, out = run(capsys, "--output-format", "sarif", "wf")
+    assert "file://" not in out.replace(Path.cwd().as_uri() + "/", "")
+    driver = json.loads(out)["runs"][0]["tool"]["driver"]
+    assert driver["rules"]
+    for r in driver["rules"]:
+        rule = rules.get(r["id"])
+        assert "helpUri" not in r
+        assert r["help"] == {"text": text(rule), "markdown": page(rule, index_link=False)}
+        assert rule.rationale in r["help"]["markdown"]
+
+
+def test_rule_command_prints_the_rules_text(capsys):
+    from stepsmith.runner.rules.pages import text
+
+    assert main(["rule", "SS201"]) == 0
+    assert capsys.readouterr().out == text(rules.get("SS201")) + "\n"
+
+
+JUNIT_XSD = Path(__file__).parents[1] / "reference" / "data" / "junit-10.xsd"
+
+
+def test_junit_counts_add_up_and_validate_against_jenkins_schema(tmp_path, capsys,
+                                                                 monkeypatch):
+    """The root's `tests` counts every case (a clean file's passing case too); suites carry
+    `errors` (required by Jenkins' junit-10.xsd); test cases carry no `file`/`line` (not in
+    that schema; pytest's default xunit2 family leaves them out)."""
+    import xmlschema
+
+    write_workflow(tmp_path / "clean")
+    write_workflow(tmp_path / "bad", BASE, {"steps/match.py": BROKEN_PY,
+                                            "steps/bills.py": BILLS_OK})
+    monkeypatch.chdir(tmp_path)
+    rc, out = run(capsys, "--output-format", "junit", ".")
+    root = ET.fromstring(out.encode())
+    cases = root.findall("testsuite/testcase")
+    assert rc == 1 and len(cases) > len(root.findall(".//failure")) > 0
+    assert int(root.get("tests")) == len(cases)
+    assert int(root.get("failures")) == len(root.findall(".//failure"))
+    for suite in root.findall("testsuite"):
+        assert int(suite.get("tests")) == len(suite.findall("testcase"))
+        assert int(suite.get("failures")) == len(suite.findall(".//failure"))
+        assert suite.get("errors") == "0"
+    assert all(c.get("file") is None and c.get("line") is None for c in cases)
+    xmlschema.XMLSchema(JUNIT_XSD).validate(out)
+
+
+BILLS_OK = "def draft(matches, connections, effects):\n    return 1\n"
+
+
+STALE = {"inputs": {"total": {"sum": "9.99"}}, "evaluation_time": "2026-12-01T07:00:00+00:00",
+         "expected": {"output": {"twice": "19.98"}, "effects": []},
+         "recorded_from": {"case": "day1", "upstream": {"add": {"fixture": "x",
+                                                                "request_sha256": "0" * 64}}}}
+
+
+@pytest.mark.parametrize("fmt", ["concise", "json-lines", "github", "gitlab", "sarif", "junit"])
+def test_every_format_carries_the_stale_fixture_warnings_strict_fails_on(fmt, tmp_path, kit,
+                                                                          capsys, monkeypatch):
+    """SF001 decides `--strict`'s exit status: every format shows it, at the stale input."""
+    kit.write_workflow(tmp_path / "wf", fixtures={"add/x": kit.add_case("1.00", None, "1.50"),
+                                                  "double/wired": STALE})
+    monkeypatch.chdir(tmp_path)
+    rc, out = run(capsys, "--output-format", fmt, "--no-cache", "wf")
+    assert rc == 0 and "SF001" in out and "wf/fixtures/double/wired.json" in out
+    assert run(capsys, "--output-format", fmt, "--no-cache", "--strict", "wf")[0] == 1
+    if fmt == "json-lines":
+        (p,) = [json.loads(line) for line in out.splitlines()]
+        assert (p["code"], p["severity"], p["line"], p["column"]) == ("SF001", "warning", 3, 4)
+        assert p["path"] == "wf/fixtures/double/wired.json"
+    rc, stats = run(capsys, "--statistics", "--output-format", fmt, "--no-cache", "wf")
+    assert "SF001" in stats and rc == 0
+
+
+def test_a_backslash_in_a_posix_name_is_part_of_the_name():
+    """`back\\slash/x.py` is one folder on Linux: written as `back/slash`, every format named
+    another file (found by the differential tests against GitHub's and GitLab's readers)."""
+    from urllib.parse import unquote
+
+    from stepsmith.runner.cli.check_formats import (
+        Finding,
+        render_github,
+        render_gitlab,
+        render_sarif,
+    )
+    from stepsmith.runner.problems import Problem, Span
+
+    f = Finding("back\\slash/x.py", Problem("SS101", "m", Span(1, 0, 1, 1)))
+    assert "file=back\\slash/x.py," in render_github([f])
+    assert json.loads(render_gitlab([f]))[0]["location"]["path"] == "back\\slash/x.py"
+    uri = json.loads(render_sarif([f], version="0"))["runs"][0]["results"][0]["locations"][0][
+        "physicalLocation"]["artifactLocation"]["uri"]
+    assert unquote(uri) == "back\\slash/x.py"
+
+
+def test_files_read_from_disk_drop_their_byte_order_mark_as_they_decode(tmp_path, capsys,
+                                                                         monkeypatch):
+    """A file's BOM is encoding, not text: `check` counts columns as an editor shows the file,
+    for step files as for manifests (a buffer that keeps it is another matter: the server)."""
+    write_workflow(tmp_path / "wf", "\ufeff" + BASE.replace("workflow:", "workflw:", 1),
+                   {"steps/match.py": "\ufeffimport os\n" + BROKEN_PY.split("\n", 1)[1],
+                    "steps/bills.py": BILLS_OK})
+    monkeypatch.chdir(tmp_path)
+    _rc, out = run(capsys, "--output-format", "json", "--no-cache", "wf")
+    found = {(p["code"], p["path"]): (p["line"], p["column"]) for p in json.loads(out)["problems"]}
+    assert found[("SS101", "wf/steps/match.py")] == (1, 7)
+    assert found[("SM003", "wf/workflow.yaml")] == (1, 0)

@@ -148,3 +148,22 @@ def test_a_step_file_that_does_not_parse_is_left_out_not_a_crash(bad, run, tmp_p
     assert "untested.py" not in out.split("Name", 1)[-1]
     files = json.loads((tmp_path / "c.json").read_text())["files"]
     assert list(files) == ["wf/steps/classify.py"] or files == {}
+
+
+def test_lcov_leaves_out_a_file_whose_path_holds_a_newline_and_says_so(run, tmp_path, kit,
+                                                                       capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    m = kit.demo_manifest(steps=[{"id": "classify", "explanation": "Big or small.",
+                                  "code": "steps/classify.py:classify",
+                                  "inputs": {"amounts": "sources.numbers"}}])
+    fixtures = {"classify/small": {"inputs": {"amounts": [1, 2]}, "evaluation_time": AT,
+                                   "expected": {"output": "small", "effects": []}}}
+    kit.write_workflow(tmp_path / "nl\nwf", m, {"steps/classify.py": BRANCHY}, fixtures)
+    kit.write_workflow(tmp_path / "wf", m, {"steps/classify.py": BRANCHY}, fixtures)
+    code, out, err = run(capsys, ".", "--lcov", tmp_path / "c.lcov")
+    lcov = (tmp_path / "c.lcov").read_text()
+    assert code == 0 and lcov.count("SF:") == 1 and "SF:wf/steps/classify.py\n" in lcov
+    assert "nl" not in lcov
+    warning = "--lcov: left out 1 file whose path LCOV cannot hold (a line break): " \
+              "nl\\nwf/steps/classify.py"
+    assert warning in err and warning in out  # named on stderr and in the summary

@@ -76,6 +76,36 @@ def test_junit_xml_is_valid(tmp_path, kit, capsys, monkeypatch):
     assert cases[("wf::double", "from-add")].find("failure") is None
 
 
+def test_junit_xml_is_jenkins_junit_10_with_counts_that_add_up(tmp_path, kit, capsys,
+                                                                monkeypatch):
+    """Valid against Jenkins' junit-10.xsd (what Jenkins and GitLab read): no `file` on a
+    test case (pytest's default xunit2 family has none), the root's counts equal its
+    suite's, and they are the numbers `--format json` gives."""
+    from pathlib import Path
+
+    import xmlschema
+
+    monkeypatch.chdir(tmp_path)
+    fx = kit.passing_fixtures()
+    fx["add/simple"]["expected"]["output"]["sum"] = "9"
+    fx["add/broken"] = '{"inputs": '
+    kit.full_workflow(tmp_path / "wf", fx)
+    code, out, _ = run(capsys, "wf", "--junit-xml", tmp_path / "junit.xml", "--format", "json")
+    assert code == 1
+    summary = json.loads(out)["summary"]
+    xml = (tmp_path / "junit.xml").read_text(encoding="utf-8")
+    xmlschema.XMLSchema(Path(__file__).parents[1] / "reference" / "data" / "junit-10.xsd"
+                        ).validate(xml)
+    root = ET.fromstring(xml.encode())
+    (suite,) = root.findall("testsuite")
+    assert all(c.get("file") is None and c.get("line") is None
+               for c in suite.findall("testcase"))
+    for el in (root, suite):
+        assert (int(el.get("tests")), int(el.get("failures")), int(el.get("errors"))) == (
+            summary["total"], summary["failed"], summary["error"]) == (8, 1, 1)
+    assert int(suite.get("skipped")) == summary["recorded"] == 1
+
+
 def test_select_step_and_keyword(tmp_path, kit, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     kit.full_workflow(tmp_path / "wf")
@@ -157,3 +187,73 @@ def test_json_carries_unified_diffs_for_big_values(tmp_path, kit, capsys, monkey
     (r,) = json.loads(out)["results"]
     assert code == 1 and len(r["unified_diffs"]) == 1
     assert '-      "amount": "1"\n+      "amount": "1.00"\n' in r["unified_diffs"][0]
+
+
+def _invoice(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parents[2] / "examples" / "invoice-matching"
+    wf = tmp_path / "invoice-matching"
+    shutil.copytree(src, wf, ignore=shutil.ignore_patterns(".stepsmith"))
+    return wf
+
+
+def test_one_cause_one_report_and_clean_steps_still_run(tmp_path, capsys, monkeypatch):
+    """One disallowed import in steps/match.py made all 12 fixtures errors, those of steps
+    whose code is untouched included. The steps whose code and manifest entry are clean run;
+    the fixtures the problem blocks are reported once, as blocked by it (code and position),
+    as pytest reports one collection error."""
+    monkeypatch.chdir(tmp_path)
+    wf = _invoice(tmp_path)
+    step = wf / "steps" / "match.py"
+    step.write_text("import os\n" + step.read_text())
+    code, out, _ = run(capsys, "invoice-matching", "--format", "json", "--junit-xml", "j.xml")
+    doc = json.loads(out)
+    assert code == 1
+    errors = [r for r in doc["results"] if r["outcome"] == "error"]
+    assert len(errors) == 1 and doc["summary"]["error"] == 1
+    (blocked,) = errors
+    text = "\n".join(blocked["messages"])
+    assert "invoice-matching/steps/match.py:1:8: SS101" in text
+    assert blocked["blocks"] == ["invoice-matching::match::acme-2026-12-01",
+                                 "invoice-matching::match::fx-and-supplier-2026-12-02",
+                                 "invoice-matching::match::tight-tolerance"]
+    ran = {r["step"] for r in doc["results"] if r["outcome"] in ("passed", "recorded")}
+    assert ran == {"normalise", "fx_rates", "draft_bills", "summary"}
+    assert doc["summary"]["total"] == 10 and doc["summary"]["passed"] + doc["summary"][
+        "recorded"] == 9
+    root = ET.parse(tmp_path / "j.xml").getroot()
+    assert len(root.findall(".//error")) == 1
+    code, out, _ = run(capsys, "invoice-matching")
+    assert out.count("SS101") == 1 and "1 errors" in out
+
+
+def test_a_manifest_that_does_not_validate_blocks_the_workflow_once(tmp_path, capsys,
+                                                                    monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    wf = _invoice(tmp_path)
+    manifest = wf / "workflow.yaml"
+    manifest.write_text(manifest.read_text().replace("version: 3", "version: three"))
+    code, out, _ = run(capsys, "invoice-matching", "--format", "json")
+    doc = json.loads(out)
+    assert code == 1 and [r["outcome"] for r in doc["results"]] == ["error"]
+    (blocked,) = doc["results"]
+    assert "SM005" in "\n".join(blocked["messages"]) and len(blocked["blocks"]) == 12
+    code, out, _ = run(capsys, "invoice-matching", "-k", "tight", "--format", "json")
+    assert code == 1 and len(json.loads(out)["results"]) == 1  # selected through what it blocks
+    code, _out, err = run(capsys, "invoice-matching", "-k", "no-such-fixture")
+    assert code == 2 and "no fixtures matched" in err
+
+
+def test_the_report_of_a_cause_is_one_junit_case_of_its_workflow(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    wf = _invoice(tmp_path)
+    step = wf / "steps" / "match.py"
+    step.write_text("import os\n" + step.read_text())
+    run(capsys, "invoice-matching", "--junit-xml", "j.xml")
+    (case,) = [c for c in ET.parse(tmp_path / "j.xml").getroot().iter("testcase")
+               if c.find("error") is not None]
+    assert case.get("classname") == "invoice-matching"
+    assert case.get("name") == "(blocked by SS101 at invoice-matching/steps/match.py:1:8)"
+    assert "3 fixture(s) of match cannot run" in case.find("error").text

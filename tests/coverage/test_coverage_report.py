@@ -107,3 +107,14 @@ def test_display_percent_never_rounds_to_the_ends():
     assert report.display_percent(99.6) == "99" and report.display_percent(0.2) == "1"
     assert report.display_percent(100.0) == "100" and report.display_percent(0) == "0"
     assert report.display_percent(87.4) == "87" and report.display_percent(82.5) == "82"
+
+
+def test_lcov_leaves_out_a_path_with_a_newline():
+    """LCOV is line-based and has no quoting: `SF:nl` plus a stray line made lcov merge two
+    files into one silently and genhtml write no report. Such a file is left out, named."""
+    ok = combine("steps/total.py", STEP, {"debit": DEBIT})
+    nl = combine("nl\nfolder/steps/total.py", STEP, {"debit": DEBIT})
+    cr = combine("cr\rfolder/steps/total.py", STEP, {"debit": DEBIT})
+    assert report.lcov([nl, ok, cr]) == report.lcov([ok])
+    assert report.lcov_left_out([nl, ok, cr]) == ["nl\nfolder/steps/total.py",
+                                                  "cr\rfolder/steps/total.py"]

@@ -142,3 +142,18 @@ def test_the_pre_commit_hook_runs_on_fixture_only_commits():
                  "wf/workflow.yaml", "wf/a.workflow.yaml", "wf/steps/x.py"):
         assert files.search(path), path
     assert not files.search("package.json")
+
+
+@pytest.mark.parametrize("manifest", ["workflow: demo\nsteps: [\n  - id: add\n",
+                                      "workflow: demo\nsteps: 3\n"])
+def test_a_manifest_whose_steps_cannot_be_read_reports_its_own_problem_only(wf, capsys,
+                                                                           manifest):
+    """Not "SF004 fixture for unknown step 'add' (steps: none)" on every fixture: a false
+    error caused by the real one. A broken fixture is still its own finding."""
+    (wf / "workflow.yaml").write_text(manifest)
+    (wf / "fixtures" / "add" / "bad.json").write_text('{"inputs": ')
+    code, out, _ = check(capsys, "--no-cache", "wf", "--format", "json")
+    found = json.loads(out)["problems"]
+    assert code == 1 and found
+    assert "SF004" not in {p["code"] for p in found}
+    assert {p["path"] for p in found} == {"wf/workflow.yaml", "wf/fixtures/add/bad.json"}

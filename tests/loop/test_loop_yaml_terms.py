@@ -15,6 +15,14 @@ CASES = [
     ("workflow: w\n  version: 1\n", 2, ["already has a value", "line 1"]),
     ("workflow: w\nsteps:\n  - id: a\n    explanation: Note: check it\n", 4,
      ["contains ': '", "quote"]),
+    # a key between a list item's keys (column 5) and the keys of its `inputs` (column 7)
+    ("workflow: w\nsteps:\n  - id: a\n    inputs:\n      x: 1\n     other: 1\n", 6,
+     ["line 6 is indented to column 6", "list item starting at line 3", "column 5",
+      "column 7", "line 4", "line it up"]),
+    ("workflow: w\nsteps:\n  - id: a\n    code: x\n    inputs:\n      x: 1\n      y: 2\n"
+     "     other: 1\n", 8, ["line 8 is indented to column 6", "column 5", "column 7", "line 5"]),
+    ("a:\n  b: 1\n  c:\n     d: 1\n    e: 2\n", 5,
+     ["line 5 is indented to column 5", "mapping starting at line 2", "column 3", "column 6"]),
 ]
 
 

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from docblocks import fenced
 
 REPO = Path(__file__).resolve().parents[2]
 GUIDE = REPO / "docs" / "guide.md"
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.usefixtures("sandbox")
 
 
 def shell_blocks(text: str) -> list[str]:
-    return re.findall(r"^```sh\n(.*?)^```", text, re.S | re.M)
+    return fenced(text, "sh")
 
 
 def script(blocks: list[str]) -> str:

@@ -22,6 +22,7 @@ import re
 from pathlib import Path
 
 import pytest
+from stepsmith.runner.problems import Span
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -233,22 +234,30 @@ def test_nel_in_a_key_and_beside_an_escape_of_a_private_use_character():
     assert load(text).root.data == {"a\u2028b": "\ue000\u2029\ue001"}
 
 
-def test_byte_order_mark_is_not_a_column():
-    """§5.2: a BOM may start the stream and is not content; columns on line 1 count without it
-    (editors drop it, and so do our CLI and VS Code; the loader must too)."""
+def test_byte_order_mark_is_a_column_of_the_text_as_given():
+    """§5.2: a BOM may start the stream and is not content; but positions are in the
+    coordinates of the text as given: a client that keeps the BOM in its buffer (didOpen)
+    counts it as the first character of line 1, so every line-1 position after it is one
+    column on (readers of files drop it as they decode: then it is not in the text)."""
     text = "\ufeffworkflow: w\nversion: 3\n"
     r = load(text)
     assert r.problems == []
     wf = r.root.get("workflow")
-    assert (wf.span.line, wf.span.column, wf.span.end_column) == (1, 10, 11)
-    assert r.root.pairs[0].key.span.column == 0
+    assert (wf.span.line, wf.span.column, wf.span.end_column) == (1, 11, 12)
+    assert r.root.pairs[0].key.span.column == 1
+    assert r.root.get("version").span == load(text[1:]).root.get("version").span
+    assert load(text).root.get("workflow").span.column == 11  # again: no shift twice
 
 
 @pytest.mark.parametrize("text", ['a: [1, 2\n', 'a: "x\nb: 2\n', "a: b: c\n", "k: v\n\tj: w\n"])
-def test_byte_order_mark_moves_no_error(text):
+def test_byte_order_mark_moves_errors_on_line_one_only(text):
     def where(t):
         return [(p.code, p.span) for p in load(t).problems]
-    assert where("\ufeff" + text) == where(text) != []
+    plain = where(text)
+    assert plain != []
+    assert where("\ufeff" + text) == [
+        (code, Span(s.line, s.column + (s.line == 1), s.end_line,
+                    s.end_column + (s.end_line == 1))) for code, s in plain]
 
 
 @pytest.mark.parametrize("form", ["{n}", "-{n}", "!!int {n}"])

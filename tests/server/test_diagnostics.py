@@ -172,3 +172,25 @@ async def test_unsaved_new_manifest_is_forgotten_on_close(client, workspace):
     close_doc(client, mu)
     assert await diagnostics(client, su, predicate=lambda ds: ds == []) == []
     close_doc(client, su)
+
+
+async def test_a_buffer_that_keeps_its_byte_order_mark_gets_positions_in_its_text(client,
+                                                                                  workspace):
+    """A client that keeps the BOM in didOpen counts it as line 0's first character: every
+    line-0 position after it is one UTF-16 unit on (it was off by one: squiggles and fix edits
+    a column early); other lines do not move."""
+    path = workspace / "billing" / "steps" / "scratch_bom.py"
+    u = open_doc(client, path, "\ufeffimport os\n\n\ndef f(x):\n    return eval(x)\n")
+    diags = await diagnostics(client, u)
+    assert codes(diags) == [("SS101", 0), ("SS301", 4)]
+    imp = next(d for d in diags if d.code == "SS101")
+    assert (imp.range.start.character, imp.range.end.character) == (8, 10)
+    assert next(d for d in diags if d.code == "SS301").range.start.character == 11
+    manifest = workspace / "billing" / "workflow.yaml"
+    text = manifest.read_text(encoding="utf-8").split("\n", 1)[1]  # from `workflow:` on
+    assert text.startswith("workflow:")
+    m = open_doc(client, manifest, "\ufeff" + text.replace("workflow:", "workflw:", 1))
+    (bad,) = [d for d in await diagnostics(client, m) if d.code == "SM003"]
+    assert (bad.range.start.line, bad.range.start.character, bad.range.end.character) == (
+        0, 1, 8)
+    close_doc(client, m)

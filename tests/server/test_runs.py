@@ -303,3 +303,40 @@ async def test_untrusted_workspace_gets_diagnostics_but_runs_nothing(untrusted):
     await diagnostics(client, step, v)
     await asyncio.sleep(6.0)  # a run-on-save would have published results by now
     assert notes == []
+
+
+@pytest_lsp.fixture(config=CONFIG, scope="module")
+async def broken_elsewhere(lsp_client: pytest_lsp.LanguageClient, tmp_path_factory):
+    ws = copy_data(tmp_path_factory.mktemp("elsewhere"))
+    rates = ws / "billing" / "steps" / "rates.py"
+    rates.write_text("import os\n" + rates.read_text())  # step `rates` only
+    lsp_client.mode = "push"
+    lsp_client.versions = {}
+    lsp_client.ws = ws
+    await initialize(lsp_client, ws, push_capabilities(), {"stepsmith": {"runOnSave": False}})
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_one_cause_one_report_in_the_editor(broken_elsewhere):
+    """A disallowed import in steps/rates.py made every fixture of the workflow an error, and
+    put one diagnostic on each fixture file. Step `total`, whose code and entry are clean,
+    runs; `rates`' fixture is reported blocked by the import (code and position), and the
+    one diagnostic of the cause is the import's own in rates.py."""
+    client = broken_elsewhere
+    ws = client.ws
+    manifest = uri(ws / "billing" / "workflow.yaml")
+    res = await command(client, "stepsmith.runStepFixtures", [manifest, "total"])
+    by = {r["fixture"]: r["status"] for r in res["results"]}
+    assert by == {"empty": "passed", "two-items": "passed", "wrong": "failed"}
+    res = await command(client, "stepsmith.runStepFixtures", [manifest, "rates"])
+    (gbp,) = res["results"]
+    assert gbp["status"] == "error"
+    assert "blocked by" in gbp["message"] and "steps/rates.py:1:8: SS101" in gbp["message"]
+    gbp_uri = uri(ws / "billing" / "fixtures" / "rates" / "gbp.json")
+    wrong_uri = uri(ws / "billing" / "fixtures" / "total" / "wrong.json")
+    await wait_for(lambda: client.diagnostics.get(wrong_uri))  # published after both runs
+    assert not client.diagnostics.get(gbp_uri)  # no second report of the import
+    rates = open_doc(client, ws / "billing" / "steps" / "rates.py")
+    diags = await diagnostics(client, rates)
+    assert [(d.code, d.source) for d in diags] == [("SS101", "stepsmith")]

@@ -145,3 +145,17 @@ def test_garbage_collector_state_is_restored():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_byte_order_mark_in_text_is_a_column_of_line_one():
+    """Positions are in the coordinates of the text as given: a client that keeps the BOM in
+    its buffer counts it as line 1's first character; the fix edits keep it. Bytes are
+    decoded first (the BOM is not text then), so their columns count without it."""
+    body = "\n\ndef f(a):\n    return a\n"
+    (p,) = validate("\ufeffimport os\n" + body)
+    assert (p.span.line, p.span.column, p.span.end_column) == (1, 8, 10)
+    assert p.data["edits"] == [[1, 1, 2, 0, ""]]
+    (q,) = validate(b"\xef\xbb\xbfimport os\n" + body.encode())
+    assert (q.span.column, q.data["edits"]) == (7, [[1, 0, 2, 0, ""]])
+    (r,) = validate("\ufeff\nimport os\n" + body)
+    assert (r.span.line, r.span.column, r.data["edits"]) == (2, 7, [[2, 0, 3, 0, ""]])

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 
 import yaml
-from stepsmith.runner.problems import Problem, Span
+from stepsmith.runner.problems import Problem, Span, moved_along
 
 from .compose import HAS_LIBYAML, MAX_DEPTH, _compose, _flow_overflow_span
 from .errors import _problem, describe_mark_error
@@ -52,10 +52,38 @@ def _hide_yaml11_breaks(text: str) -> tuple[str, dict[int, str]]:
 
 
 def load(text: str, path: str | None = None) -> LoadResult:
-    """Compose `text` into a positioned tree. Never raises."""
+    """Compose `text` into a positioned tree. Never raises. Positions are in the coordinates
+    of `text` as given: a byte order mark is not content, but a buffer that keeps one counts
+    it as line 1's first character (readers of files drop it as they decode)."""
+    if text.startswith("\ufeff"):
+        return _after_bom(_load(text[1:], path, cache=False))
+    return _load(text, path)
+
+
+def _after_bom(result: LoadResult) -> LoadResult:
+    """`result` of the text after a BOM, moved one column on along line 1 (a fresh tree,
+    never a cached one: `cache=False`)."""
+    import dataclasses
+
+    def moved(line: int, col: int) -> int:
+        return col + 1 if line == 1 else col
+
+    stack = [result.root] if result.root is not None else []
+    while stack:
+        node = stack.pop()
+        line, col, end_line, end_col = node.pos
+        node.pos = (line, moved(line, col), end_line, moved(end_line, end_col))
+        node._span = None
+        if isinstance(node, YMap):
+            for pair in node.pairs:
+                stack += [pair.key, pair.value]
+        elif isinstance(node, YSeq):
+            stack += node.items
+    return dataclasses.replace(result, problems=[moved_along(p, 1, 1) for p in result.problems])
+
+
+def _load(text: str, path: str | None, cache: bool = True) -> LoadResult:
     problems: list[Problem] = []
-    if text.startswith("\ufeff"):  # a byte order mark is not content: columns count without it
-        text = text[1:]
     if len(text) > MAX_MANIFEST_CHARS:
         size_mb = len(text.encode("utf-8", "surrogatepass")) / 1_000_000
         problems.append(
@@ -84,13 +112,13 @@ def load(text: str, path: str | None = None) -> LoadResult:
     restore = None
     if "\u2028" in text or "\u2029" in text or "\x85" in text:
         text, restore = _hide_yaml11_breaks(text)
-    else:  # the one-line shortcut reads values straight from the text: not with stand-ins
+    elif cache:  # the one-line shortcut reads values straight from the text: not with stand-ins
         reused = _reuse_after_one_line_edit(path, text)
         if reused is not None:
             return reused
     try:
         result = _compose(text, path, problems, restore)
-        if restore is None:
+        if restore is None and cache:
             _remember(path, text, result)
         return result
     except yaml.MarkedYAMLError as exc:

@@ -113,6 +113,10 @@ def _in_authors_terms(exc, lines: _EditorLines, problem: str) -> str | None:
         return (f"line {line + 1} is indented to column {_indent(lines.row(line)) + 1}, but the "
                 f"list item starting at line {item + 1} has its keys at column {key_col + 1}: "
                 "indent it to line up with them, or start a new item with '- '")
+    if "did not find expected key" in problem and cm is not None:
+        found = _between_levels(lines, line, lines.pos(cm))
+        if found is not None:
+            return found
     for opener, closer, what in (("[", "]", "list"), ("{", "}", "mapping")):
         if f"expected ',' or '{closer}'" in problem and cm is not None:
             ol, oc = lines.pos(cm)
@@ -130,3 +134,32 @@ def _in_authors_terms(exc, lines: _EditorLines, problem: str) -> str | None:
                     "already has a value on its line: line it up with the keys above, or put "
                     "the value on the lines below that key")
     return None
+
+
+def _between_levels(lines: _EditorLines, line: int, mapping: tuple[int, int]) -> str | None:
+    """A key indented past the keys of its mapping (at `mapping`) but short of the keys of the
+    block nested under the key above it (`     other: 1` between columns 5 and 7)."""
+    at, keys = mapping
+    indent = _indent(lines.row(line))
+    if indent <= keys:
+        return None
+    start = lines.row(at)
+    what = (f"the list item starting at line {at + 1}" if start[:keys].rstrip().endswith("-")
+            else f"the mapping starting at line {at + 1}")
+    said = (f"line {line + 1} is indented to column {indent + 1}, but {what} has its keys at "
+            f"column {keys + 1}")
+    nested = None  # (line of the key the deeper block is under, column of its keys)
+    for i in range(line - 1, at, -1):
+        row = lines.row(i)
+        if not row.strip() or row.lstrip().startswith("#"):
+            continue
+        if _indent(row) == keys:
+            break
+        if _indent(row) > indent:
+            nested = (i, _indent(row))
+    if nested is not None:
+        owner = next(i for i in range(nested[0] - 1, at - 1, -1)
+                     if lines.row(i).strip() and _indent(lines.row(i)) < nested[1])
+        said += (f" and the keys under the key on line {owner + 1} are at column "
+                 f"{nested[1] + 1}")
+    return said + ": line it up with the keys it belongs with"
