@@ -40,7 +40,9 @@ def _fingerprint(m) -> str:
 
 
 def render_sarif(survivors, *, version: str) -> str:
-    from stepsmith.runner.cli.check_formats import SARIF_SCHEMA
+    from pathlib import Path
+
+    from stepsmith.runner.cli.check_formats import SARIF_SCHEMA, sarif_location
     from stepsmith.runner.mutants.operators import BY_NAME
 
     names = sorted({m.operator for m in survivors})
@@ -54,7 +56,7 @@ def render_sarif(survivors, *, version: str) -> str:
         "ruleId": f"mutant/{m.operator}", "ruleIndex": index[m.operator], "level": "note",
         "message": {"text": m.message()},
         "locations": [{"physicalLocation": {
-            "artifactLocation": {"uri": m.path.replace("\\", "/"), "uriBaseId": "%SRCROOT%"},
+            "artifactLocation": sarif_location(m.path),
             "region": {"startLine": m.line, "startColumn": m.column + 1,
                        "endLine": m.end_line, "endColumn": m.end_column + 1}}}],
         "partialFingerprints": {"stepsmith-mutant/v1": _fingerprint(m)},
@@ -62,5 +64,6 @@ def render_sarif(survivors, *, version: str) -> str:
     } for m in survivors]
     doc = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{
         "tool": {"driver": {"name": "stepsmith mutants", "version": version, "rules": rules}},
+        "originalUriBaseIds": {"%SRCROOT%": {"uri": Path.cwd().as_uri() + "/"}},
         "columnKind": "unicodeCodePoints", "results": results}]}
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"

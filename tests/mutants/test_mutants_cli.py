@@ -123,6 +123,23 @@ def test_github_and_sarif_print_survivors_as_notes(kit, wf, capsys):
         "level": "note"}
 
 
+def test_sarif_locations_are_uris_as_checks_are(kit, tmp_path, capsys, monkeypatch):
+    """A folder name that is not a URI as it stands (space, `%`) is percent-encoded under
+    %SRCROOT%, exactly as `check --output-format sarif` writes it (GitHub decodes the uri)."""
+    from urllib.parse import unquote
+
+    monkeypatch.chdir(tmp_path)
+    kit.write_workflow(tmp_path / "pct%41 wf", _manifest(kit, [APPROVE_STEP]),
+                       {"steps/approve.py": APPROVE}, {"approve/small": _fixture("50", True)})
+    code, out, _ = kit.cli(capsys, "mutants", "pct%41 wf", "--output-format", "sarif")
+    run = json.loads(out)["runs"][0]
+    locs = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            for r in run["results"]}
+    assert locs == {"pct%2541%20wf/steps/approve.py"}
+    assert unquote(locs.pop()) == "pct%41 wf/steps/approve.py"
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == tmp_path.as_uri() + "/"
+
+
 def test_only_the_edited_steps_mutants_run_again(kit, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     other = APPROVE.replace("def approve", "def check").replace("<=", ">=")
