@@ -32,7 +32,7 @@ def configs() -> tuple[list[dict], list[dict]]:
 def test_every_console_block_prints_what_the_page_shows(tmp_path):
     blocks = console_blocks(PAGE.read_text(encoding="utf-8"))
     commands = [c for b in blocks for c in b.commands]
-    assert len(blocks) == 4 and len(commands) == 9
+    assert len(blocks) == 6 and len(commands) == 12
     errors = run_console(blocks, tmp_path)
     for c in commands:
         assert c.printed == c.shown, (c.line, c.printed, errors[-3000:])
