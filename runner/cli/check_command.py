@@ -105,7 +105,10 @@ def _validate_alone(path: Path):
                         "not checked", span=Span(1, 0, 1, 1), path=str(path))]
     import dataclasses
 
-    return [dataclasses.replace(p, path=str(path)) for p in validate(data, python="3.11", uses=())]
+    from stepsmith.runner.fix_safety import vet
+
+    return [dataclasses.replace(p, path=str(path))
+            for p in vet(data, validate(data, python="3.11", uses=()))]
 
 
 def collect(paths: list[str], first: bool = False,

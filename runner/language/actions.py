@@ -101,14 +101,16 @@ def fixes_for(snapshot, path: str, problem: Problem) -> list[Fix]:
 
 
 def quick_fixes(snapshot, path: str, problems: list[Problem]) -> list[CodeAction]:
-    """Every quick fix for `problems` in `path`, as code actions (the first fix of each
-    problem preferred); no "suppress" action exists for any rule."""
+    """Every quick fix for `problems` in `path`, as code actions (the first fix of a problem
+    preferred when it is safe: a guess or a fix that changes what the code does is the
+    author's choice); no "suppress" action exists for any rule."""
     from .effect_fix import declare_effect
 
     out: list[CodeAction] = []
     for p in problems:
         for i, fx in enumerate(fixes_for(snapshot, path, p)):
-            out.append(CodeAction(fx.title, {path: fx.edits}, QUICKFIX, p.code, fx.kind, i == 0, p))
+            out.append(CodeAction(fx.title, {path: fx.edits}, QUICKFIX, p.code, fx.kind,
+                                  i == 0 and fx.safe, p))
         if p.code in ("SM204", "SM205") and "manifest" in (p.data or {}):
             out.extend(_from_the_manifest(snapshot, p))
         if p.code == "SS601" and not path.endswith((".yaml", ".yml")):

@@ -30,13 +30,16 @@ from .yamlpos import YMap, YScalar, YSeq
 
 
 def _validate(text: str | bytes, python: str, uses: tuple) -> list[Problem]:
-    """The validator (itself memoised per top-level statement: the one cache)."""
+    """The validator (itself memoised per top-level statement: the one cache), with only the
+    fixes that keep the file meaning what it meant (judged on the whole file)."""
     try:
         from stepsmith.runner.validator import validate
     except ImportError as exc:  # fail closed, visibly
         return [Problem(code="SS003", message=f"step validator unavailable ({exc}); "
                         "the file was not checked", span=Span(1, 0, 1, 1))]
-    return validate(text, python=python, uses=list(uses))
+    from stepsmith.runner.fix_safety import vet
+
+    return vet(text, validate(text, python=python, uses=list(uses)))
 
 
 # ------------------------------------------------------------------------------ the check
