@@ -95,3 +95,42 @@ def test_typing_names_only_in_annotations_go_with_their_annotations(tmp_path, ca
     assert problems(capsys, wf) == []
     assert main(["test", str(wf)]) == 0  # the fixed step runs in the sandbox, as it meant
     assert "1 passed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("src, titles", [
+    (USED[0], []),
+    (TYPED, ["Remove the disallowed import and the annotations using Dict, List"]),
+], ids=["used", "typing-annotations"])
+def test_every_front_end_offers_the_same_fixes(tmp_path, src, titles):
+    """The editor's quick fixes and fix-all, and MCP `check`, read the same vetted fixes."""
+    from stepsmith.runner.app.fix import disk_snapshot
+    from stepsmith.runner.language.actions import quick_fixes
+    from stepsmith.runner.language.fixall import fix_all
+    from stepsmith.runner.mcp.scope import Scope
+    from stepsmith.runner.mcp.tools import check
+    from stepsmith.runner.workspace.diagnostics import diagnostics
+    from stepsmith.runner.workspace.index import norm
+
+    wf = workflow(tmp_path, src)
+    snap = disk_snapshot([norm(wf / "workflow.yaml")])
+    path = norm(wf / "steps" / "read.py")
+    (problem,) = diagnostics(snap, path)
+    actions = quick_fixes(snap, path, [problem])
+    assert [(a.title, a.preferred) for a in actions] == [(t, True) for t in titles]
+    whole = fix_all(snap, path)
+    assert (whole is None) == (not titles)
+    (mcp_problem,) = check(Scope.of([wf])).problems
+    assert [(f.title, f.safe, f.preferred) for f in mcp_problem.fixes] == \
+        [(t, True, True) for t in titles]
+
+
+def test_fix_all_applies_two_fixes_together_only_when_both_keep_the_meaning(tmp_path, capsys):
+    src = ("import os\nimport os.path\n\n\ndef read(invoices):\n"
+           "    return {r['id']: r['amount'] for r in invoices if os.sep}\n")
+    wf = workflow(tmp_path, src)
+    assert main(["check", "--fix", str(wf)]) == 1
+    capsys.readouterr()
+    text = (wf / "steps" / "read.py").read_text()
+    # each alone keeps `os` bound by the other; together they would leave it undefined
+    assert text.count("import os") == 1 and "os.sep" in text
+    assert [p["code"] for p in problems(capsys, wf)] == ["SS101"]
