@@ -20,7 +20,7 @@ END_OF_TEXT = r"(?![\s\S])"
 
 
 def workflow_json_schema() -> dict:
-    from stepsmith.runner.manifest.model import Workflow
+    from stepsmith.runner.manifest.model import Workflow, input_schemas
     from stepsmith.runner.manifest.zones import ZONES
     from stepsmith.runner.schema_hints import SNIPPETS, WORKFLOW_SNIPPET
 
@@ -40,6 +40,8 @@ def workflow_json_schema() -> dict:
         # editors (vscode-json-languageservice) say this instead of listing 600 names
         "errorMessage": "unknown timezone: use an IANA name such as Europe/London or UTC",
     }
+    schema["$defs"].pop("JsonValue", None)  # inputs are InputValue (what may be stored)
+    schema["$defs"].update(input_schemas())
     schema["defaultSnippets"] = [WORKFLOW_SNIPPET]
     for title, snippets in SNIPPETS.items():
         schema["$defs"][title]["defaultSnippets"] = snippets
@@ -52,6 +54,7 @@ def _allows_null(node: dict) -> bool:
 
 
 TIMEZONE_MARK = "x-stepsmith-timezone"  # runner/manifest/model.py marks timezone fields
+INPUT_VALUE_MARK = "x-stepsmith-input-value"  # ... and the value of each step input
 
 
 def _walk(root) -> None:
@@ -65,6 +68,8 @@ def _walk(root) -> None:
             if n.pop(TIMEZONE_MARK, False):
                 del n["type"]
                 n["$ref"] = "#/$defs/Timezone"
+            if n.pop(INPUT_VALUE_MARK, False):
+                n["$ref"] = "#/$defs/InputValue"
             if "patternProperties" in n:
                 n["patternProperties"] = {_anchor(k): v for k, v in n["patternProperties"].items()}
                 n.setdefault("additionalProperties", False)

@@ -31,12 +31,17 @@ from stepsmith.runner.model.grammar import (  # the one grammar (re-exported for
     NAME_PATTERN,
     PARAM_PATTERN,
     PYTHON_PATTERN,
+    RESERVED_PARAMETERS,
     SLUG_PATTERN,
+    SOURCE_PREFIX,
+    STEP_PREFIX,
+    STEP_SUFFIX,
     WHITESPACE_CLASS,
 )
 from stepsmith.runner.model.refs import CodeRef, InputRef, parse_input_ref
 
 from .cron_pattern import cron_pattern
+from .forbidden import forbidden_name_pattern
 from .zones import ZONES
 
 Slug = Annotated[str, StringConstraints(pattern=SLUG_PATTERN)]
@@ -253,10 +258,31 @@ class Source(_Strict):
         return f"connection {self.connection}"
 
 
-class Effect(_Strict):
-    """A change the workflow may make in the outside world. Locally it is only recorded."""
+#: What an effect targets: exactly one of these fields.
+EFFECT_TARGETS = ("connection", "channel")
 
-    connection: Name = Field(description="Alias (from `connections`) the effect is performed through.")
+
+def _effect_target_schema() -> dict:
+    """Exactly one of `connection` / `channel` as text (null, like absent, for the other), as
+    `Effect._one_target` says."""
+    return {"anyOf": [{"required": [need], "properties": {
+        need: {"type": "string"}, **{o: {"type": "null"} for o in EFFECT_TARGETS if o != need}}}
+        for need in EFFECT_TARGETS]}
+
+
+class Effect(_Strict):
+    """A change the workflow may make in the outside world, through a connected system
+    (`connection`) or on a channel (`channel`, e.g. posting a message). Locally it is only
+    recorded."""
+
+    model_config = ConfigDict(json_schema_extra=_effect_target_schema())
+
+    connection: Name | None = Field(
+        default=None, description="Alias (from `connections`) the effect is performed through "
+        "(or give `channel`).")
+    channel: ChannelName | None = Field(
+        default=None, description="The channel the effect is performed on (e.g. posting to "
+        "finance-requests), named as its platform names it (or give `connection`).")
     kind: Literal["create", "update", "delete", "send"] = Field(
         description="What the effect does: create, update, delete or send."
     )
@@ -267,8 +293,74 @@ class Effect(_Strict):
     )
     description: str = Field(default="", description="What this effect does, in plain language.")
 
+    @model_validator(mode="after")
+    def _one_target(self):
+        if self.connection is None and self.channel is None:
+            raise PydanticCustomError(  # reported as a missing key (SM004) at the effect
+                "effect_target_missing", "an effect needs `connection` or `channel`")
+        if self.connection is not None and self.channel is not None:
+            raise PydanticCustomError(
+                "effect_target_both", "an effect targets a connection or a channel, not both: "
+                "keep `connection` or `channel`")
+        return self
+
+    @property
+    def target(self) -> str:
+        """"connection xero" / "channel finance-requests"."""
+        return f"channel {self.channel}" if self.channel is not None else \
+            f"connection {self.connection}"
+
+    @property
+    def reach(self) -> str:
+        """What the effect does where: "create via xero" / "send to channel finance-requests"."""
+        if self.channel is not None:
+            return f"{self.kind} to channel {self.channel}"
+        return f"{self.kind} via {self.connection}"
+
 
 # --------------------------------------------------------------------------------- steps
+
+# Rules of one manifest that the positioned check (crossref.py) reports with their exact
+# position, and that the schema expresses too, so any JSON Schema tool refuses the same
+# manifests (tests/reference/test_schema_check_agreement.py). The model itself accepts them:
+# a manifest with a repeated grant is still a workflow whose reach can be shown.
+_FORBIDDEN_NAME = "a field named secret, credentials, api_key or token (any case, `-`/`_`/" \
+    "spaces ignored) is not allowed in inputs: they are stored verbatim (SM301)"
+_SOURCE_REF = "^" + SOURCE_PREFIX.replace(".", "\\.") + NAME_PATTERN[1:]
+_STEP_REF = "^" + STEP_PREFIX.replace(".", "\\.") + "[^.]*" + STEP_SUFFIX.replace(".", "\\.") + "$"
+
+
+def input_schemas() -> dict:
+    """`$defs` of an input's value: a literal holds no forbidden field name at any depth
+    (SM301); a text starting like a reference is one (SM102 / SM104 malformed)."""
+    forbidden = {"not": {"pattern": forbidden_name_pattern()}, "errorMessage": _FORBIDDEN_NAME}
+    literal = {"propertyNames": forbidden, "additionalProperties": {"$ref": "#/$defs/InputLiteral"},
+               "items": {"$ref": "#/$defs/InputLiteral"}}
+
+    def ref(prefix: str, full: str, what: str) -> dict:
+        return {"if": {"type": "string", "pattern": "^" + prefix.replace(".", "\\.")},
+                "then": {"pattern": full, "patternErrorMessage": f"malformed {what} reference: "
+                         f"expected {what == 'source' and 'sources.<name>' or 'steps.<id>.output'}"}}
+
+    return {"InputLiteral": literal, "InputValue": {"allOf": [
+        {"$ref": "#/$defs/InputLiteral"}, ref(SOURCE_PREFIX, _SOURCE_REF, "source"),
+        ref(STEP_PREFIX, _STEP_REF, "step")]}}
+
+
+def _inputs_schema(schema: dict) -> None:
+    """Input names: not reserved (SM108), not forbidden (SM301); values: `InputValue`."""
+    schema["propertyNames"] = {"allOf": [
+        {"not": {"enum": list(RESERVED_PARAMETERS)}, "errorMessage": "`connections` and "
+         "`effects` are reserved for the granted credentials and the effect recorder (SM108)"},
+        {"not": {"pattern": forbidden_name_pattern()}, "errorMessage": _FORBIDDEN_NAME}]}
+    for key in schema.get("patternProperties", {}):  # runner/schema.py makes it the $ref
+        schema["patternProperties"][key] = {INPUT_VALUE_MARK: True}
+
+
+#: An input's value in the schema: marked here, made a reference to `$defs/InputValue` by
+#: runner/schema.py (pydantic resolves every `$ref` it is given).
+INPUT_VALUE_MARK = "x-stepsmith-input-value"
+_ONCE = {"uniqueItems": True}  # SM109: each listed once
 
 
 class Step(_Strict):
@@ -296,6 +388,7 @@ class Step(_Strict):
         description="Parameter name -> where its value comes from: `sources.<name>`, "
         "`steps.<id>.output`, or a literal JSON value (a string not starting with `sources.` or "
         "`steps.` is a literal).",
+        json_schema_extra=_inputs_schema,
     )
     network: Literal["none", "public_egress"] = Field(
         default="none",
@@ -305,11 +398,14 @@ class Step(_Strict):
     connections: list[Name] = Field(
         default_factory=list,
         description="Connection aliases whose credentials this step receives through its "
-        "`connections` parameter. Default: none.",
+        "`connections` parameter, each once. Default: none.",
+        json_schema_extra=_ONCE,
     )
     effects: list[Name] = Field(
         default_factory=list,
-        description="Effect names this step may emit through its `effects` parameter. Default: none.",
+        description="Effect names this step may emit through its `effects` parameter, each "
+        "once. Default: none.",
+        json_schema_extra=_ONCE,
     )
 
     # parsed once, at validation: every consumer reads the typed references
