@@ -27,6 +27,7 @@ from pydantic_core import PydanticCustomError
 from stepsmith.runner.manifest.cron import check_cron  # the one cron grammar
 from stepsmith.runner.model.grammar import (  # the one grammar (re-exported for callers)
     CODE_PATTERN,
+    EFFECT_TARGETS,
     EVENT_PATTERN,
     NAME_PATTERN,
     PARAM_PATTERN,
@@ -256,10 +257,6 @@ class Source(_Strict):
         if self.kind == "graph":
             return f"graph query {self.query}"
         return f"connection {self.connection}"
-
-
-#: What an effect targets: exactly one of these fields.
-EFFECT_TARGETS = ("connection", "channel")
 
 
 def _effect_target_schema() -> dict:
