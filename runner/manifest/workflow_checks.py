@@ -19,7 +19,7 @@ from stepsmith.runner.model.grammar import (
     is_manifest_name,  # noqa: F401  (defined there; still importable here)
 )
 from stepsmith.runner.model.refs import CodeRef
-from stepsmith.runner.problems import Problem, Span
+from stepsmith.runner.problems import Problem, Severity, Span
 from stepsmith.runner.rules.manifest_rules import rationale
 
 from .crossref import did_you_mean, replace_fix, sub_span
@@ -144,9 +144,9 @@ def check_workflow(
     if not isinstance(steps, YSeq):
         return result
 
-    def add(code, message, span, step=None, data=None):
+    def add(code, message, span, step=None, data=None, severity=Severity.ERROR):
         mprobs.append(Problem(code=code, message=message, span=span, path=mpath, step=step,
-                              rationale=rationale(code), data=data or {}))
+                              rationale=rationale(code), data=data or {}, severity=severity))
 
     folder = manifest_path.parent
     try:
