@@ -38,7 +38,7 @@ def _text(source: str | bytes) -> str | None:
             source = bytes(source).decode("utf-8")
         except UnicodeDecodeError:
             return None
-    return source[1:] if source.startswith("\ufeff") else source
+    return source.removeprefix("\ufeff")
 
 
 def vet(source: str | bytes, problems: list[Problem]) -> list[Problem]:

@@ -44,14 +44,14 @@ def problems(capsys, wf: Path) -> list[dict]:
 
 USED = [
     # the repro: the name is read in the body
-    "import os\n\n\ndef read(invoices):\n    mode = os.environ.get('MODE')\n"
-    "    return {r['id']: r['amount'] for r in invoices if mode is None}\n",
+    ("import os\n\n\ndef read(invoices):\n    mode = os.environ.get('MODE')\n"
+     "    return {r['id']: r['amount'] for r in invoices if mode is None}\n"),
     # a typing name used outside an annotation
-    "from typing import Dict\n\n\ndef read(invoices):\n    out = Dict()\n"
-    "    return {r['id']: r['amount'] for r in invoices if out is not None}\n",
+    ("from typing import Dict\n\n\ndef read(invoices):\n    out = Dict()\n"
+     "    return {r['id']: r['amount'] for r in invoices if out is not None}\n"),
     # one name of two is used in the body
-    "from typing import List, cast\n\n\ndef read(invoices: List[dict]):\n"
-    "    return {r['id']: cast(str, r['amount']) for r in invoices}\n",
+    ("from typing import List, cast\n\n\ndef read(invoices: List[dict]):\n"
+     "    return {r['id']: cast(str, r['amount']) for r in invoices}\n"),
 ]
 
 

@@ -45,12 +45,12 @@ def test_no_fix_when_a_name_would_change_meaning(src):
     ("import os\n\n\ndef read(x):\n    return x\n", "\n\ndef read(x):\n    return x\n"),
     ("import json\nfrom math import *\n\n\ndef read(x):\n    return json.dumps(x)\n",
      "import json\n\n\ndef read(x):\n    return json.dumps(x)\n"),
-    ("from typing import Dict\n\n\ndef read(v: Dict = None, *a: 'Dict[str, int]', "
-     "k: Dict | None=1, **kw: (Dict)) -> (\n  Dict  # c\n  ):\n    x: Dict\n    x = 1\n"
-     "    return x\n",
+    (("from typing import Dict\n\n\ndef read(v: Dict = None, *a: 'Dict[str, int]', "
+      "k: Dict | None=1, **kw: (Dict)) -> (\n  Dict  # c\n  ):\n    x: Dict\n    x = 1\n"
+      "    return x\n"),
      "\n\ndef read(v=None, *a, k=1, **kw):\n    x = 1\n    return x\n"),
-    ("import typing as t\n\n\ndef read(v: t.List[int]) -> t.Any:\n    w: t.Any = v\n"
-     "    return w\n",
+    (("import typing as t\n\n\ndef read(v: t.List[int]) -> t.Any:\n    w: t.Any = v\n"
+      "    return w\n"),
      "\n\ndef read(v):\n    w = v\n    return w\n"),
 ])
 def test_the_safe_fix(src, want):
