@@ -5,24 +5,14 @@ from __future__ import annotations
 
 import json
 
-from gitkit import git
-from manifest_kit import BASE, write_workflow
+from gitkit import committed_workflow
+from manifest_kit import BASE
 from stepsmith.runner.cli import main
 
 WITH_CHANNEL = BASE.replace(
     "  draft_bill: {connection: xero, kind: create, key: invoice_id}\n",
     "  draft_bill: {connection: xero, kind: create, key: invoice_id}\n"
     "  post_summary: {channel: finance-requests, kind: send, key: day}\n")
-
-
-def committed(tmp_path, text: str):
-    r = tmp_path / "repo"
-    r.mkdir()
-    git(r, "init", "-q", "-b", "main")
-    write_workflow(r / "wf", text)
-    git(r, "add", "-A")
-    git(r, "commit", "-q", "-m", "base")
-    return r
 
 
 def diff(capsys, repo) -> list[tuple[str, str, str | None, str | None, bool]]:
@@ -33,7 +23,7 @@ def diff(capsys, repo) -> list[tuple[str, str, str | None, str | None, bool]]:
 
 
 def test_a_step_given_a_channel_effect_widens(tmp_path, capsys):
-    repo = committed(tmp_path, WITH_CHANNEL)
+    repo = committed_workflow(tmp_path, WITH_CHANNEL)
     (repo / "wf" / "workflow.yaml").write_text(
         WITH_CHANNEL.replace("    effects: [draft_bill]\n", "    effects: [draft_bill, post_summary]\n"))
     assert diff(capsys, repo) == [("effect-added", "draft", None,
@@ -44,7 +34,7 @@ def test_a_step_given_a_channel_effect_widens(tmp_path, capsys):
 
 def test_a_changed_target_widens(tmp_path, capsys):
     used = WITH_CHANNEL.replace("    effects: [draft_bill]\n", "    effects: [draft_bill, post_summary]\n")
-    repo = committed(tmp_path, used)
+    repo = committed_workflow(tmp_path, used)
     (repo / "wf" / "workflow.yaml").write_text(used.replace("channel: finance-requests",
                                                             "channel: everyone"))
     assert diff(capsys, repo) == [("effect-origin", "draft",
