@@ -43,16 +43,11 @@ def with_annotations(text: str, binds, edits) -> tuple[tuple[TextEdit, ...], lis
     names = {b[0] for b in binds}
     try:
         tree = ast.parse(text)
-        tokens = [t for t in tokenize.generate_tokens(io.StringIO(text).readline)
-                  if t.type not in _SKIP]
-    except (SyntaxError, ValueError, RecursionError, MemoryError, tokenize.TokenError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    sites = _Sites(text, tree, tokens)
+    sites = _Sites(text, tree)
     roots = _annotation_roots(tree)
-    in_roots = {id(n) for root in roots for n in ast.walk(root[0])}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id in names and id(node) not in in_roots:
-            return None  # used for something else than an annotation
+    # a use anywhere else stays a use: fix_safety finds it undefined after the removal
     out = list(edits)
     for annotation, owner, kind in roots:
         if not names & _names_in(annotation):
@@ -84,10 +79,20 @@ def _names_in(annotation) -> set[str]:
     return found
 
 
+def _statements(tree):
+    """Every statement, nested ones included (annotations belong to statements)."""
+    stack = list(tree.body)
+    while stack:
+        st = stack.pop()
+        yield st
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            stack.extend(getattr(st, field, ()) or ())
+
+
 def _annotation_roots(tree) -> list[tuple]:
     """(annotation, the node it annotates, kind) for every annotation in the file."""
     out = []
-    for node in ast.walk(tree):
+    for node in _statements(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             a = node.args
             for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs,
@@ -105,13 +110,29 @@ class _Sites:
     """Edits removing one annotation, positioned by the tokens (parentheses, comments and
     line continuations included) in code-point columns."""
 
-    def __init__(self, text: str, tree, tokens):
+    def __init__(self, text: str, tree):
         from stepsmith.runner.validator.positions import Positions
 
         self.pos = Positions(text)
         self.tree = tree
-        self.tokens = tokens
-        self.at = {t.start: i for i, t in enumerate(tokens)}
+        self.tokens: list = []
+        self.at: dict = {}
+
+    def _tokenize(self, first: int, last: int) -> None:
+        """The tokens of lines `first`..`last` (a statement's, from its own line start):
+        only what an edit needs is read, not the whole file."""
+        lines = self.pos.lines[first - 1:last]
+        source = io.StringIO("\n".join(lines) + "\n")
+        toks = []
+        try:
+            for t in tokenize.generate_tokens(source.readline):
+                if t.type not in _SKIP and t.type != tokenize.ENDMARKER:
+                    toks.append(t._replace(start=(t.start[0] + first - 1, t.start[1]),
+                                           end=(t.end[0] + first - 1, t.end[1])))
+        except (tokenize.TokenError, SyntaxError):
+            pass  # a region cut mid-statement ends early: what was read is kept
+        self.tokens = toks
+        self.at = {t.start: i for i, t in enumerate(toks)}
 
     def _index(self, lineno: int, byte_col: int) -> int | None:
         return self.at.get((lineno, self.pos.char_col(lineno, byte_col)))
@@ -134,7 +155,23 @@ class _Sites:
         return None
 
     def removal(self, annotation, owner, kind) -> list[TextEdit] | None:
+        if kind == "assign":
+            self._tokenize(owner.lineno, owner.end_lineno)
+        else:  # a parameter or the return: the header of the function it belongs to
+            fn = owner if kind == "returns" else self._function_of(owner)
+            if fn is None:
+                return None
+            self._tokenize(fn.lineno, fn.body[0].end_lineno if fn.body else fn.end_lineno)
         return getattr(self, "_" + kind)(annotation, owner)
+
+    def _function_of(self, arg):
+        for node in _statements(self.tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                a = node.args
+                if any(x is arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg,
+                                           a.kwarg]):
+                    return node
+        return None
 
     def _arg(self, annotation, arg) -> list[TextEdit] | None:
         i = self._index(arg.lineno, arg.col_offset)

@@ -1,9 +1,10 @@
 """Whether a fix of a step file keeps the program meaning what it meant, decided on the whole
 file (the validator computes each fix on the one statement it checks and cannot see the rest).
 
-`vet(source, problems)` is applied where step-file problems are made for a reader (the
-workflow check, the editor's diagnostics, `check` of a lone file), so every front end sees the
-same fixes: a fix that would break the file (no longer compiles) or change what a name refers
+`vet(source, problems)` is applied where step-file fixes reach a reader: the workflow check
+and `check` of a lone file (so `check --fix`, `--statistics`, the JSON formats and MCP agree)
+and the editor's code actions and fix-all (on the snapshot's text, when asked for: never per
+keystroke). A fix that would break the file (no longer compiles) or change what a name refers
 to anywhere (a removed import still used leaves it undefined) is not offered at all, not even
 as a guess. Removing a `typing` import used only in annotations takes those annotations with
 it (fix_annotations.py), in the same fix. `keeps_meaning(before, after)` is the one judgement,
@@ -22,7 +23,7 @@ import ast
 import builtins
 import dataclasses
 import functools
-import symtable
+import _symtable  # CPython's own scope analysis (what `symtable` wraps)
 
 from stepsmith.runner.fixes import apply_edits, fix_data, fixes_of, with_alternatives
 from stepsmith.runner.problems import Problem
@@ -109,80 +110,91 @@ def _resolution(text: str) -> dict | None:
     try:
         compile(text, "<step>", "exec", dont_inherit=True)
         tree = ast.parse(text)
-        top = symtable.symtable(text, "<step>", "exec")
+        # the raw tables: the `symtable` wrapper looks for each symbol's namespaces in every
+        # child table, quadratic in the functions of a file (seconds for 2,000 of them)
+        top = _symtable.symtable(text, "<step>", "exec")
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
         return None
     return _Resolver(tree, top).run()
 
 
+_SCOPE = _symtable.SCOPE_MASK
+_LOCAL = (_symtable.LOCAL, _symtable.CELL)
+
+
+def _scope(flags: int) -> int:
+    return (flags >> _symtable.SCOPE_OFF) & _SCOPE
+
+
 class _Resolver:
     def __init__(self, tree: ast.Module, top):
         self.top = top
-        self.nodes = {(n.name, n.lineno): n for n in ast.walk(tree) if isinstance(n, _NAMED)}
         self.tree = tree
+        self.nodes = {(n.name, n.lineno): n for n in _statements(tree) if isinstance(n, _NAMED)}
         self.star = any(isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)
                         for n in _own_statements(tree))
-        self.imports: dict[int, dict[str, tuple]] = {}
-        self.module = {s.get_name(): s for s in top.get_symbols()}
-        self.assigned_global = {s.get_name() for t in _tables(top) if t is not top
-                                for s in t.get_symbols()
-                                if s.is_declared_global() and s.is_assigned()}
+        self.bindings: dict[int, dict[str, tuple]] = {}
+        self.module = top.symbols
+        self.assigned_global = {name for t in _tables(top) if t is not top
+                                for name, flags in t.symbols.items()
+                                if _scope(flags) == _symtable.GLOBAL_EXPLICIT
+                                and flags & _symtable.DEF_LOCAL}
 
     def run(self) -> dict:
         out: dict = {}
         stack = [(self.top, ("module",), ())]
         while stack:
             table, path, chain = stack.pop()
-            out[path] = {s.get_name(): self.how(s, table, chain)
-                         for s in table.get_symbols() if s.is_referenced()}
+            out[path] = {name: self.how(name, flags, table, chain)
+                         for name, flags in table.symbols.items() if flags & _symtable.USE}
             seen: dict = {}
-            for child in table.get_children():
-                key = (child.get_type(), child.get_name())
+            for child in table.children:
+                key = (child.type, child.name)
                 seen[key] = seen.get(key, -1) + 1
                 stack.append((child, (*path, (*key, seen[key])), (*chain, (table, path))))
         return out
 
-    def kinds(self, sym, table) -> tuple:
-        """What binds `sym` in `table`: parameter, imports (of what), assignment, def/class."""
-        return (sym.is_parameter(), sym.is_assigned(), sym.is_namespace(),
-                self.imports_of(table).get(sym.get_name(), ()) if sym.is_imported() else ())
+    def kinds(self, name: str, flags: int, table) -> tuple:
+        """What binds `name` in `table`: parameter, assignment, def/class (each has a child
+        table of its name), imports (of what)."""
+        return (bool(flags & _symtable.DEF_PARAM), bool(flags & _symtable.DEF_LOCAL),
+                any(c.name == name for c in table.children) if flags & _symtable.DEF_LOCAL
+                else False,
+                self.imports_in(table).get(name, ()) if flags & _symtable.DEF_IMPORT else ())
 
-    def imports_of(self, table) -> dict[str, tuple]:
+    def imports_in(self, table) -> dict[str, tuple]:
+        """{name: what the scope's imports bind it to}."""
         key = id(table)
-        if key not in self.imports:
-            node = self.tree if table is self.top else \
-                self.nodes.get((table.get_name(), table.get_lineno()))
+        if key not in self.bindings:
+            node = self.tree if table is self.top else self.nodes.get((table.name, table.lineno))
             found: dict[str, set] = {}
             for st in _own_statements(node) if node is not None else ():
                 if isinstance(st, (ast.Import, ast.ImportFrom)):
                     for name, what in _bound(st):
                         found.setdefault(name, set()).add(what)
-            self.imports[key] = {n: tuple(sorted(w)) for n, w in found.items()}
-        return self.imports[key]
+            self.bindings[key] = {n: tuple(sorted(w)) for n, w in found.items()}
+        return self.bindings[key]
 
-    def how(self, sym, table, chain) -> tuple:
-        name = sym.get_name()
+    def how(self, name: str, flags: int, table, chain) -> tuple:
         if table is self.top:
             return self.global_(name)
-        if sym.is_local():
-            return ("local", self.kinds(sym, table))
-        if sym.is_free():
+        scope = _scope(flags)
+        if scope in _LOCAL:
+            return ("local", self.kinds(name, flags, table))
+        if scope == _symtable.FREE:
             for outer, where in reversed(chain):
-                if outer.get_type() != "function":
+                if outer.type != _symtable.TYPE_FUNCTION:
                     continue
-                try:
-                    bound = outer.lookup(name)
-                except KeyError:
-                    continue
-                if bound.is_local():
-                    return ("free", where, self.kinds(bound, outer))
+                bound = outer.symbols.get(name)
+                if bound is not None and _scope(bound) in _LOCAL:
+                    return ("free", where, self.kinds(name, bound, outer))
             return ("free",)
         return self.global_(name)
 
     def global_(self, name: str) -> tuple:
-        sym = self.module.get(name)
-        if sym is not None and (sym.is_imported() or sym.is_assigned() or sym.is_namespace()):
-            return ("module", self.kinds(sym, self.top), name in self.assigned_global)
+        flags = self.module.get(name, 0)
+        if flags & (_symtable.DEF_IMPORT | _symtable.DEF_LOCAL):
+            return ("module", self.kinds(name, flags, self.top), name in self.assigned_global)
         if name in self.assigned_global:
             return ("module", (), True)
         if self.star:
@@ -195,7 +207,18 @@ def _tables(top):
     while stack:
         t = stack.pop()
         yield t
-        stack.extend(t.get_children())
+        stack.extend(t.children)
+
+
+def _statements(tree):
+    """Every statement of the file, nested ones included (defs and classes are statements:
+    expressions are not walked)."""
+    stack = list(tree.body)
+    while stack:
+        st = stack.pop()
+        yield st
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            stack.extend(getattr(st, field, ()) or ())
 
 
 def _own_statements(node):

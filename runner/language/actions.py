@@ -4,8 +4,9 @@
 (`runner.fixes.fixes_of`: the first is preferred), plus "declare this effect" for SS601, an
 edit of the manifests running the file (effect_fix.py). `code_actions` is the same-file part.
 
-Step files: the rule that found the problem computed its edits (`runner.fixes.fix_of`); nothing
-here re-parses the code or matches message text. Manifests: a `{"fix": "replace",
+Step files: the rule that found the problem computed its edits (`runner.fixes.fix_of`), kept
+only when they keep the file meaning what it meant (`runner.fix_safety.vet`, on the snapshot's
+text); nothing here matches message text. Manifests: a `{"fix": "replace",
 "replacement": ...}` hint replaces the problem's span; a step missing its `explanation:` gets a
 placeholder the author must fill in, QUOTED so the YAML stays valid (`TODO: say…` unquoted is a
 mapping value containing `: `). Deliberately no "suppress"/"ignore" action: a security rule
@@ -93,7 +94,17 @@ def code_actions(snapshot, path: str, problems: list[Problem]) -> list[Fix]:
     if is_manifest_path(path):
         doc = snapshot.manifest_doc(path)
         return [f for p in problems for f in (manifest_fixes(doc, p) if doc is not None else [])]
-    return [f for p in problems for f in step_fixes(p)]
+    from stepsmith.runner.fix_safety import vet
+
+    text = snapshot.read_text(path)  # a step file's fixes: only those that keep its meaning
+    vetted = vet(text, problems) if text is not None else [_without_fixes(p) for p in problems]
+    return [f for p in vetted for f in step_fixes(p)]
+
+
+def _without_fixes(problem: Problem) -> Problem:
+    import dataclasses
+
+    return dataclasses.replace(problem, data={})
 
 
 def fixes_for(snapshot, path: str, problem: Problem) -> list[Fix]:

@@ -52,12 +52,12 @@ def step_problems(snapshot: WorkspaceSnapshot, path: str | None, buf: Buffer) ->
     limit = snapshot.max_file_size
     if len(buf.text) > limit:
         return [too_large(len(buf.text), limit, "SS002")]
-    from stepsmith.runner.fix_safety import vet
     from stepsmith.runner.validator import validate
 
+    # the fixes are the rule's candidates: judged on the whole file only when asked for
+    # (language/actions.code_actions), never per keystroke
     python, uses = snapshot.step_context(path)
-    found = vet(buf.text, validate(buf.text, python=python, uses=uses))
-    return found + snapshot.index.crossfile(path)
+    return validate(buf.text, python=python, uses=uses) + snapshot.index.crossfile(path)
 
 
 def diagnostics(snapshot: WorkspaceSnapshot, path: str, buf: Buffer | None = None) -> list[Problem]:
