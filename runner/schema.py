@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import json
 
+# the model marks each step input's value with it: made the `$ref` to `$defs/InputValue` here
+from stepsmith.runner.manifest.model_schema import INPUT_VALUE_MARK
+
 SCHEMA_ID = "https://stepsmith.dev/schemas/workflow.schema.json"
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 #: The end of the text in ECMAScript and Python alike: Python's `$` (jsonschema uses
@@ -20,7 +23,8 @@ END_OF_TEXT = r"(?![\s\S])"
 
 
 def workflow_json_schema() -> dict:
-    from stepsmith.runner.manifest.model import Workflow, input_schemas
+    from stepsmith.runner.manifest.model import Workflow
+    from stepsmith.runner.manifest.model_schema import input_schemas
     from stepsmith.runner.manifest.zones import ZONES
     from stepsmith.runner.schema_hints import SNIPPETS, WORKFLOW_SNIPPET
 
@@ -54,7 +58,6 @@ def _allows_null(node: dict) -> bool:
 
 
 TIMEZONE_MARK = "x-stepsmith-timezone"  # runner/manifest/model.py marks timezone fields
-INPUT_VALUE_MARK = "x-stepsmith-input-value"  # ... and the value of each step input
 
 
 def _walk(root) -> None:

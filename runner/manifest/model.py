@@ -27,22 +27,23 @@ from pydantic_core import PydanticCustomError
 from stepsmith.runner.manifest.cron import check_cron  # the one cron grammar
 from stepsmith.runner.model.grammar import (  # the one grammar (re-exported for callers)
     CODE_PATTERN,
-    EFFECT_TARGETS,
     EVENT_PATTERN,
     NAME_PATTERN,
     PARAM_PATTERN,
     PYTHON_PATTERN,
-    RESERVED_PARAMETERS,
     SLUG_PATTERN,
-    SOURCE_PREFIX,
-    STEP_PREFIX,
-    STEP_SUFFIX,
     WHITESPACE_CLASS,
 )
 from stepsmith.runner.model.refs import CodeRef, InputRef, parse_input_ref
 
 from .cron_pattern import cron_pattern
-from .forbidden import forbidden_name_pattern
+from .model_schema import (  # what the schema says beyond pydantic's own
+    ONCE,
+    SOURCE_KIND_FIELD,
+    effect_target_schema,
+    inputs_schema,
+    source_kind_schema,
+)
 from .zones import ZONES
 
 Slug = Annotated[str, StringConstraints(pattern=SLUG_PATTERN)]
@@ -191,32 +192,12 @@ class Connection(_Strict):
     description: str = Field(default="", description="What system this connection reaches.")
 
 
-#: What each source kind needs: its own field, required, and no other kind's field.
-SOURCE_KIND_FIELD = {"connection": "connection", "channel": "channel", "graph": "query"}
-
-
-def _source_kind_schema() -> dict:
-    """Each kind needs its own field as text and holds no other kind's field (null, like
-    absent, is allowed there), as `Source._fields_of_kind` says."""
-    rules = []
-    for kind, need in SOURCE_KIND_FIELD.items():
-        others = [f for f in SOURCE_KIND_FIELD.values() if f != need]
-        cond = ({"required": ["kind"], "properties": {"kind": {"const": kind}}}
-                if kind != "connection" else  # the default: kind absent, or connection
-                {"anyOf": [{"not": {"required": ["kind"]}},
-                           {"properties": {"kind": {"const": "connection"}}}]})
-        rules.append({"if": cond, "then": {
-            "required": [need],
-            "properties": {need: {"type": "string"}, **{o: {"type": "null"} for o in others}}}})
-    return {"allOf": rules}
-
-
 class Source(_Strict):
     """Data the workflow reads: a connected system's records (`kind: connection`, the
     default), a channel's records (`kind: channel`) or a query on the organisation's graph
     (`kind: graph`)."""
 
-    model_config = ConfigDict(json_schema_extra=_source_kind_schema())
+    model_config = ConfigDict(json_schema_extra=source_kind_schema())
 
     kind: Literal["connection", "channel", "graph"] = Field(
         default="connection",
@@ -259,20 +240,12 @@ class Source(_Strict):
         return f"connection {self.connection}"
 
 
-def _effect_target_schema() -> dict:
-    """Exactly one of `connection` / `channel` as text (null, like absent, for the other), as
-    `Effect._one_target` says."""
-    return {"anyOf": [{"required": [need], "properties": {
-        need: {"type": "string"}, **{o: {"type": "null"} for o in EFFECT_TARGETS if o != need}}}
-        for need in EFFECT_TARGETS]}
-
-
 class Effect(_Strict):
     """A change the workflow may make in the outside world, through a connected system
     (`connection`) or on a channel (`channel`, e.g. posting a message). Locally it is only
     recorded."""
 
-    model_config = ConfigDict(json_schema_extra=_effect_target_schema())
+    model_config = ConfigDict(json_schema_extra=effect_target_schema())
 
     connection: Name | None = Field(
         default=None, description="Alias (from `connections`) the effect is performed through "
@@ -317,49 +290,6 @@ class Effect(_Strict):
 
 # --------------------------------------------------------------------------------- steps
 
-# Rules of one manifest that the positioned check (crossref.py) reports with their exact
-# position, and that the schema expresses too, so any JSON Schema tool refuses the same
-# manifests (tests/reference/test_schema_check_agreement.py). The model itself accepts them:
-# a manifest with a repeated grant is still a workflow whose reach can be shown.
-_FORBIDDEN_NAME = "a field named secret, credentials, api_key or token (any case, `-`/`_`/" \
-    "spaces ignored) is not allowed in inputs: they are stored verbatim (SM301)"
-_SOURCE_REF = "^" + SOURCE_PREFIX.replace(".", "\\.") + NAME_PATTERN[1:]
-_STEP_REF = "^" + STEP_PREFIX.replace(".", "\\.") + "[^.]*" + STEP_SUFFIX.replace(".", "\\.") + "$"
-
-
-def input_schemas() -> dict:
-    """`$defs` of an input's value: a literal holds no forbidden field name at any depth
-    (SM301); a text starting like a reference is one (SM102 / SM104 malformed)."""
-    forbidden = {"not": {"pattern": forbidden_name_pattern()}, "errorMessage": _FORBIDDEN_NAME}
-    literal = {"propertyNames": forbidden, "additionalProperties": {"$ref": "#/$defs/InputLiteral"},
-               "items": {"$ref": "#/$defs/InputLiteral"}}
-
-    def ref(prefix: str, full: str, what: str) -> dict:
-        return {"if": {"type": "string", "pattern": "^" + prefix.replace(".", "\\.")},
-                "then": {"pattern": full, "patternErrorMessage": f"malformed {what} reference: "
-                         f"expected {what == 'source' and 'sources.<name>' or 'steps.<id>.output'}"}}
-
-    return {"InputLiteral": literal, "InputValue": {"allOf": [
-        {"$ref": "#/$defs/InputLiteral"}, ref(SOURCE_PREFIX, _SOURCE_REF, "source"),
-        ref(STEP_PREFIX, _STEP_REF, "step")]}}
-
-
-def _inputs_schema(schema: dict) -> None:
-    """Input names: not reserved (SM108), not forbidden (SM301); values: `InputValue`."""
-    schema["propertyNames"] = {"allOf": [
-        {"not": {"enum": list(RESERVED_PARAMETERS)}, "errorMessage": "`connections` and "
-         "`effects` are reserved for the granted credentials and the effect recorder (SM108)"},
-        {"not": {"pattern": forbidden_name_pattern()}, "errorMessage": _FORBIDDEN_NAME}]}
-    for key in schema.get("patternProperties", {}):  # runner/schema.py makes it the $ref
-        schema["patternProperties"][key] = {INPUT_VALUE_MARK: True}
-
-
-#: An input's value in the schema: marked here, made a reference to `$defs/InputValue` by
-#: runner/schema.py (pydantic resolves every `$ref` it is given).
-INPUT_VALUE_MARK = "x-stepsmith-input-value"
-_ONCE = {"uniqueItems": True}  # SM109: each listed once
-
-
 class Step(_Strict):
     """One step: a top-level Python function run in its own sandbox."""
 
@@ -385,7 +315,7 @@ class Step(_Strict):
         description="Parameter name -> where its value comes from: `sources.<name>`, "
         "`steps.<id>.output`, or a literal JSON value (a string not starting with `sources.` or "
         "`steps.` is a literal).",
-        json_schema_extra=_inputs_schema,
+        json_schema_extra=inputs_schema,
     )
     network: Literal["none", "public_egress"] = Field(
         default="none",
@@ -396,13 +326,13 @@ class Step(_Strict):
         default_factory=list,
         description="Connection aliases whose credentials this step receives through its "
         "`connections` parameter, each once. Default: none.",
-        json_schema_extra=_ONCE,
+        json_schema_extra=ONCE,
     )
     effects: list[Name] = Field(
         default_factory=list,
         description="Effect names this step may emit through its `effects` parameter, each "
         "once. Default: none.",
-        json_schema_extra=_ONCE,
+        json_schema_extra=ONCE,
     )
 
     # parsed once, at validation: every consumer reads the typed references
