@@ -19,6 +19,7 @@ import ast
 import io
 import tokenize
 
+from stepsmith.runner.fix_safety import statements  # annotations belong to statements
 from stepsmith.runner.fixes import TextEdit
 from stepsmith.runner.problems import Span
 
@@ -79,20 +80,10 @@ def _names_in(annotation) -> set[str]:
     return found
 
 
-def _statements(tree):
-    """Every statement, nested ones included (annotations belong to statements)."""
-    stack = list(tree.body)
-    while stack:
-        st = stack.pop()
-        yield st
-        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-            stack.extend(getattr(st, field, ()) or ())
-
-
 def _annotation_roots(tree) -> list[tuple]:
     """(annotation, the node it annotates, kind) for every annotation in the file."""
     out = []
-    for node in _statements(tree):
+    for node in statements(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             a = node.args
             for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs,
@@ -165,7 +156,7 @@ class _Sites:
         return getattr(self, "_" + kind)(annotation, owner)
 
     def _function_of(self, arg):
-        for node in _statements(self.tree):
+        for node in statements(self.tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 a = node.args
                 if any(x is arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg,

@@ -19,11 +19,11 @@ compile has no safe fix (fails closed).
 
 from __future__ import annotations
 
+import _symtable  # CPython's own scope analysis (what `symtable` wraps)
 import ast
 import builtins
 import dataclasses
 import functools
-import _symtable  # CPython's own scope analysis (what `symtable` wraps)
 
 from stepsmith.runner.fixes import apply_edits, fix_data, fixes_of, with_alternatives
 from stepsmith.runner.problems import Problem
@@ -130,7 +130,7 @@ class _Resolver:
     def __init__(self, tree: ast.Module, top):
         self.top = top
         self.tree = tree
-        self.nodes = {(n.name, n.lineno): n for n in _statements(tree) if isinstance(n, _NAMED)}
+        self.nodes = {(n.name, n.lineno): n for n in statements(tree) if isinstance(n, _NAMED)}
         self.star = any(isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)
                         for n in _own_statements(tree))
         self.bindings: dict[int, dict[str, tuple]] = {}
@@ -210,7 +210,7 @@ def _tables(top):
         stack.extend(t.children)
 
 
-def _statements(tree):
+def statements(tree):
     """Every statement of the file, nested ones included (defs and classes are statements:
     expressions are not walked)."""
     stack = list(tree.body)
