@@ -1,7 +1,16 @@
 """Quick fixes as typed values. The rule that finds a problem computes its fix and carries it
 on `Problem.data` (plain JSON: `{"fix": kind, "title": ..., "edits": [[line, col, end_line,
 end_col, new_text], ...]}`, positions as in `Span`); editors read it with `fix_of` and never
-re-parse the code or match message text. `apply_edits` is what an editor does with them."""
+re-parse the code or match message text. `apply_edits` is what an editor does with them.
+
+A fix is *safe* (`Fix.safe`: applied by `check --fix` and the editor's fix-all, preferred in
+the editor, `safe` in MCP) when it keeps the program meaning what it meant, as ruff's safe
+fixes do: its kind is one of `SAFE_KINDS` and, in a step file, runner/fix_safety.py kept it
+on the whole file (a fix that would leave a name undefined or change what one refers to is
+not offered at all). A guess (did-you-mean), `seed=0` (the author picks the seed: sampling
+changes from random to one fixed draw) and removing a decorator (the function is no longer
+what the decorator made of it) are offered one by one, never applied wholesale.
+"""
 
 from __future__ import annotations
 
@@ -17,12 +26,23 @@ class TextEdit:
     new_text: str
 
 
+# kinds whose every offered fix keeps the meaning: an import nothing uses (step files: vetted
+# on the whole file), the explanation placeholder, the inputs a signature asks for or refuses,
+# a grant the step cannot use (manifest/fixedits.py)
+SAFE_KINDS = frozenset({"remove-import", "add-explanation", "add-inputs", "remove-input",
+                        "remove-grant"})
+
+
 @dataclass(frozen=True)
 class Fix:
     title: str
     edits: tuple[TextEdit, ...]
     code: str  # the rule it fixes
     kind: str = ""  # e.g. "remove-import"
+
+    @property
+    def safe(self) -> bool:
+        return self.kind in SAFE_KINDS
 
 
 def fix_data(kind: str, title: str, edits: Iterable[tuple[Span, str]]) -> dict:

@@ -28,6 +28,8 @@ class StepReach:
     reaches_nothing: bool  # no network, no connections, no sources, no effects
     # what each source read is, by kind: {name: "connection xero" | "channel c" | "graph query q"}
     source_origins: tuple[tuple[str, str], ...] = ()
+    # what each effect does where: {name: "create via xero" | "send to channel finance-requests"}
+    effect_targets: tuple[tuple[str, str], ...] = ()
 
     @property
     def network_label(self) -> str:
@@ -38,7 +40,13 @@ class StepReach:
         for k in ("connections", "sources", "effects"):
             d[k] = list(d[k])
         d["source_origins"] = dict(self.source_origins)
+        d["effect_targets"] = dict(self.effect_targets)
         return d
+
+    def effect_text(self, name: str) -> str:
+        """"post_summary (send to channel finance-requests)", or the name alone."""
+        target = dict(self.effect_targets).get(name)
+        return f"{name} ({target})" if target else name
 
     def summary(self) -> str:
         """One line for hovers: 'network: none; connections: xero; sources: invoices; effects: -'."""
@@ -75,6 +83,7 @@ def reach_rows(workflow) -> list[StepReach]:
                 explanation=step.explanation,
                 reaches_nothing=nothing,
                 source_origins=tuple((n, source_origin(workflow, n)) for n in sources),
+                effect_targets=tuple((e, effect_target(workflow, e)) for e in effects),
             )
         )
     return rows
@@ -96,7 +105,8 @@ def reach_markdown(row: StepReach, workflow=None) -> str:
             desc = ""
             if workflow is not None and e in workflow.effects:
                 ef = workflow.effects[e]
-                desc = f" ({ef.kind} via `{ef.connection}`)"
+                desc = (f" ({ef.kind} to channel `{ef.channel}`)" if ef.channel is not None
+                        else f" ({ef.kind} via `{ef.connection}`)")
             eff.append(f"`{e}`{desc}")
         lines.append(f"- effects: {', '.join(eff) or 'none'}")
     lines += ["", f"_{REACH_SENTENCE}_"]
@@ -108,6 +118,13 @@ def source_origin(workflow, name: str) -> str:
     "graph query account_owners" ("" when the source is not declared)."""
     src = (getattr(workflow, "sources", None) or {}).get(name)
     return "" if src is None else src.origin
+
+
+def effect_target(workflow, name: str) -> str:
+    """What an effect does where: "create via xero", "send to channel finance-requests" (""
+    when the effect is not declared)."""
+    eff = (getattr(workflow, "effects", None) or {}).get(name)
+    return "" if eff is None else eff.reach
 
 
 def _origin_md(workflow, name: str) -> str:

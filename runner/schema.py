@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import json
 
+# the model marks each step input's value with it: made the `$ref` to `$defs/InputValue` here
+from stepsmith.runner.manifest.model_schema import INPUT_VALUE_MARK
+
 SCHEMA_ID = "https://stepsmith.dev/schemas/workflow.schema.json"
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 #: The end of the text in ECMAScript and Python alike: Python's `$` (jsonschema uses
@@ -21,6 +24,7 @@ END_OF_TEXT = r"(?![\s\S])"
 
 def workflow_json_schema() -> dict:
     from stepsmith.runner.manifest.model import Workflow
+    from stepsmith.runner.manifest.model_schema import input_schemas
     from stepsmith.runner.manifest.zones import ZONES
     from stepsmith.runner.schema_hints import SNIPPETS, WORKFLOW_SNIPPET
 
@@ -40,6 +44,8 @@ def workflow_json_schema() -> dict:
         # editors (vscode-json-languageservice) say this instead of listing 600 names
         "errorMessage": "unknown timezone: use an IANA name such as Europe/London or UTC",
     }
+    schema["$defs"].pop("JsonValue", None)  # inputs are InputValue (what may be stored)
+    schema["$defs"].update(input_schemas())
     schema["defaultSnippets"] = [WORKFLOW_SNIPPET]
     for title, snippets in SNIPPETS.items():
         schema["$defs"][title]["defaultSnippets"] = snippets
@@ -65,6 +71,8 @@ def _walk(root) -> None:
             if n.pop(TIMEZONE_MARK, False):
                 del n["type"]
                 n["$ref"] = "#/$defs/Timezone"
+            if n.pop(INPUT_VALUE_MARK, False):
+                n["$ref"] = "#/$defs/InputValue"
             if "patternProperties" in n:
                 n["patternProperties"] = {_anchor(k): v for k, v in n["patternProperties"].items()}
                 n.setdefault("additionalProperties", False)

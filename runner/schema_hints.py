@@ -34,7 +34,10 @@ SNIPPETS: dict[str, list[dict]] = {
     ],
     "Effect": [{"label": "effect", "description": "A change the workflow may make",
                 "body": {"connection": "${1:xero}", "kind": "${2|create,update,delete,send|}",
-                         "key": "${3:invoice_id}"}}],
+                         "key": "${3:invoice_id}"}},
+               {"label": "channel effect", "description": "A message sent to a channel",
+                "body": {"channel": "${1:finance-requests}", "kind": "send",
+                         "key": "${2:day}"}}],
     "Connection": [{"label": "connection", "description": "A connection alias (never a credential)",
                     "body": {"description": "${1:Accounts payable ledger}"}}],
 }

@@ -105,7 +105,10 @@ def _validate_alone(path: Path):
                         "not checked", span=Span(1, 0, 1, 1), path=str(path))]
     import dataclasses
 
-    return [dataclasses.replace(p, path=str(path)) for p in validate(data, python="3.11", uses=())]
+    from stepsmith.runner.fix_safety import vet
+
+    return [dataclasses.replace(p, path=str(path))
+            for p in vet(data, validate(data, python="3.11", uses=()))]
 
 
 def collect(paths: list[str], first: bool = False,
@@ -272,7 +275,7 @@ def run(args) -> int:
             print(f"{w.fixture}: {'error' if args.strict else 'warning'}: {w.message}")
         n_fixed = sum(fixed_counts.values()) if fixed_counts else 0
         if rows:
-            noun = "problem" if len(rows) == 1 else "problems"
+            noun = "problem" if len(rows) + n_fixed == 1 else "problems"  # all that were found
             fnoun = "file" if n_files == 1 else "files"
             done = f" ({n_fixed} fixed, {len(rows)} remaining)" if n_fixed else ""
             print(f"Found {len(rows) + n_fixed} {noun} in {n_files} {fnoun}{done}."

@@ -90,11 +90,10 @@ def print_diff(paths, *, unsafe: bool) -> int:
 def fixable_hint(problems, *, unsafe: bool) -> None:
     """ruff's closing hint: how many of the findings `--fix` would take care of."""
     from stepsmith.runner.fixes import fix_of
-    from stepsmith.runner.language.fixall import SAFE_KINDS
 
     fixes = [fix_of(p) for p in problems]
-    safe = sum(1 for f in fixes if f is not None and f.kind in SAFE_KINDS)
-    n_unsafe = sum(1 for f in fixes if f is not None and f.kind not in SAFE_KINDS)
+    safe = sum(1 for f in fixes if f is not None and f.safe)
+    n_unsafe = sum(1 for f in fixes if f is not None and not f.safe)
     if safe:
         print(f"[*] {safe} fixable with the `--fix` option"
               + (f" ({n_unsafe} more with `--unsafe-fixes`)." if n_unsafe else "."))

@@ -141,8 +141,7 @@ def _cells(wf, r) -> list[str]:
     if r.reaches_nothing:
         return [r.step_id, r.code, "none", "nothing", "nothing", "nothing"]
     sources = [describe_source(wf, s) for s in r.sources]
-    effects = [f"{e} ({wf.effects[e].kind} via {wf.effects[e].connection})"
-               if e in wf.effects else e for e in r.effects]
+    effects = [r.effect_text(e) for e in r.effects]
     return [r.step_id, r.code, "public egress" if r.network == "public_egress" else "none",
             ", ".join(r.connections) or "nothing", ", ".join(sources) or "nothing",
             ", ".join(effects) or "nothing"]

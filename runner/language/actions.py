@@ -4,8 +4,9 @@
 (`runner.fixes.fixes_of`: the first is preferred), plus "declare this effect" for SS601, an
 edit of the manifests running the file (effect_fix.py). `code_actions` is the same-file part.
 
-Step files: the rule that found the problem computed its edits (`runner.fixes.fix_of`); nothing
-here re-parses the code or matches message text. Manifests: a `{"fix": "replace",
+Step files: the rule that found the problem computed its edits (`runner.fixes.fix_of`), kept
+only when they keep the file meaning what it meant (`runner.fix_safety.vet`, on the snapshot's
+text); nothing here matches message text. Manifests: a `{"fix": "replace",
 "replacement": ...}` hint replaces the problem's span; a step missing its `explanation:` gets a
 placeholder the author must fill in, QUOTED so the YAML stays valid (`TODO: say…` unquoted is a
 mapping value containing `: `). Deliberately no "suppress"/"ignore" action: a security rule
@@ -93,7 +94,17 @@ def code_actions(snapshot, path: str, problems: list[Problem]) -> list[Fix]:
     if is_manifest_path(path):
         doc = snapshot.manifest_doc(path)
         return [f for p in problems for f in (manifest_fixes(doc, p) if doc is not None else [])]
-    return [f for p in problems for f in step_fixes(p)]
+    from stepsmith.runner.fix_safety import vet
+
+    text = snapshot.read_text(path)  # a step file's fixes: only those that keep its meaning
+    vetted = vet(text, problems) if text is not None else [_without_fixes(p) for p in problems]
+    return [f for p in vetted for f in step_fixes(p)]
+
+
+def _without_fixes(problem: Problem) -> Problem:
+    import dataclasses
+
+    return dataclasses.replace(problem, data={})
 
 
 def fixes_for(snapshot, path: str, problem: Problem) -> list[Fix]:
@@ -101,14 +112,16 @@ def fixes_for(snapshot, path: str, problem: Problem) -> list[Fix]:
 
 
 def quick_fixes(snapshot, path: str, problems: list[Problem]) -> list[CodeAction]:
-    """Every quick fix for `problems` in `path`, as code actions (the first fix of each
-    problem preferred); no "suppress" action exists for any rule."""
+    """Every quick fix for `problems` in `path`, as code actions (the first fix of a problem
+    preferred when it is safe: a guess or a fix that changes what the code does is the
+    author's choice); no "suppress" action exists for any rule."""
     from .effect_fix import declare_effect
 
     out: list[CodeAction] = []
     for p in problems:
         for i, fx in enumerate(fixes_for(snapshot, path, p)):
-            out.append(CodeAction(fx.title, {path: fx.edits}, QUICKFIX, p.code, fx.kind, i == 0, p))
+            out.append(CodeAction(fx.title, {path: fx.edits}, QUICKFIX, p.code, fx.kind,
+                                  i == 0 and fx.safe, p))
         if p.code in ("SM204", "SM205") and "manifest" in (p.data or {}):
             out.extend(_from_the_manifest(snapshot, p))
         if p.code == "SS601" and not path.endswith((".yaml", ".yml")):

@@ -23,6 +23,15 @@ def _names(values) -> str:
     return md.names(values)
 
 
+def _effects(row) -> str:
+    """Each effect with what it does where: `post_summary` (send to channel finance-requests)."""
+    if not row.effects:
+        return _names(row.effects)
+    targets = dict(getattr(row, "effect_targets", ()))
+    return ", ".join(md.code(e) + (f" ({md.plain(targets[e])})" if targets.get(e) else "")
+                     for e in row.effects)
+
+
 def reach_card(row) -> str:
     """The reach card of one step (`StepReach`), ending with the honest sentence."""
     from stepsmith.runner.reach import REACH_SENTENCE
@@ -37,7 +46,7 @@ def reach_card(row) -> str:
          f"{NETWORK_MEANING.get(row.network) or md.plain(row.network)}"),
         f"- **connections**: {_names(row.connections)}",
         f"- **sources read**: {_names(row.sources)}",
-        f"- **effects**: {_names(row.effects)}",
+        f"- **effects**: {_effects(row)}",
         f"- **code**: {md.code(row.code)}",
         "",
         f"> {md.plain(row.explanation.strip())}",

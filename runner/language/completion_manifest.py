@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 
 from stepsmith.runner.manifest.model_paths import field_at, literal_values, model_at
+from stepsmith.runner.model.grammar import EFFECT_TARGETS, RESERVED_PARAMETERS
 from stepsmith.runner.model.refs import CodeRef, StepOutputRef, parse_input_ref
 from stepsmith.runner.workspace.index import code_target, norm
 from stepsmith.runner.workspace.snapshot import WorkspaceSnapshot
@@ -28,7 +29,7 @@ MAX_LISTED_FILES = 500
 MAX_WALKED_DIRS = 2000
 MAX_READ_CHARS = 4_000_000  # the files read for their functions, together
 _SKIP_DIRS = {"fixtures", "__pycache__", "node_modules"}
-_SUPPLIED = ("connections", "effects")  # parameters the runner hands in, never inputs
+_SUPPLIED = RESERVED_PARAMETERS  # parameters the runner hands in, never inputs
 
 
 def manifest_items(snapshot: WorkspaceSnapshot, path: str, line: int, column: int) -> list[Item]:
@@ -100,6 +101,8 @@ def _keys(snapshot, path, doc, p: tuple, ctx: YamlContext) -> list[Candidate]:
     model = model_at(p)
     if model is None:
         return []
+    if len(p) == 2 and p[0] == "effects" and existing & set(EFFECT_TARGETS):
+        existing |= set(EFFECT_TARGETS)  # an effect targets a connection or a channel
     return [Candidate(f"{name}: ", "property", label=name,
                       detail="required" if info.is_required() else "optional",
                       documentation=info.description or "")
@@ -158,6 +161,8 @@ def _values(snapshot, path, doc, p: tuple, token: str) -> list[Candidate]:
         out += [Candidate(v, "value", detail=f"{p[-1]} value") for v in literal_values(tp)]
     if p and p[-1] == "connection" and p[0] in ("sources", "effects", "trigger"):
         out += _names(doc, "connections", "connection")
+    if len(p) == 3 and p[-1] == "channel" and p[0] in ("sources", "effects"):
+        out += [Candidate(c, "reference", detail="channel") for c in _channels(doc)]
     if len(p) == 3 and p[0] == "steps" and p[2] == "code":
         steps = _steps(doc)
         me = steps[p[1]][0] if isinstance(p[1], int) and 0 <= p[1] < len(steps) else None
@@ -178,6 +183,21 @@ def _items(doc, p: tuple) -> list[Candidate]:
                          else ("effects", "effect"))
         return [c for c in _names(doc, section, kind) if c.full not in listed]
     return []
+
+
+def _channels(doc) -> list[str]:
+    """The channels the manifest names already (channel sources and effects), once each."""
+    from stepsmith.runner.manifest import YMap
+
+    root = doc.root if doc is not None else None
+    out: dict[str, None] = {}
+    for section in ("sources", "effects"):
+        node = root.get(section) if isinstance(root, YMap) else None
+        for pair in node.pairs if isinstance(node, YMap) else ():
+            ch = _text(pair.value.get("channel")) if isinstance(pair.value, YMap) else None
+            if ch:
+                out[ch] = None
+    return list(out)
 
 
 def _names(doc, section: str, kind: str) -> list[Candidate]:

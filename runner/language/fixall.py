@@ -1,29 +1,32 @@
 """`source.fixAll.stepsmith`: every safe fix of one file at once, as ruff's fix-all does.
 
-Safe = the problem's first (preferred) fix is certain rather than a guess: removing a refused
-import or decorator, adding `seed=0`, the explanation placeholder, adding missing inputs and
-removing an unused one. A did-you-mean replacement is a guess and "declare this effect" widens
-what a step may reach: both are offered one by one, never applied wholesale. Fixes are applied
-in rounds on the text, each round re-checking it (so `import os, sys` loses both names though
-their edits overlap), non-overlapping within a round; the answer is the difference between
-the original and the final text as minimal line hunks (difflib).
+Safe = the problem's first (preferred) fix keeps the program meaning what it meant
+(`runner.fixes.Fix.safe`): removing an import nothing uses (a `typing` import used only in
+annotations, with them), the explanation placeholder, adding missing inputs, removing an
+unused input or a grant the step cannot use. A did-you-mean replacement is a guess, `seed=0`
+and removing a decorator change what the code does, and "declare this effect" widens what a
+step may reach: all are offered one by one, never applied wholesale. Fixes are applied in
+rounds on the text, each round re-checking it (so `import os, sys` loses both names though
+their edits overlap), non-overlapping within a round, and in a step file only together as
+long as the round's result still keeps every name's meaning (`import os` and `import os.path`
+are each removable alone while the other binds `os`, not both); the answer is the difference
+between the original and the final text as minimal line hunks (difflib).
 """
 
 from __future__ import annotations
 
 import difflib
 
-from stepsmith.runner.fixes import TextEdit, apply_edits
+from stepsmith.runner.fixes import SAFE_KINDS, TextEdit, apply_edits
 from stepsmith.runner.problems import Span
-from stepsmith.runner.workspace.diagnostics import diagnostics
+from stepsmith.runner.workspace.diagnostics import diagnostics, is_manifest_path
 from stepsmith.runner.workspace.snapshot import Buffer, WorkspaceSnapshot
 
 from .actions import CodeAction, fixes_for
 from .lines import split_lines
 
 FIX_ALL = "source.fixAll.stepsmith"
-SAFE_KINDS = frozenset({"remove-import", "remove-decorator", "add-seed", "add-explanation",
-                        "add-inputs", "remove-input"})
+__all__ = ["FIX_ALL", "SAFE_KINDS", "deferred", "fix_all", "fix_text", "hunks"]
 MAX_ROUNDS = 8  # each round removes at least one problem; a bound all the same
 
 
@@ -51,7 +54,7 @@ def deferred(offered, *, unsafe: bool) -> set[int]:
     placeholder instead would drop the author's wiring or text silently. Shared by fix-all,
     `check --fix` and the MCP `check` tool (which offers no fix for these)."""
     renaming = {p.step for p, fx in offered
-                if p.code == "SM204" and fx and fx[0].kind not in SAFE_KINDS}
+                if p.code == "SM204" and fx and not fx[0].safe}
     renamed_keys = {(p.step, e.new_text) for p, fx in offered if p.code == "SM003" and fx
                     for e in fx[0].edits}
     out = set()
@@ -75,8 +78,9 @@ def _one_round(snapshot: WorkspaceSnapshot, path: str, text: str, unsafe: bool =
     picked = []
     offered = [(p, fixes_for(snapshot, path, p)) for p in diagnostics(snapshot, path)]
     waiting = deferred(offered, unsafe=unsafe)
+    python = not is_manifest_path(path)
     for i, (problem, fixes) in enumerate(offered):
-        if not fixes or not (unsafe or fixes[0].kind in SAFE_KINDS) or i in waiting:
+        if not fixes or not (unsafe or fixes[0].safe) or i in waiting:
             continue
         edits = fixes[0].edits
         if edits in seen:  # SM205: one fix adding every input, on each parameter's problem
@@ -84,6 +88,8 @@ def _one_round(snapshot: WorkspaceSnapshot, path: str, text: str, unsafe: bool =
         ranges = [_range(e) for e in edits]
         if any(_overlaps(r, t) for r in ranges for t in taken):
             continue  # overlaps one already chosen: the next round
+        if python and chosen and not _together(text, [*chosen, *edits]):
+            continue  # safe alone, not with the others (two imports binding one name)
         seen.add(edits)
         chosen.extend(edits)
         taken.extend(ranges)
@@ -95,6 +101,15 @@ def _one_round(snapshot: WorkspaceSnapshot, path: str, text: str, unsafe: bool =
     if applied is not None:
         applied.extend(picked)
     return new
+
+
+def _together(text: str, edits: list[TextEdit]) -> bool:
+    from stepsmith.runner.fix_safety import keeps_meaning
+
+    try:
+        return keeps_meaning(text, apply_edits(text, edits))
+    except ValueError:
+        return False
 
 
 def hunks(old: str, new: str) -> tuple[TextEdit, ...]:

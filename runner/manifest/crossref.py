@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable
 
+from stepsmith.runner.model.grammar import RESERVED_PARAMETERS
 from stepsmith.runner.model.refs import (
     MalformedRef,
     SourceRef,
@@ -20,7 +21,10 @@ from stepsmith.runner.problems import Span
 from .forbidden import find_forbidden_fields, is_forbidden_field
 from .yamlpos import YMap, YNode, YPair, YScalar, YSeq
 
-RESERVED_INPUTS = ("connections", "effects")
+RESERVED_INPUTS = RESERVED_PARAMETERS
+#: `Problem.data` of a finding the JSON Schema expresses too (model.py declares it there): a
+#: schema-driven YAML tool reports it as well (an editor beside one may leave it to that tool).
+EXPRESSED = {"schema": True}
 
 
 def closest(name: str, choices) -> str | None:
@@ -155,11 +159,11 @@ def check_crossrefs(root: YMap, add: Callable[..., None]) -> None:
             add(
                 "SM005",
                 "trigger has more than one of schedule, event, manual; keep exactly one",
-                kinds[1].key.span,
+                kinds[1].key.span, data=EXPRESSED,
             )
         elif not kinds and not any(True for p in trigger.pairs):
             add("SM005", "trigger needs exactly one of schedule, event or manual", tpair.key.span,
-                data={"schema": True})  # minProperties/maxProperties 1 in the schema
+                data=EXPRESSED)  # minProperties/maxProperties 1 in the schema
         event = trigger.get("event")
         if isinstance(event, YMap):
             check_connection_ref(event.pair("connection"), "the event trigger")
@@ -214,7 +218,8 @@ def check_crossrefs(root: YMap, add: Callable[..., None]) -> None:
                         suggest.fix(name, declared, item.span, item),
                     )
                 if name in seen:
-                    add("SM109", f"{noun} '{name}' is listed twice", item.span, sid)
+                    add("SM109", f"{noun} '{name}' is listed twice", item.span, sid,
+                        EXPRESSED)  # uniqueItems
                 else:
                     seen[name] = item
         inputs = step.get("inputs")
@@ -229,6 +234,7 @@ def check_crossrefs(root: YMap, add: Callable[..., None]) -> None:
                     + "; name this input differently",
                     pair.key.span,
                     sid,
+                    EXPRESSED,  # propertyNames
                 )
             val = pair.value
             if isinstance(val, YScalar) and isinstance(val.data, str):
@@ -241,6 +247,7 @@ def check_crossrefs(root: YMap, add: Callable[..., None]) -> None:
                     "credentials must arrive through `connections`",
                     pair.key.span,
                     sid,
+                    EXPRESSED,  # propertyNames
                 )
             if isinstance(val, (YMap, YSeq)):
                 for path in find_forbidden_fields(val.data):
@@ -251,6 +258,7 @@ def check_crossrefs(root: YMap, add: Callable[..., None]) -> None:
                         "stored verbatim, so credentials must arrive through `connections`",
                         keynode.span if keynode is not None else val.span,
                         sid,
+                        EXPRESSED,  # InputLiteral's propertyNames, at any depth
                     )
 
     _check_cycles(steps, edges, add)
@@ -262,7 +270,8 @@ def _check_input_ref(pair: YPair, val: YScalar, sid: str | None, sources: dict, 
     text = val.data
     ref = parse_input_ref(text)
     if isinstance(ref, MalformedRef):
-        add("SM102" if ref.kind == "source" else "SM104", ref.message, val.span, sid)
+        add("SM102" if ref.kind == "source" else "SM104", ref.message, val.span, sid,
+            EXPRESSED)  # InputValue's patterns
     elif isinstance(ref, SourceRef) and ref.name not in sources:
         span = sub_span(val, ref.name_start, len(text))
         add("SM102", f"input '{pair.name}' reads source '{ref.name}', which is not declared "

@@ -14,7 +14,7 @@ from stepsmith.runner.fixes import fix_data, with_alternatives
 from stepsmith.runner.model.refs import StepOutputRef, parse_input_ref
 from stepsmith.runner.problems import Span
 
-from .yamlpos import YMap, YNode, YPair, YScalar
+from .yamlpos import YMap, YNode, YPair, YScalar, YSeq
 
 
 def replace(span: Span, name: str, node: YNode | None = None) -> dict:
@@ -96,6 +96,38 @@ def remove_input(lines: Sequence[str], step: YMap, pair: YPair, rename_to: str |
     if span is not None:
         fixes.append(fix_data("remove-input", f"Remove the unused input '{pair.name}'", [(span, "")]))
     return with_alternatives(fixes)
+
+
+def remove_grant(lines: Sequence[str], step: YMap, item: YNode) -> dict | None:
+    """SM209: drop connection `item` from the step's `connections` (the whole key when it is
+    the only one): flow `[a, b]` and block `- a` lists alike."""
+    lpair = step.pair("connections")
+    lst = lpair.value if lpair is not None else None
+    if not isinstance(lst, YSeq) or item not in lst.items:
+        return None
+    name = item.data
+    if len(lst.items) == 1:
+        span = remove_pair(lines, step, lpair)
+    elif lst.flow:
+        i = lst.items.index(item)
+        s = item.span
+        if i + 1 < len(lst.items):
+            nxt = lst.items[i + 1].span
+            span = Span(s.line, s.column, nxt.line, nxt.column)
+        else:
+            prev = lst.items[i - 1].span
+            span = Span(prev.end_line, prev.end_column, s.end_line, s.end_column)
+    else:
+        s = item.span
+        head, tail = _text(lines, s.line)[:s.column], _text(lines, s.end_line)[s.end_column:]
+        if head.strip() != "-" or (tail.strip() and not tail.strip().startswith("#")) \
+                or s.end_line >= len(lines):
+            return None
+        span = Span(s.line, 0, s.end_line + 1, 0)
+    if span is None:
+        return None
+    return fix_data("remove-grant", f"Remove the grant of '{name}' (the step cannot use it)",
+                    [(span, "")])
 
 
 def _value_for(name: str, sources, step_ids) -> str:

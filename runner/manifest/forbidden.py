@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-FORBIDDEN_FIELD_NAMES = frozenset(
-    {"secret", "secrets", "credential", "credentials", "apikey", "apikeys", "token", "tokens"}
-)
+FORBIDDEN_WORDS = ("secret", "credential", "apikey", "token")  # each also with a final `s`
+FORBIDDEN_FIELD_NAMES = frozenset(w + s for w in FORBIDDEN_WORDS for s in ("", "s"))
+_IGNORED = "-_ "  # dropped before comparing
+#: Characters outside ASCII whose `str.lower()` is an ASCII letter (the Kelvin sign is `k`):
+#: tests/manifest recomputes it over all of Unicode.
+LOWERS_TO_ASCII = {"k": "\u212a"}
 
 
 def is_forbidden_field(name: Any) -> bool:
@@ -17,6 +20,18 @@ def is_forbidden_field(name: Any) -> bool:
         return False
     norm = name.lower().replace("_", "").replace("-", "").replace(" ", "")
     return norm in FORBIDDEN_FIELD_NAMES
+
+
+def forbidden_name_pattern() -> str:
+    """`is_forbidden_field` as a regular expression for the JSON Schema (ECMAScript and Python
+    read it alike: character classes instead of a case-insensitive flag)."""
+    sep = "[" + _IGNORED.replace("-", "\\-") + "]*"
+
+    def cls(ch: str) -> str:
+        return "[" + ch + ch.upper() + LOWERS_TO_ASCII.get(ch, "") + "]"
+
+    words = "|".join("".join(cls(c) + sep for c in w) for w in FORBIDDEN_WORDS)
+    return f"^{sep}(?:{words})(?:{cls('s')}{sep})?$"
 
 
 def find_forbidden_fields(value: Any) -> list[tuple]:

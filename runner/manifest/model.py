@@ -37,6 +37,13 @@ from stepsmith.runner.model.grammar import (  # the one grammar (re-exported for
 from stepsmith.runner.model.refs import CodeRef, InputRef, parse_input_ref
 
 from .cron_pattern import cron_pattern
+from .model_schema import (  # what the schema says beyond pydantic's own
+    ONCE,
+    SOURCE_KIND_FIELD,
+    effect_target_schema,
+    inputs_schema,
+    source_kind_schema,
+)
 from .zones import ZONES
 
 Slug = Annotated[str, StringConstraints(pattern=SLUG_PATTERN)]
@@ -185,32 +192,12 @@ class Connection(_Strict):
     description: str = Field(default="", description="What system this connection reaches.")
 
 
-#: What each source kind needs: its own field, required, and no other kind's field.
-SOURCE_KIND_FIELD = {"connection": "connection", "channel": "channel", "graph": "query"}
-
-
-def _source_kind_schema() -> dict:
-    """Each kind needs its own field as text and holds no other kind's field (null, like
-    absent, is allowed there), as `Source._fields_of_kind` says."""
-    rules = []
-    for kind, need in SOURCE_KIND_FIELD.items():
-        others = [f for f in SOURCE_KIND_FIELD.values() if f != need]
-        cond = ({"required": ["kind"], "properties": {"kind": {"const": kind}}}
-                if kind != "connection" else  # the default: kind absent, or connection
-                {"anyOf": [{"not": {"required": ["kind"]}},
-                           {"properties": {"kind": {"const": "connection"}}}]})
-        rules.append({"if": cond, "then": {
-            "required": [need],
-            "properties": {need: {"type": "string"}, **{o: {"type": "null"} for o in others}}}})
-    return {"allOf": rules}
-
-
 class Source(_Strict):
     """Data the workflow reads: a connected system's records (`kind: connection`, the
     default), a channel's records (`kind: channel`) or a query on the organisation's graph
     (`kind: graph`)."""
 
-    model_config = ConfigDict(json_schema_extra=_source_kind_schema())
+    model_config = ConfigDict(json_schema_extra=source_kind_schema())
 
     kind: Literal["connection", "channel", "graph"] = Field(
         default="connection",
@@ -254,9 +241,18 @@ class Source(_Strict):
 
 
 class Effect(_Strict):
-    """A change the workflow may make in the outside world. Locally it is only recorded."""
+    """A change the workflow may make in the outside world, through a connected system
+    (`connection`) or on a channel (`channel`, e.g. posting a message). Locally it is only
+    recorded."""
 
-    connection: Name = Field(description="Alias (from `connections`) the effect is performed through.")
+    model_config = ConfigDict(json_schema_extra=effect_target_schema())
+
+    connection: Name | None = Field(
+        default=None, description="Alias (from `connections`) the effect is performed through "
+        "(or give `channel`).")
+    channel: ChannelName | None = Field(
+        default=None, description="The channel the effect is performed on (e.g. posting to "
+        "finance-requests), named as its platform names it (or give `connection`).")
     kind: Literal["create", "update", "delete", "send"] = Field(
         description="What the effect does: create, update, delete or send."
     )
@@ -267,9 +263,32 @@ class Effect(_Strict):
     )
     description: str = Field(default="", description="What this effect does, in plain language.")
 
+    @model_validator(mode="after")
+    def _one_target(self):
+        if self.connection is None and self.channel is None:
+            raise PydanticCustomError(  # reported as a missing key (SM004) at the effect
+                "effect_target_missing", "an effect needs `connection` or `channel`")
+        if self.connection is not None and self.channel is not None:
+            raise PydanticCustomError(
+                "effect_target_both", "an effect targets a connection or a channel, not both: "
+                "keep `connection` or `channel`")
+        return self
+
+    @property
+    def target(self) -> str:
+        """"connection xero" / "channel finance-requests"."""
+        return f"channel {self.channel}" if self.channel is not None else \
+            f"connection {self.connection}"
+
+    @property
+    def reach(self) -> str:
+        """What the effect does where: "create via xero" / "send to channel finance-requests"."""
+        if self.channel is not None:
+            return f"{self.kind} to channel {self.channel}"
+        return f"{self.kind} via {self.connection}"
+
 
 # --------------------------------------------------------------------------------- steps
-
 
 class Step(_Strict):
     """One step: a top-level Python function run in its own sandbox."""
@@ -296,6 +315,7 @@ class Step(_Strict):
         description="Parameter name -> where its value comes from: `sources.<name>`, "
         "`steps.<id>.output`, or a literal JSON value (a string not starting with `sources.` or "
         "`steps.` is a literal).",
+        json_schema_extra=inputs_schema,
     )
     network: Literal["none", "public_egress"] = Field(
         default="none",
@@ -305,11 +325,14 @@ class Step(_Strict):
     connections: list[Name] = Field(
         default_factory=list,
         description="Connection aliases whose credentials this step receives through its "
-        "`connections` parameter. Default: none.",
+        "`connections` parameter, each once. Default: none.",
+        json_schema_extra=ONCE,
     )
     effects: list[Name] = Field(
         default_factory=list,
-        description="Effect names this step may emit through its `effects` parameter. Default: none.",
+        description="Effect names this step may emit through its `effects` parameter, each "
+        "once. Default: none.",
+        json_schema_extra=ONCE,
     )
 
     # parsed once, at validation: every consumer reads the typed references

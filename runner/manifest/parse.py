@@ -166,6 +166,14 @@ def _map_error(err: dict, root: YNode | None, add) -> None:
     if etype == "source_kind_missing":  # Source's model validator: the kind's own field
         etype, loc = "missing", loc + (err["ctx"]["need"],)
         ctx += f" ({err['msg']})"
+    elif etype == "effect_target_missing":  # Effect's: a connection or a channel
+        etype, loc = "missing", loc + ("connection",)
+        ctx += f" ({err['msg']})"
+    elif etype == "effect_target_both":  # shown at the second target
+        holder = node_at(root, loc)
+        if isinstance(holder, YMap) and holder.pair("channel") is not None:
+            add("SM005", f"{err['msg']}{ctx}", holder.pair("channel").key.span, step)
+            return
 
     if etype == "missing":
         key = loc[-1]
@@ -307,7 +315,7 @@ def parse_manifest(text: str, path: str | None = None, *,
     def add(code: str, message: str, span: Span, step: str | None = None, data: dict | None = None):
         problems.append(
             Problem(code=code, message=message, span=span, path=path, step=step,
-                    rationale=rationale(code), data=data or {})
+                    rationale=rationale(code), data=dict(data) if data else {})
         )
 
     try:

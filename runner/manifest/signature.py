@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from stepsmith.runner.problems import Problem, Span
+from stepsmith.runner.problems import Problem, Severity, Span
 from stepsmith.runner.rules.manifest_rules import rationale
 
 from . import fixedits
 from .crossref import RESERVED_INPUTS, closest, did_you_mean
 from .stepfiles import FunctionSig
-from .yamlpos import YMap, YSeq
+from .yamlpos import YMap, YScalar, YSeq
 
 
 def _def_reporter(sink: dict, fpath: Path, text: str, sig: FunctionSig, sid: str | None,
@@ -119,3 +119,50 @@ def _check_signature(step: YMap, sig: FunctionSig, file_part: str, func_span: Sp
             add(code, f"{sig.name}() ({where}) takes `{reserved}` but the step declares no "
                 f"{noun}; declare them under the step's `{reserved}` or remove the parameter",
                 func_span, sid)
+    if "connections" not in params:
+        _unused_grants(step, sig, where, fix_context, sid, add)
+
+
+def _unused_grants(step: YMap, sig: FunctionSig, where: str, fix_context, sid, add) -> None:
+    """SM209 (a warning): a granted connection the function cannot receive (it takes no
+    `connections`) and no effect of the step goes through. Removing the grant is a safe fix:
+    the credential could never reach the code, so nothing it computes changes."""
+    lst = step.get("connections")
+    if not isinstance(lst, YSeq) or not lst.items:
+        return
+    text, root = fix_context if fix_context else ("", None)
+    lines = fixedits.lines_of(text) if fix_context else ()
+    via, effects = _effect_connections(root)
+    listed = [e.data for e in getattr(step.get("effects"), "items", ())
+              if isinstance(e, YScalar)]
+    if any(e not in effects for e in listed):
+        return  # an effect undeclared (SM103) or without a target may go through the grant
+    used = {via.get(e) for e in listed}
+    conns = root.get("connections") if isinstance(root, YMap) else None
+    declared = set(conns.index) if isinstance(conns, YMap) else set()
+    for item in lst.items:
+        if not isinstance(item, YScalar) or not isinstance(item.data, str) or item.data in used:
+            continue
+        if item.data not in declared:
+            continue  # SM101: most likely a misspelt name, whose did-you-mean comes first
+        add("SM209", f"connection '{item.data}' is granted, but {sig.name}() ({where}) takes no "
+            "`connections` and no effect of the step goes through it: the step can never use "
+            "the credential; remove the grant (or take `connections` where it is used)",
+            item.span, sid, fixedits.remove_grant(lines, step, item) if fix_context else None,
+            severity=Severity.WARNING)
+
+
+def _effect_connections(root) -> tuple[dict, set]:
+    """({effect name: the connection it is performed through}, the effects whose target is
+    known) of the workflow's `effects`."""
+    effects = root.get("effects") if isinstance(root, YMap) else None
+    out, known = {}, set()
+    for pair in effects.pairs if isinstance(effects, YMap) else ():
+        value = pair.value if isinstance(pair.value, YMap) else None
+        conn, channel = (value.get("connection"), value.get("channel")) if value else (None, None)
+        if isinstance(conn, YScalar) and isinstance(conn.data, str):
+            out[pair.name] = conn.data
+            known.add(pair.name)
+        elif isinstance(channel, YScalar) and isinstance(channel.data, str):
+            known.add(pair.name)  # on a channel: no connection
+    return out, known

@@ -19,7 +19,7 @@ from stepsmith.runner.model.grammar import (
     is_manifest_name,  # noqa: F401  (defined there; still importable here)
 )
 from stepsmith.runner.model.refs import CodeRef
-from stepsmith.runner.problems import Problem, Span
+from stepsmith.runner.problems import Problem, Severity, Span
 from stepsmith.runner.rules.manifest_rules import rationale
 
 from .crossref import did_you_mean, replace_fix, sub_span
@@ -30,13 +30,16 @@ from .yamlpos import YMap, YScalar, YSeq
 
 
 def _validate(text: str | bytes, python: str, uses: tuple) -> list[Problem]:
-    """The validator (itself memoised per top-level statement: the one cache)."""
+    """The validator (itself memoised per top-level statement: the one cache), with only the
+    fixes that keep the file meaning what it meant (judged on the whole file)."""
     try:
         from stepsmith.runner.validator import validate
     except ImportError as exc:  # fail closed, visibly
         return [Problem(code="SS003", message=f"step validator unavailable ({exc}); "
                         "the file was not checked", span=Span(1, 0, 1, 1))]
-    return validate(text, python=python, uses=list(uses))
+    from stepsmith.runner.fix_safety import vet
+
+    return vet(text, validate(text, python=python, uses=list(uses)))
 
 
 # ------------------------------------------------------------------------------ the check
@@ -142,9 +145,9 @@ def check_workflow(
     if not isinstance(steps, YSeq):
         return result
 
-    def add(code, message, span, step=None, data=None):
+    def add(code, message, span, step=None, data=None, severity=Severity.ERROR):
         mprobs.append(Problem(code=code, message=message, span=span, path=mpath, step=step,
-                              rationale=rationale(code), data=data or {}))
+                              rationale=rationale(code), data=data or {}, severity=severity))
 
     folder = manifest_path.parent
     try:

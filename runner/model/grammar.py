@@ -20,6 +20,10 @@ NAME_PATTERN = r"^[a-z][a-z0-9_]*$"
 NAME_RULE = "lowercase letters, digits or '_', starting with a letter"
 #: Input (parameter) names and effect key fields: Python identifiers, ASCII.
 PARAM_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
+#: Parameters a step function may take beyond its inputs; no input may be named so.
+RESERVED_PARAMETERS = ("connections", "effects")
+#: What an effect is performed on: exactly one of these fields of its declaration.
+EFFECT_TARGETS = ("connection", "channel")
 #: Whitespace by any of Python's `str.isspace`, Unicode's White_Space (pydantic's Rust regex)
 #: and ECMAScript's `\s` (which alone counts U+FEFF): spelled out, since `\s` differs among them.
 WHITESPACE_CLASS = (r"\u0009-\u000d\u001c-\u0020\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029"

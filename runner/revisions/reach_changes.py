@@ -129,7 +129,7 @@ def reach_summary(row: StepReach) -> str:
         parts.append(_net(row.network))
     parts += [f"connection {c}" for c in row.connections]
     parts += [f"source {s}" for s in row.sources]
-    parts += [f"effect {e}" for e in row.effects]
+    parts += [f"effect {row.effect_text(e)}" for e in row.effects]
     return ", ".join(parts)
 
 
@@ -201,10 +201,11 @@ def _origin(name: str, origins: dict, *, effect: bool = False) -> str:
 
 def _origins(workflow) -> dict:
     """Where each source and effect of a workflow reaches: {source: "connection xero",
-    ("effect", name): "create via xero"}; a changed origin is a changed reach."""
+    ("effect", name): "create via xero" | "send to channel finance-requests"}; a changed
+    origin (another kind, connection or channel) is a changed reach."""
     out: dict = {n: s.origin for n, s in (workflow.sources or {}).items()}
     for n, e in (workflow.effects or {}).items():
-        out[("effect", n)] = f"{e.kind} via {e.connection}"
+        out[("effect", n)] = e.reach
     return out
 
 

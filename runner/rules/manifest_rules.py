@@ -72,6 +72,10 @@ SPECS: list[tuple[str, str, str, str]] = [
     ("SM208", "effects-parameter", "The step declares effects but its function takes no "
      "`effects`, or takes `effects` without declaring any.",
      "Effects are emitted only through the `effects` parameter, and only declared ones."),
+    ("SM209", "unused-grant", "A step is granted a connection it cannot use: its function "
+     "takes no `connections` and none of its effects goes through that connection (a warning).",
+     "A reviewer approves every credential a step receives; one it cannot use widens its reach "
+     "for nothing."),
     # --- SM3xx: what inputs may carry ---------------------------------------------------------
     ("SM301", "forbidden-input-field", "An input carries a field named secret, credentials, "
      "api_key or token.",
@@ -116,6 +120,8 @@ EXAMPLES: dict[str, tuple[str, str]] = {
               "def match(invoices):"),
     "SM208": ("def draft(matches):  # step declares effects: [draft_bill]",
               "def draft(matches, effects):"),
+    "SM209": ("connections: [xero]  # def summary(matches): no `connections`, no effect via xero",
+              "connections: []  # or take `connections` where the credential is used"),
     "SM301": ("inputs: {options: {api_key: abc123}}", "connections: [xero]  # credential arrives here"),
     "SM401": ("version: 3  # steps/match.py changed since the base, version as at the base",
               "version: 4  # steps/match.py changed since the base"),

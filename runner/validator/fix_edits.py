@@ -62,12 +62,30 @@ def remove_statement(ctx, node):
     return [(span(l1, c1, l2, c2), "pass")]
 
 
+def _binds(node, aliases) -> list[list[str]]:
+    """[[name bound, what it is bound to], ...] for `aliases` of import `node` (`*` for a
+    star import): whether removing them leaves a name undefined is decided on the whole file
+    (runner/fix_safety.py), which this statement cannot see."""
+    out = []
+    if node.__class__ is ast.ImportFrom:
+        base = "." * (node.level or 0) + (node.module + "." if node.module else "")
+        for a in aliases:
+            out.append(["*" if a.name == "*" else a.asname or a.name, base + a.name])
+    else:
+        for a in aliases:
+            out.append([a.asname or a.name.partition(".")[0],
+                        a.name if a.asname else a.name.partition(".")[0]])
+    return out
+
+
 def remove_import(ctx, node, alias=None) -> dict:
     """Fix data removing import `node`, or only `alias` of it when it names several."""
     names = node.names
     if alias is None or len(names) == 1:
-        return _data("remove-import", "Remove the disallowed import",
+        data = _data("remove-import", "Remove the disallowed import",
                      remove_statement(ctx, node))
+        data["binds"] = _binds(node, names)
+        return data
     i = names.index(alias)
     a1 = _pos(ctx, alias.lineno, alias.col_offset)
     a2 = _pos(ctx, alias.end_lineno, alias.end_col_offset)
@@ -79,7 +97,9 @@ def remove_import(ctx, node, alias=None) -> dict:
         prev = names[i - 1]
         start = _pos(ctx, prev.end_lineno, prev.end_col_offset)
         sp = ctx.pos.span(start[0], start[1], a2[0], a2[1])
-    return _data("remove-import", f"Remove `{alias.name}` from the import", [(sp, "")])
+    data = _data("remove-import", f"Remove `{alias.name}` from the import", [(sp, "")])
+    data["binds"] = _binds(node, [alias])
+    return data
 
 
 def add_seed(ctx, call) -> dict | None:

@@ -54,6 +54,8 @@ def step_problems(snapshot: WorkspaceSnapshot, path: str | None, buf: Buffer) ->
         return [too_large(len(buf.text), limit, "SS002")]
     from stepsmith.runner.validator import validate
 
+    # the fixes are the rule's candidates: judged on the whole file only when asked for
+    # (language/actions.code_actions), never per keystroke
     python, uses = snapshot.step_context(path)
     return validate(buf.text, python=python, uses=uses) + snapshot.index.crossfile(path)
 

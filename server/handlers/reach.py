@@ -32,7 +32,8 @@ def reach_json(session, ws, tables, *, trusted: bool = False) -> list[dict]:
                  "workflow": wf.workflow, "sentence": REACH_SENTENCE, "steps": [
                      {"id": row.step_id, "function": row.function, "network": row.network,
                       "connections": list(row.connections), "sources": list(row.sources),
-                      "effects": list(row.effects), "explanation": row.explanation,
+                      "effects": list(row.effects), "effectTargets": dict(row.effect_targets),
+                      "explanation": row.explanation,
                       "reachesNothing": row.reaches_nothing,
                       "location": location_json(session, ws, loc),
                       "codeLocation": location_json(session, ws, code) if code is not None else None}

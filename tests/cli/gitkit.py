@@ -17,12 +17,12 @@ def git(repo: Path, *args: str) -> str:
                           text=True).stdout
 
 
-def committed_workflow(tmp_path: Path) -> Path:
-    """A repository holding the base workflow under wf/, committed."""
+def committed_workflow(tmp_path: Path, text: str = BASE) -> Path:
+    """A repository holding the base workflow (or the manifest `text`) under wf/, committed."""
     r = tmp_path / "repo"
     r.mkdir()
     git(r, "init", "-q", "-b", "main")
-    write_workflow(r / "wf", BASE)
+    write_workflow(r / "wf", text)
     git(r, "add", "-A")
     git(r, "commit", "-q", "-m", "base")
     return r

@@ -31,7 +31,7 @@ def test_clean_workflow_passes(tmp_path, capsys, monkeypatch):
 
 def test_problems_are_printed_ruff_style_with_one_based_columns(tmp_path, capsys, monkeypatch):
     text = BASE.replace("effects: [draft_bill]", "effects: [draft_bil]")
-    bills = "import os\n\n\ndef draft(matches, connections, effects):\n    return os.name\n"
+    bills = "import os\n\n\ndef draft(matches, connections, effects):\n    return len(matches)\n"
     write_workflow(tmp_path / "wf", text, {"steps/match.py": MATCH_PY, "steps/bills.py": bills})
     monkeypatch.chdir(tmp_path)
     code, out, err = run(capsys, "wf")

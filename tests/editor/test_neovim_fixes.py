@@ -44,8 +44,8 @@ def test_neovim_applies_quick_fix_and_fix_all(tmp_path):
     assert res["quick_titles"] == ["Remove the disallowed import"]
     assert res["after_quick"] == ["SS101", "SS501"]
     assert res["fix_all_kinds"] == ["source.fixAll.stepsmith"]
-    assert res["after_all"] == []
+    assert res["after_all"] == ["SS501"]  # the seed is the author's choice: not a safe fix
     text = "\n".join(res["text"])
     assert text.startswith("import decimal\nimport statistics\n" + original.split("\n")[0])
-    assert "samples(\n        3, seed=0,\n    )" in text
+    assert "samples(\n        3,\n    )" in text
     assert res["signature"] == "Decimal(value='0', context=None)" and res["active"] == 1

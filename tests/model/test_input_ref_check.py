@@ -38,7 +38,7 @@ def test_input_reference_problems(value, expected):
     got = [(p.code, p.message, p.span.column, p.span.end_column, hint(p)) for p in probs]
     assert got == expected
     for p in probs:  # the did-you-mean carries its edit: the problem's span, replaced
-        if p.data:
+        if "replacement" in p.data:
             sp = p.span
             assert p.data["edits"] == [[sp.line, sp.column, sp.end_line, sp.end_column,
                                         p.data["replacement"]]]

@@ -1,13 +1,17 @@
-"""The JSON Schema (schemas/workflow.schema.json, what any YAML tool validates with) and the
-pydantic model (what `check` and the engine use) accept and refuse the same manifests.
+"""The JSON Schema (schemas/workflow.schema.json, what any YAML tool validates with) and
+`check` (the pydantic model, plus the positioned rules of one manifest the schema expresses
+too: reserved and forbidden input names, repeated grants, malformed references, the trigger's
+one kind) accept and refuse the same manifests.
 
 Reference: `jsonschema`'s Draft 2020-12 validator on the checked-in schema, against
-`Workflow.model_validate` on the same data. Inputs: systematic mutations of the bundled
+`Workflow.model_validate` and those rules of `check_crossrefs` on the same data. Inputs: systematic mutations of the bundled
 examples and of a schedule-triggered manifest (every key dropped, an unknown key added at every
 mapping, every value replaced by null / a whole-number float / a string / a number / a string
 with a trailing newline / a list, bad and edge-case cron expressions and timezones, source kinds
 with null fields), plus hypothesis-generated ones. Cross references (names a step uses being
-declared, ...) are the manifest check's, not the model's: not compared here.
+declared, ...) the schema cannot express: not compared here (docs/guide.md lists them).
+tests/reference/test_schema_check_agreement.py generates manifests aimed at the rules the
+positioned check shares with the schema.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
+from stepsmith.runner.manifest.crossref import check_crossrefs
 from stepsmith.runner.manifest.model import Workflow
 from stepsmith.runner.manifest.yamlpos import load
 
@@ -84,6 +89,25 @@ def model_accepts(data) -> bool:
 
 def schema_accepts(data) -> bool:
     return VALIDATOR.is_valid(data)
+
+
+def expressed_by_check(data) -> list[str]:
+    """The codes of the positioned check's findings the schema expresses too (`data.schema`),
+    on the manifest written as JSON (which is YAML)."""
+    loaded = load(json.dumps(data, ensure_ascii=False))
+    assert loaded.problems == [] and loaded.root.data == data
+    found: list[str] = []
+    def add(code, _message, _span, _step=None, data=None):
+        if (data or {}).get("schema"):
+            found.append(code)
+
+    check_crossrefs(loaded.root, add)
+    return found
+
+
+def check_accepts(data) -> bool:
+    """`check`'s verdict on what the schema can say: the model, then the expressed rules."""
+    return model_accepts(data) and not expressed_by_check(data)
 
 
 # ------------------------------------------------------------------------------ mutations
@@ -165,19 +189,19 @@ CASES = list(mutations())
 def _verdicts():
     agree, disagree = 0, []
     for name, data in CASES:
-        m, s = model_accepts(data), schema_accepts(data)
+        m, s = check_accepts(data), schema_accepts(data)
         if m == s:
             agree += 1
         else:
-            disagree.append(f"{name}: model {'accepts' if m else 'refuses'}, schema {'accepts' if s else 'refuses'}")
+            disagree.append(f"{name}: check {'accepts' if m else 'refuses'}, schema {'accepts' if s else 'refuses'}")
     return agree, disagree
 
 
 def test_schema_and_model_agree_on_every_mutation():
     agree, disagree = _verdicts()
-    accepted = sum(model_accepts(d) for _, d in CASES)
-    print(f"schema vs model: {agree} of {len(CASES)} mutated manifests agree "
-          f"({accepted} accepted by the model), {len(disagree)} disagree")
+    accepted = sum(check_accepts(d) for _, d in CASES)
+    print(f"schema vs check: {agree} of {len(CASES)} mutated manifests agree "
+          f"({accepted} accepted by check), {len(disagree)} disagree")
     assert disagree == [], "\n".join(disagree[:40])
     assert len(CASES) >= 1000 and 0 < accepted < len(CASES)
 
@@ -201,7 +225,7 @@ def test_generated_mutations_agree(base_name, data):
     path = data.draw(st.sampled_from(paths))
     value = data.draw(_JSONISH)
     mutated = _set(base, path, value)
-    assert model_accepts(mutated) == schema_accepts(mutated), (path, value)
+    assert check_accepts(mutated) == schema_accepts(mutated), (path, value)
 
 
 def _patterns(node, out):
@@ -223,7 +247,9 @@ PROBES = ["", "a", "abc", "abc\n", "\nabc", "a b", "invoice-matching", "x_1", "A
           "steps/x.py:f", "steps/x.py:f\n", " steps/x.py:f", "\x1csteps/x.py:f", "\ufeffx.py:f",
           "\u0085", "\x1c", "\ufeff", "\u00a0x", "invoice.received", "0 7 * * 1-5", "0 7 * * 1-5\n",
           "@daily", "@DAILY\t", "0 0 31 2 *", "0 0 30 feb *", "0 0 31 2 1", "*/90 9-17 * jan-MAR sun-7",
-          "0 0 29 2 *", "5-1 * * * *", "0 0 31 4,6,9,11 *", "0 0 31 2-4/2 *", "0\u00a07 * * *"]
+          "0 0 29 2 *", "5-1 * * * *", "0 0 31 4,6,9,11 *", "0 0 31 2-4/2 *", "0\u00a07 * * *",
+          "api_key", "Api-Keys", " to ken ", "tokens\n", "access_token", "\u212aey", "a\u212aey",
+          "sources.x", "sources.x.y", "steps.a.output", "steps.a.output\n", "steps..output"]
 
 
 def test_every_schema_pattern_means_the_same_in_python_and_ecmascript():

@@ -202,6 +202,7 @@ async def test_custom_requests(client, workspace):
     assert steps["rates"]["network"] == "public_egress" and steps["rates"]["connections"] == ["ecb"]
     assert steps["normalise"]["sources"] == ["invoices"]
     assert steps["draft"]["effects"] == ["draft_bill"] and steps["draft"]["connections"] == ["ledger"]
+    assert steps["draft"]["effectTargets"] == {"draft_bill": "create via ledger"}
     assert steps["total"]["reachesNothing"] is True and steps["rates"]["reachesNothing"] is False
     assert steps["total"]["function"] == "total" and steps["total"]["explanation"].startswith("Add up")
     assert steps["total"]["codeLocation"]["uri"].endswith("steps/total.py")

@@ -55,7 +55,7 @@ async def test_manifest_quick_fix_applied_leaves_it_clean(client, workspace):
     for code in ("SM101", "SM102"):
         d = next(d for d in diags if d.code == code)
         first = (await actions(client, u, [d]))[0]
-        assert first.is_preferred and first.title.startswith("Change to ")
+        assert not first.is_preferred and first.title.startswith("Change to ")  # a guess
         dc = by_uri(first)[u]
         assert dc.text_document.version == client.versions[u]
         text = apply(text, dc.edits)
@@ -93,20 +93,27 @@ async def test_declare_this_effect_edits_the_manifest(client, workspace):
 
 async def test_fix_all_on_request_only(client, workspace):
     path = workspace / "billing" / "steps" / "scratch_fixall.py"
-    text = ("import os, sys\nimport statistics\n\n\ndef f(x):\n"
-            "    return statistics.NormalDist(0, 1).samples(3)\n")
+    text = ("import os, sys\nfrom typing import List\nimport statistics\n\n\ndef f(x: List[int]):\n"
+            "    return statistics.NormalDist(0, 1).samples(3), os.sep\n")
     u = open_doc(client, path, text)
-    diags = await diagnostics(client, u, predicate=lambda ds: len(ds) == 3)
-    # the lightbulb (no `only`): quick fixes, no fix-all
-    assert all(a.kind == T.CodeActionKind.QuickFix for a in await actions(client, u, diags))
+    diags = await diagnostics(client, u, predicate=lambda ds: len(ds) == 4)
+    # the lightbulb (no `only`): quick fixes, no fix-all; preferred = safe; `os` is still used:
+    # no fix at all (it would be left undefined)
+    found = await actions(client, u, diags)
+    assert all(a.kind == T.CodeActionKind.QuickFix for a in found)
+    assert sorted((a.title, bool(a.is_preferred)) for a in found) == [
+        ("Add seed=0 to samples() (choose your own seed)", False),
+        ("Remove `sys` from the import", True),
+        ("Remove the disallowed import and the annotations using List", True)]
     (fix_all,) = await actions(client, u, [], only=[T.CodeActionKind.SourceFixAll],
                                rng=T.Range(T.Position(0, 0), T.Position(0, 0)))
     assert fix_all.kind == "source.fixAll.stepsmith" and fix_all.diagnostics is None
     text = apply(text, by_uri(fix_all)[u].edits)
-    assert text == ("import statistics\n\n\ndef f(x):\n"
-                    "    return statistics.NormalDist(0, 1).samples(3, seed=0)\n")
+    assert text == ("import os\nimport statistics\n\n\ndef f(x):\n"
+                    "    return statistics.NormalDist(0, 1).samples(3), os.sep\n")
     change(client, u, text)
-    assert await diagnostics(client, u) == []
+    assert [d.code for d in await diagnostics(client, u, predicate=lambda ds: len(ds) == 2)] \
+        == ["SS101", "SS501"]
     assert await actions(client, u, [], only=["source"], rng=T.Range(T.Position(0, 0), T.Position(0, 0))) == []
     close_doc(client, u)
 

@@ -196,7 +196,7 @@ def test_python_version_selects_the_grammar():
 def test_problems_carry_fix_hints_without_affecting_equality():
     (p,) = validate("import os\n")
     assert p.data == {"fix": "remove-import", "title": "Remove the disallowed import",
-                      "edits": [[1, 0, 2, 0, ""]]}
+                      "edits": [[1, 0, 2, 0, ""]], "binds": [["os", "os"]]}
     (q,) = validate("def f(nd):\n    return nd.samples(3)\n")
     assert q.data == {"fix": "add-seed", "title": "Add seed=0 to samples() (choose your own seed)",
                       "edits": [[2, 23, 2, 23, ", seed=0"]]}

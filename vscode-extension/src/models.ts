@@ -37,6 +37,14 @@ function listText(items: string[]): string {
   return items.length ? items.join(', ') : 'none';
 }
 
+/** Each effect with what it does where: "post_summary (send to channel finance-requests)". */
+export function effectTexts(s: ReachStep): string[] {
+  return s.effects.map((e) => {
+    const target = s.effectTargets?.[e];
+    return target ? `${e} (${target})` : e;
+  });
+}
+
 /** One line that says what a step reaches, e.g. "reaches nothing" or "public egress · ecb". */
 export function stepSummary(s: ReachStep): string {
   if (s.reachesNothing) {
@@ -96,7 +104,7 @@ export function reachTree(resp: ReachResponse | undefined | null): ReachNode[] {
           leaf('network', 'network', networkText(s.network), s.network === 'public_egress' ? 'globe' : 'circle-slash'),
           leaf('connections', 'connections', listText(s.connections), 'plug'),
           leaf('sources', 'sources', listText(s.sources), 'database'),
-          leaf('effects', 'effects', listText(s.effects), 'zap'),
+          leaf('effects', 'effects', listText(effectTexts(s)), 'zap'),
           ...changes.map((c, i): ReachNode => ({
             id: `${sid}:change:${i}:${c.kind}`, kind: 'change', label: c.widens ? 'widened' : 'changed',
             description: c.description, icon: c.widens ? 'warning' : 'diff', children: [],
@@ -122,7 +130,7 @@ export function reachMarkdown(resp: ReachResponse | undefined | null): string {
     }
     lines.push('| step | network | connections | sources | effects |', '|---|---|---|---|---|');
     for (const s of wf.steps) {
-      lines.push(`| ${cell(s.id)} | ${cell(networkText(s.network))} | ${cell(listText(s.connections))} | ${cell(listText(s.sources))} | ${cell(listText(s.effects))} |`);
+      lines.push(`| ${cell(s.id)} | ${cell(networkText(s.network))} | ${cell(listText(s.connections))} | ${cell(listText(s.sources))} | ${cell(listText(effectTexts(s)))} |`);
     }
     lines.push('');
   }

@@ -13,6 +13,8 @@ export interface ReachStep {
   connections: string[];
   sources: string[];
   effects: string[];
+  /** what each effect does where: "create via xero", "send to channel finance-requests" */
+  effectTargets?: Record<string, string>;
   explanation: string;
   reachesNothing: boolean;
   location?: LspLocation | null;

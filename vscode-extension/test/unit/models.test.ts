@@ -37,6 +37,20 @@ describe('reach tree model', () => {
     assert.match(String(fx.tooltip), /not a review of what its code does/);
   });
 
+  it('says what each effect does where: a channel effect as such', () => {
+    const s = step('post', {
+      reachesNothing: false, effects: ['post_summary', 'draft_bill'],
+      effectTargets: { post_summary: 'send to channel finance-requests', draft_bill: 'create via xero' },
+    });
+    const resp: ReachResponse = { workflows: [{ manifestUri: 'file:///w/wf/workflow.yaml', workflow: 'w', steps: [s] }] };
+    const leaf = reachTree(resp)[0].children[0].children.find((c) => c.label === 'effects');
+    assert.strictEqual(leaf?.description, 'post_summary (send to channel finance-requests), draft_bill (create via xero)');
+    assert.match(reachMarkdown(resp), /post_summary \(send to channel finance-requests\)/);
+    // a server without targets: the names alone
+    assert.strictEqual(reachTree({ workflows: [{ ...resp.workflows[0], steps: [{ ...s, effectTargets: undefined }] }] })[0]
+      .children[0].children.find((c) => c.label === 'effects')?.description, 'post_summary, draft_bill');
+  });
+
   it('marks the steps whose reach widened since HEAD, with one node per change', () => {
     const widened: ReachResponse = JSON.parse(JSON.stringify(reach));
     const wf = widened.workflows[0];

@@ -4,6 +4,7 @@ import json
 import urllib.request
 
 
-def fx_rates(base):
-    with urllib.request.urlopen("https://example.invalid/" + base, timeout=4) as r:
+def fx_rates(base, connections):
+    url = "https://example.invalid/" + base + "?key=" + connections["ecb"]
+    with urllib.request.urlopen(url, timeout=4) as r:
         return json.loads(r.read().decode("utf-8"))
