@@ -12,11 +12,15 @@ from html.parser import HTMLParser
 import cmarkgfm
 import pytest
 from cmarkgfm.cmark import Options
-from gitkit import committed_workflow, git
+from gitkit import committed_workflow
 from manifest_kit import BASE, write_workflow
 from stepsmith.runner.cli import main
 from stepsmith.runner.cli.reach_diff import markdown
-from stepsmith.runner.revisions.reach_changes import ReachChange, ReachDiff, WorkflowReachDiff
+from stepsmith.runner.revisions.reach_changes import (
+    ReachChange,
+    ReachDiff,
+    WorkflowReachDiff,
+)
 
 ZWSP = "\u200b"
 # what GitHub (mentions, issue references) and GitLab (references) link in rendered text
@@ -86,4 +90,3 @@ def test_a_folder_named_for_a_user_does_not_ping_them(tmp_path, monkeypatch, cap
     shown = "".join(rendered.parts)
     assert "@octocat/#42/workflow.yaml" in shown.replace(ZWSP, "")
     assert rendered.links == 0 and not LINKED.search(shown), shown
-    git(repo, "status")  # (the repository is untouched; git still reads it)
