@@ -22,7 +22,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from gitkit import git
+from gitkit import git, partial_clone
 from manifest_kit import BASE, write_workflow
 from stepsmith.runner.cli import main
 from stepsmith.runner.revisions import gitrev
@@ -77,20 +77,7 @@ def test_an_embedded_bare_repository_runs_nothing(tmp_path, monkeypatch, capsys)
 
 # -- a repository whose own config is hostile (a tarball with its .git, a shared folder) -------
 def _partial_clone(tmp_path: Path) -> Path:
-    """A blob-less partial clone of a two-commit history: the manifest at HEAD~1 was never
-    fetched, so reading it needs the promisor remote."""
-    origin = tmp_path / "origin"
-    origin.mkdir()
-    git(origin, "init", "-q", "-b", "main")
-    git(origin, "config", "uploadpack.allowFilter", "true")
-    write_workflow(origin / "wf", BASE)
-    git(origin, "add", "-A")
-    git(origin, "commit", "-qm", "base")
-    (origin / "wf" / "workflow.yaml").write_text(BASE.replace("version: 3", "version: 4"))
-    git(origin, "commit", "-qam", "bump")
-    git(tmp_path, "clone", "-q", "--filter=blob:none", f"file://{origin}", "clone")
-    clone = tmp_path / "clone"
-    old = git(clone, "rev-parse", "HEAD~1:wf/workflow.yaml").strip()
+    clone, old = partial_clone(tmp_path)
     missing = subprocess.run(["git", "cat-file", "-e", old], cwd=clone, capture_output=True,
                              text=True, env={**os.environ, "GIT_NO_LAZY_FETCH": "1"},
                              check=False)

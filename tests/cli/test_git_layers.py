@@ -14,7 +14,7 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from gitkit import committed_workflow, git
+from gitkit import committed_workflow, git, partial_clone
 from manifest_kit import BASE, write_workflow
 from stepsmith.runner.cli import main
 from stepsmith.runner.revisions import gitrev
@@ -27,22 +27,12 @@ FETCH_LAYERS = {  # what each layer is in the command gitrev builds
 
 
 def _partial_clone(tmp_path: Path, allow_file: bool = True) -> tuple[Path, str]:
-    """A blob-less clone of a reachable origin: a fetch would succeed. With `allow_file`, its
-    config allows the file protocol by name (`protocol.file.allow=always`)."""
-    origin = tmp_path / "origin"
-    origin.mkdir()
-    git(origin, "init", "-q", "-b", "main")
-    git(origin, "config", "uploadpack.allowFilter", "true")
-    write_workflow(origin / "wf", BASE)
-    git(origin, "add", "-A")
-    git(origin, "commit", "-qm", "base")
-    (origin / "wf" / "workflow.yaml").write_text(BASE.replace("version: 3", "version: 4"))
-    git(origin, "commit", "-qam", "bump")
-    git(tmp_path, "clone", "-q", "--filter=blob:none", f"file://{origin}", "clone")
-    clone = tmp_path / "clone"
+    """gitkit's partial clone; with `allow_file`, its config allows the file protocol by name
+    (`protocol.file.allow=always`)."""
+    clone, obj = partial_clone(tmp_path)
     if allow_file:
         git(clone, "config", "protocol.file.allow", "always")
-    return clone, git(clone, "rev-parse", "HEAD~1:wf/workflow.yaml").strip()
+    return clone, obj
 
 
 def _run_with_only(layer: str | None, clone: Path, obj: str) -> subprocess.CompletedProcess:
