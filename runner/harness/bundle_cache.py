@@ -66,10 +66,6 @@ def _name(inputs: str) -> str:
     return f"{key}.bundle"
 
 
-def _path(inputs: str) -> Path:
-    return _folder() / _name(inputs)
-
-
 def _warn(what: str, why: str) -> None:
     if what not in _warned:
         _warned.add(what)
