@@ -188,7 +188,7 @@ def _read(k: str | None) -> dict | None:
     try:
         with open(os.path.join(_folder(), f"{k}.json"), encoding="utf-8") as fh:
             entry = json.load(fh)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # a damaged or planted entry: no answer
         return None
     return entry if isinstance(entry, dict) and entry.get("format") == FORMAT else None
 

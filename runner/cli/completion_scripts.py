@@ -5,7 +5,14 @@ one generator for the three keeps them alike.)
 
 What is completed: sub-commands, each command's options (with their choices, e.g.
 `--format text|json`), files for PATH/FILE arguments, and for `test`/`review` node ids
-`wf::step::case` once the word has a `::` (asked of `stepsmith test --co`, so they are exact)."""
+`wf::step::case` once the word has a `::` (asked of `stepsmith test --co`, so they are exact).
+
+The ids are a cloned folder's data (its folder names; a fixture file whose name is not a case
+name is never an id): no script evaluates them. bash matches them as plain text (never
+`compgen -W "$ids"`, which expands `$(...)`, backticks and `${...}` in every word) and puts
+them on the line quoted (`printf %q`); zsh adds them without `-Q`, so it quotes what it
+inserts; fish quotes completions itself. tests/cli/test_cli_completion_hostile.py drives the
+three shells with such names."""
 
 from __future__ import annotations
 
@@ -88,14 +95,15 @@ def _bash(prog: str, top: list[Option], commands: list[Command]) -> str:
                 for n in o.names]
         if files:
             values.append(f"            {'|'.join(files)}) compopt -o filenames 2>/dev/null "
-                          '|| true; COMPREPLY=($(compgen -f -- "$cur")); return ;;')
+                          '|| true; mapfile -t COMPREPLY < <(compgen -f -- "$cur"); '
+                          "return ;;")
         if free:
             values.append(f"            {'|'.join(free)}) return ;;  # a value: nothing to offer")
         opts = " ".join(n for o in c.options for n in o.names)
         rest = ("        if [[ $cur == *::* ]]; then " + fn + "_node_ids \"$cur\"; return; fi\n"
                 if c.name in NODE_ID_COMMANDS else "")
         rest += ("        compopt -o filenames 2>/dev/null || true; "
-                 'COMPREPLY=($(compgen -f -- "$cur"))\n' if c.files else "")
+                 'mapfile -t COMPREPLY < <(compgen -f -- "$cur")\n' if c.files else "")
         cases.append(f"    {c.name})\n"
                      + ('        case "$prev" in\n' + "\n".join(values) + "\n        esac\n"
                         if values else "")
@@ -104,15 +112,19 @@ def _bash(prog: str, top: list[Option], commands: list[Command]) -> str:
     return f"""# {prog} completion for bash, generated from its argument parser by
 # `{prog} completion bash`. Load it with:  source <({prog} completion bash)
 {fn}_node_ids() {{
-    # workflow::step::case ids, exactly as `{prog} test --co` selects them
-    local cur="$1" ids colon i
-    ids=$("${{COMP_WORDS[0]}}" test --co "${{cur%%::*}}" 2>/dev/null | grep -F '::')
-    COMPREPLY=($(compgen -W "$ids" -- "$cur"))
+    # workflow::step::case ids, exactly as `{prog} test --co` selects them: data, matched as
+    # plain text (never `compgen -W`, which expands what it is given) and inserted quoted
+    local cur="$1" id colon="" i
+    local -a ids
+    mapfile -t ids < <("${{COMP_WORDS[0]}}" test --co -- "${{cur%%::*}}" 2>/dev/null)
+    for id in "${{ids[@]}}"; do
+        [[ $id == *::* && $id == "$cur"* ]] && COMPREPLY+=("$id")
+    done
     # bash splits the word at ':' (COMP_WORDBREAKS): offer only what follows the last one
-    if [[ $COMP_WORDBREAKS == *:* ]]; then
-        colon="${{cur%"${{cur##*:}}"}}"
-        for i in "${{!COMPREPLY[@]}}"; do COMPREPLY[i]="${{COMPREPLY[i]#"$colon"}}"; done
-    fi
+    [[ $COMP_WORDBREAKS == *:* ]] && colon="${{cur%"${{cur##*:}}"}}"
+    for i in "${{!COMPREPLY[@]}}"; do
+        printf -v "COMPREPLY[i]" %q "${{COMPREPLY[i]#"$colon"}}"
+    done
 }}
 
 {fn}() {{
@@ -173,8 +185,9 @@ def _zsh(prog: str, top: list[Option], commands: list[Command]) -> str:
 {fn}_paths() {{
     if [[ $PREFIX == *::* ]]; then  # workflow::step::case, as `{prog} test --co` selects them
         local -a ids
-        ids=(${{(f)"$({prog} test --co ${{PREFIX%%::*}} 2>/dev/null | grep -F '::')"}})
-        compadd -Q -a ids
+        ids=(${{(f)"$({prog} test --co -- "${{(Q)PREFIX%%::*}}" 2>/dev/null)"}})
+        ids=(${{(M)ids:#*::*}})
+        compadd -a ids  # data: without -Q, zsh quotes what it inserts
     else
         _files
     fi
@@ -229,10 +242,10 @@ def _fish(prog: str, top: list[Option], commands: list[Command]) -> str:
              f"# `{prog} completion fish`. Load it with:  {prog} completion fish | source",
              f"complete -c {prog} -e", f"complete -c {prog} -f",
              f"function {fn}  # workflow::step::case, as `{prog} test --co` selects them",
-             "    set -l cur (commandline -ct)",
+             "    set -l cur (commandline -ct | string unescape)",
              "    string match -q '*::*' -- $cur; or return",
-             (f"    {prog} test --co (string replace -r '::.*' '' -- $cur) 2>/dev/null"
-              " | string match '*::*'"),
+             (f"    {prog} test --co -- (string replace -r '::.*' '' -- $cur) 2>/dev/null"
+              " | string match -- '*::*'"),
              "end"]
     first = "__fish_use_subcommand"
     lines += [_fish_option(prog, first, o) for o in top]

@@ -8,6 +8,7 @@ exit status 1 so CI can ask for a security review. Exit status: 0 shown, 1 widen
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -86,18 +87,42 @@ def text(diff) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _md(text: str) -> str:
-    """Plain text for a Markdown table cell: no markup, no pipes, no line breaks."""
-    import re
+# Markdown punctuation (backslash-escaped), and where GitHub and GitLab would link what follows
+# once rendered: @mentions, #123 / !12 / ~label / %milestone / $12 / &12 references, scheme://
+# and www. autolinks, user@host. A backslash does not stop those (they are found in the
+# rendered text): a zero-width space after the sigil does, and shows nothing (as Renovate does).
+_MD_PUNCT = "\\`*_[]|<>~&"
+_MD_SPECIAL = re.compile(r"(?i)www(?=\.)|:(?=//)|[@#!~%$&](?=\w)|[\\`*_\[\]|<>~&]")
+_ZWSP = "&#8203;"
 
+
+def _md(text: str) -> str:
+    """Plain text for a Markdown table cell: no markup, no links or references, no pipes, no
+    line breaks."""
+
+    def one(m: re.Match) -> str:
+        s = m.group(0)
+        out = "\\" + s if s in _MD_PUNCT else s
+        linked = s.lower() == "www" or s == ":" or (
+            s in "@#!~%$&" and m.end() < len(m.string) and (m.string[m.end()].isalnum()
+                                                            or m.string[m.end()] == "_"))
+        return out + _ZWSP if linked else out
+
+    return _MD_SPECIAL.sub(one, text.replace("\r", " ").replace("\n", " "))
+
+
+def _code(text: str) -> str:
+    """A Markdown code span of `text`: nothing in it is markup, a link or a reference."""
     text = text.replace("\r", " ").replace("\n", " ")
-    return re.sub(r"([\\`*_\[\]|<>~])", r"\\\1", text)
+    fence = "`" * (max((len(r) for r in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def markdown(diff) -> str:
     from stepsmith.runner.reach import REACH_SENTENCE
 
-    out = [f"### What this change widens (compared with `{_md(diff.rev)}`)", ""]
+    out = [f"### What this change widens (compared with {_code(diff.rev)})", ""]
     if not diff.changed:
         out += [NO_CHANGE, ""]
     for w in diff.changed:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .reach_changes import ReachChange, ReachDiff, WorkflowReachDiff, compare_workflows
 from .gitrev import GitError, Revision
+from .reach_changes import ReachChange, ReachDiff, WorkflowReachDiff, compare_workflows
 
 __all__ = ["GitError", "ReachChange", "ReachDiff", "WorkflowReachDiff", "reach_diff",
            "widened_since", "workflow_at"]
@@ -52,6 +52,15 @@ def workflow_at(rev: Revision, relpath: str):
     return wf, err, True
 
 
+def _at(rev: Revision, relpath: str) -> bool:
+    """Whether `rev` may hold `relpath`: what cannot be read there counts as present, so it is
+    reported as unreadable at REV rather than as a new workflow."""
+    try:
+        return rev.read(relpath) is not None
+    except GitError:
+        return True
+
+
 def _workdir_workflow(path: Path):
     from stepsmith.runner.manifest import read_manifest_text
 
@@ -68,7 +77,7 @@ def reach_diff(path: Path, rev: str = "HEAD") -> ReachDiff:
 
     revision = Revision(path, rev)
     now = {revision.relative(f.manifest): f.manifest for f in discover([path])}
-    then = set(revision.manifests_under(path)) | {r for r in now if revision.read(r) is not None}
+    then = set(revision.manifests_under(path)) | {r for r in now if _at(revision, r)}
 
     before: dict[str, tuple] = {r: workflow_at(revision, r)[:2] for r in sorted(then)}
     after: dict[str, tuple] = {r: _workdir_workflow(p) for r, p in sorted(now.items())}

@@ -4,7 +4,8 @@ The engine saves each workflow as an immutable version. A workflow whose manifes
 file it uses (at REV or now) changed since REV must carry a higher `version:` (SM401, a
 warning: the author may bump it in a later commit of the same pull request); a lower one is an
 error (SM402). A workflow that did not exist at REV, or does not parse on either side, is left
-to the other checks.
+to the other checks; one that cannot be read at REV (a partial clone's missing object) is a
+GitError: the command fails rather than pass what it could not compare.
 """
 
 from __future__ import annotations
@@ -41,11 +42,12 @@ def version_problems(manifest: Path, rev: Revision) -> list[Problem]:
     from stepsmith.runner.manifest import parse_manifest, read_manifest_text
     from stepsmith.runner.rules.manifest_rules import rationale
 
-    from . import workflow_at
+    from . import _decode, _parse
 
     rel = rev.relative(manifest)
-    before, _err, present = workflow_at(rev, rel)
-    if before is None or not present:
+    # GitError when the manifest cannot be read at REV: the check cannot say, so it fails
+    before, _err = _parse(_decode(rev.read(rel)), f"{rev.rev}:{rel}")
+    if before is None:
         return []
     text, _problems = read_manifest_text(manifest)
     doc = parse_manifest(text, str(manifest)) if text is not None else None

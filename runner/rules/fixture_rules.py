@@ -83,4 +83,14 @@ RULES = [
                  '"evaluation_time": null}\n',
          fix='fixtures/_workflow/day1.json\n{"sources": {"numbers": "1.00"}, '
              '"evaluation_time": null}\n'),
+    Rule("SF009", "fixture-bad-name",
+         "A fixture file's name is not a valid case name (lowercase letters, digits, '.', '-' "
+         "or '_'), so it is never listed or run.",
+         "A case name becomes part of a node id that tests list and shells complete: a name "
+         "like `$(id).json` must never reach a command line, so the file is left out.",
+         security=False,
+         example='fixtures/add/Simple Case.json\n{"inputs": {"a": "1.00"}, '
+                 '"evaluation_time": null, "expected": {"output": {"sum": "1.50"}}}\n',
+         fix='fixtures/add/simple-case.json\n{"inputs": {"a": "1.00"}, '
+             '"evaluation_time": null, "expected": {"output": {"sum": "1.50"}}}\n'),
 ]

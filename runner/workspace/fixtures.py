@@ -2,7 +2,8 @@
 
 `fixtures/<step-id>/<case>.json` lives beside the manifests (`grammar.FIXTURES_DIR`). Several
 manifests in one folder share it: `fixtures/<step-id>/` belongs to every manifest there that
-declares the step. One symlink policy, safeio's: a symlinked fixtures folder, step folder or
+declares the step. Only files whose stem is a case name are listed (grammar.is_case_name).
+One symlink policy, safeio's: a symlinked fixtures folder, step folder or
 fixture file is never listed (a listing never leaves the workflow folder), and only regular
 files count. Every caller (snapshot tables, the server's runs, rename/navigation, the lenses)
 lists through here.
@@ -42,8 +43,11 @@ def _names(folder: str) -> list[str]:
 
 
 def _cases(step_dir: str) -> list[str]:
+    """The fixtures in a step folder: regular `<case>.json` files whose stem is a case name
+    (any other name is never listed: it is `check`'s SF009, and never becomes a test item)."""
     return [os.path.join(step_dir, n) for n in _names(step_dir)
-            if n.endswith(".json") and _plain_file(os.path.join(step_dir, n))]
+            if n.endswith(".json") and grammar.is_case_name(n[:-5])
+            and _plain_file(os.path.join(step_dir, n))]
 
 
 def fixture_files(manifest_path: str | os.PathLike, step_id: str) -> list[Path]:

@@ -26,3 +26,21 @@ def committed_workflow(tmp_path: Path, text: str = BASE) -> Path:
     git(r, "add", "-A")
     git(r, "commit", "-q", "-m", "base")
     return r
+
+
+def partial_clone(tmp_path: Path) -> tuple[Path, str]:
+    """A blob-less partial clone (`--filter=blob:none`, from a reachable file:// origin) of a
+    two-commit history, and the manifest blob at HEAD~1, which it never fetched: reading it
+    needs the promisor remote."""
+    origin = tmp_path / "origin"
+    origin.mkdir()
+    git(origin, "init", "-q", "-b", "main")
+    git(origin, "config", "uploadpack.allowFilter", "true")
+    write_workflow(origin / "wf", BASE)
+    git(origin, "add", "-A")
+    git(origin, "commit", "-qm", "base")
+    (origin / "wf" / "workflow.yaml").write_text(BASE.replace("version: 3", "version: 4"))
+    git(origin, "commit", "-qam", "bump")
+    git(tmp_path, "clone", "-q", "--filter=blob:none", f"file://{origin}", "clone")
+    clone = tmp_path / "clone"
+    return clone, git(clone, "rev-parse", "HEAD~1:wf/workflow.yaml").strip()

@@ -165,3 +165,20 @@ def test_work_tree_is_never_touched(repo, capsys):
     capsys.readouterr()
     assert git(repo, "status", "--porcelain") == before
     assert "version: 4" in (repo / "wf" / "workflow.yaml").read_text()
+
+
+@pytest.mark.parametrize("edit", [
+    ("draft_bill: {connection: xero, kind: create,", "draft_bill: {connection: xero, kind: delete,"),
+    ("  xero: {description: Ledger}\n", "  xero: {description: Ledger}\n  bank: {description: Bank}\n"),
+], ids=["kind", "connection"])
+def test_an_existing_effect_doing_something_else_widens(repo, capsys, edit):
+    """The step keeps its effect, but the effect now deletes instead of creating, or acts
+    through another connection: what the step can do changed, so the gate must stop it."""
+    text = BASE.replace(*edit)
+    if edit[1].endswith("bank: {description: Bank}\n"):
+        text = text.replace("draft_bill: {connection: xero,", "draft_bill: {connection: bank,")
+    (repo / "wf" / "workflow.yaml").write_text(text)
+    rc, data = run_json(capsys, "--diff", "HEAD", "--fail-on-widen", str(repo))
+    (change,) = [c for w in data["workflows"] for c in w["changes"]]
+    assert (change["kind"], change["step"], change["widens"]) == ("effect-origin", "draft", True)
+    assert rc == 1 and data["widens"] is True

@@ -105,6 +105,22 @@ def test_last_failed_runs_only_what_failed(wf, capsys):
     assert code == 0 and "no previously failed fixtures" in out and "6 passed" in out
 
 
+def test_last_failed_remembers_fixtures_that_could_not_run(wf, capsys):
+    """An error (the fixture could not run: here its file is not JSON) is a failure for --lf,
+    as pytest counts errors: the next --lf runs it, and only it."""
+    bad = wf / "fixtures" / "add" / "simple.json"
+    good = bad.read_text()
+    bad.write_text("{not json")
+    code, out, _ = run(capsys, "wf", "--format", "json")
+    assert code == 1
+    (result,) = [r for r in json.loads(out)["results"] if r["id"] == "wf::add::simple"]
+    assert result["outcome"] == "error"
+    assert ids(capsys, "wf", "--lf") == ["wf::add::simple"]
+    bad.write_text(good)
+    code, out, _ = run(capsys, "wf", "--lf")
+    assert code == 0 and "1 passed" in out
+
+
 def test_maxfail_stops_after_n_failures(tmp_path, kit, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     fx = kit.passing_fixtures()

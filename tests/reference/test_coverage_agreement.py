@@ -171,6 +171,26 @@ def test_missing_column_and_display_percent_are_coverage_pys(agree):
     assert s["percent_covered_display"] == "71" and ours.rows["pick"]["Cover"] == "71%"
 
 
+NO_BRANCH = '''def clamp(n):
+    if n > 100:  # pragma: no branch
+        n = 100
+    while n > 10:  # pragma: no branch
+        n -= 10
+    if n < 0:
+        n = 0
+    return n
+'''
+
+
+def test_pragma_no_branch_lines_have_no_missing_branch(agree):
+    """`# pragma: no branch` (coverage.py's default partial-branch pragma): the line's untaken
+    arc is not missing; the `if` without it still is."""
+    ref, ours = agree({"nb": (NO_BRANCH, "clamp", ["n"])}, [("nb", "big", {"n": 150})])
+    assert ours.files["nb"]["missing_branches"] == [[6, 7]]
+    assert ours.files["nb"]["summary"]["num_partial_branches"] == 1
+    assert ours.rows["nb"]["Missing"] == ref.rows["nb"]["Missing"] == "7"
+
+
 RAISES = '''def checked(n):
     if n < 0:
         raise ValueError("negative")

@@ -164,3 +164,21 @@ def test_unwritable_location_is_a_clear_error(tmp_path):
     (tmp_path / "dir.sqlite3").mkdir()
     with pytest.raises(StoreError, match="cannot open the store"):
         ResultStore(tmp_path / "dir.sqlite3", identity=IDENT)
+
+
+def test_a_new_version_is_a_new_identity(tmp_path):
+    """Bumping `version:` and running the same run id again stores new rows beside the old
+    version's (the version is part of the identity), never a raw IntegrityError."""
+    with ResultStore.for_workflow(tmp_path, identity=IDENT) as st:
+        accept(st, result={"status": "ok", "output": {"v": 1}},
+               effects=[{"effect": "draft_bill", "key": "k1", "payload": {"id": "k1"}}])
+        second = st.accept(workflow="demo", version=2, run_id="r1", step_id="s",
+                           request=req(inputs={"a": "2"}), result={"status": "ok",
+                                                                   "output": {"v": 2}},
+                           effects=[{"effect": "draft_bill", "key": "k1",
+                                     "payload": {"id": "k1"}}])
+        assert not second.reused
+        assert st.lookup("demo", 1, "r1", "s", req()).result["output"] == {"v": 1}
+        assert st.lookup("demo", 2, "r1", "s", req(inputs={"a": "2"})).result["output"] == {
+            "v": 2}
+        assert [len(st.run_rows("demo", v, "r1", effect_rows=True)) for v in (1, 2)] == [2, 2]

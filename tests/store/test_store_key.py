@@ -55,3 +55,12 @@ def test_a_key_of_the_wrong_size_is_refused(tmp_path, monkeypatch, size):
     os.chmod(key, 0o600)
     with pytest.raises(StoreError, match="not a stepsmith store key"):
         accept(tmp_path / "wf")
+
+
+@pytest.mark.parametrize("mode", [0o640, 0o604, 0o660])
+def test_a_key_others_may_read_is_refused(tmp_path, monkeypatch, mode):
+    key = _key_dir(tmp_path, monkeypatch) / "store.key"
+    key.write_bytes(b"k" * 32)
+    os.chmod(key, mode)
+    with pytest.raises(StoreError, match="other users may read or change it"):
+        accept(tmp_path / "wf")

@@ -81,6 +81,15 @@ def test_payload_key_field_and_shape():
     assert got == [("SS602", 2, "ref"), ("SS602", 4, "invoice_id"), ("SS602", 5, None)]
 
 
+@pytest.mark.parametrize("payload", ["{m}", "{'invoice_id', m}", "[m]", "(m,)", "{x for x in m}",
+                                     "[x for x in m]", "f'{m}'", "'text'", "1"])
+def test_a_payload_literal_that_is_not_a_dict_is_refused(payload):
+    source = f"def draft(m, effects):\n    effects.emit('draft_bill', {payload})\n"
+    (p,) = validate(source, uses=[DRAFT])
+    assert (p.code, p.span.line, p.step) == ("SS602", 2, "draft"), payload
+    assert "must be a dict" in p.message
+
+
 def test_silent_without_declarations_or_without_the_effects_parameter():
     source = "def draft(m, effects):\n    effects.emit('zzz', [])\n"
     assert validate(source) == []

@@ -84,3 +84,15 @@ def test_run_this_fixture_uses_the_manifest_declaring_its_step(tmp_path):
     assert Runner._fixture_owner(snap, str(fixture(tmp_path, "z", "c")))[1] == "z"
     lone = tmp_path / "lone"
     assert Runner._fixture_owner(snap, str(fixture(lone, "z", "c"))) is None
+
+
+def test_a_file_whose_name_is_not_a_case_name_is_never_listed(tmp_path):
+    """The server's fixture listing, lenses and runs list through here: a name that could not
+    be a node id (`$(id>PWNED)`, backticks, `${...}`, capitals, spaces) is left out, as
+    `stepsmith test` leaves it out (reported there and by `check` as SF009)."""
+    m = manifest(tmp_path, "workflow.yaml", ["a"])
+    fixture(tmp_path, "a", "one")
+    for bad in ("$(id>PWNED)", "`id`", "${HOME}", "Two", "with space", ".hidden", "-dash"):
+        fixture(tmp_path, "a", bad)
+    assert [p.name for p in fixture_files(m, "a")] == ["one.json"]
+    assert [os.path.basename(p) for p in folder_fixture_files(str(tmp_path))] == ["one.json"]
