@@ -27,8 +27,9 @@ class Edit(BaseModel):
 class FixOut(BaseModel):
     title: str
     kind: str = Field(description="e.g. remove-import, add-seed, replace")
-    safe: bool = Field(description="certain (applied by `stepsmith check --fix`), else a guess")
-    preferred: bool
+    safe: bool = Field(description="keeps the program meaning what it meant (applied by "
+                       "`stepsmith check --fix`); otherwise a guess or a change of behaviour")
+    preferred: bool = Field(description="the first fix, and safe")
     edits: list[Edit]
 
 
@@ -43,8 +44,8 @@ class ProblemOut(BaseModel):
     end_column: int = Field(description="exclusive")
     step: str | None = Field(description="the step function (step files) or step id (manifests)")
     rationale: str
-    fixes: list[FixOut] = Field(description="first = preferred; none for problems with no "
-                                "certain or likely fix")
+    fixes: list[FixOut] = Field(description="best first; none for problems with no safe or "
+                                "likely fix")
 
 
 class CheckOutput(BaseModel):

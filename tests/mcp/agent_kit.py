@@ -127,8 +127,8 @@ class Assistant:
                               redraft: Callable[[list[dict]], bool] | None = None,
                               rounds: int = 12) -> list[tuple[str, str]]:
         """`check`, apply the preferred fix of the first problem that has a SAFE one, `check`
-        again, until clean. With no safe fix left: `guesses` applies a preferred guess (a
-        did-you-mean the assistant agrees with); else `redraft(problems)` is the assistant
+        again, until clean. With no safe fix left: `guesses` applies the first fix offered, a
+        guess (a did-you-mean the assistant agrees with; a guess is never `preferred`); else `redraft(problems)` is the assistant
         editing its draft from the messages (True when it changed something). Returns what
         was done, in order: (rule code, "safe" | "guess" | "redraft"). Fails when stuck."""
         done: list[tuple[str, str]] = []
@@ -139,7 +139,7 @@ class Assistant:
                 return done
             problems = out["problems"]
             safe = [p for p in problems if p["fixes"] and p["fixes"][0]["safe"]]
-            guess = [p for p in problems if p["fixes"] and p["fixes"][0]["preferred"]]
+            guess = [p for p in problems if p["fixes"]]
             if safe:
                 apply_edits(self.root, safe[0]["fixes"][0]["edits"])
                 done.append((safe[0]["code"], "safe"))
