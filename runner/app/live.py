@@ -21,6 +21,8 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
+from stepsmith.runner.fixtures.compare import describe_result
+from stepsmith.runner.fixtures.invocations import plain_result
 from stepsmith.runner.fixtures.invoke import (
     InvokeError,
     LoadedWorkflow,
@@ -28,12 +30,10 @@ from stepsmith.runner.fixtures.invoke import (
     invoke,
     step_code,
 )
-from stepsmith.runner.fixtures.invocations import plain_result
 from stepsmith.runner.fixtures.suite import (
     Case,
     CaseResult,
     compare,
-    describe_result,
     run_case,
 )
 from stepsmith.runner.sandbox.process import Group, joined

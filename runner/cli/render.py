@@ -6,7 +6,7 @@ from __future__ import annotations
 def print_result(console, res: dict, step_id: str) -> None:
     from rich.json import JSON
     from rich.markup import escape
-    from stepsmith.runner.fixtures.suite import describe_result
+    from stepsmith.runner.fixtures.compare import describe_result
 
     status = res.get("status")
     style = "green" if status == "ok" else "red"
@@ -94,7 +94,7 @@ def _print_edit_effect(console, o) -> None:
     to the accepted result, in the fixtures' typed rendering."""
     from rich.markup import escape
     from stepsmith.runner.cli.loopview import print_differences
-    from stepsmith.runner.fixtures.suite import describe_result
+    from stepsmith.runner.fixtures.compare import describe_result
 
     req = o.request or {}
     pinned = ", ".join(f"{k} {v}" for k, v in (("time", req.get("evaluation_time")),
