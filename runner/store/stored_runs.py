@@ -105,6 +105,15 @@ def check_pin(lw: LoadedWorkflow) -> None:
         raise PinMismatch(why)
 
 
+def workflow_store(lw: LoadedWorkflow) -> ResultStore:
+    """The workflow's store, its rows tied to the runtime of the interpreter the workflow pins
+    (a row of another interpreter, even of the same release, is refused before any effect)."""
+    from stepsmith.runner.fixtures.invoke import interpreter
+    from stepsmith.runner.store.identity import runtime_identity
+
+    return ResultStore.for_workflow(lw.dir, identity=runtime_identity(interpreter(lw)))
+
+
 class SandboxUnavailable(Exception):
     """exit 2: never run unsandboxed."""
 
@@ -210,7 +219,7 @@ def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
     lease.acquire(wait)
     own_store = store is None
     try:
-        store = store or ResultStore.for_workflow(lw.dir)
+        store = store or workflow_store(lw)
     except BaseException:
         lease.release()
         raise

@@ -44,6 +44,7 @@ class ManifestEntry:
     referenced: frozenset[str] = frozenset()  # every code file the steps name, existing or not
     crossfile: Mapping[str, tuple[Problem, ...]] = field(default_factory=lambda: _EMPTY)  # step path -> non-SS problems
     checked: bool = False  # a check ran (even one that failed)
+    interpreter: Any = None  # pythons.Interpreter the pin names (None: not installed)
 
     @property
     def folder(self) -> str:
@@ -87,7 +88,8 @@ def entry_from_check(prev: ManifestEntry, check: Any, version: int | None) -> Ma
             if extra:
                 cross[key] = extra
     return ManifestEntry(prev.path, check, version, MappingProxyType(files), _python_of(check),
-                         _referenced(check, prev.folder), MappingProxyType(cross), True)
+                         _referenced(check, prev.folder), MappingProxyType(cross), True,
+                         getattr(check, "interpreter", None))
 
 
 @dataclass(frozen=True)
@@ -115,8 +117,8 @@ class WorkspaceIndex:
         """Record a check; returns the new index and the step files whose context changed."""
         prev = self.manifests.get(path) or ManifestEntry(path)
         entry = entry_from_check(prev, check, version)
-        before = {p: (u, prev.python) for p, u in prev.step_files.items()}
-        after = {p: (u, entry.python) for p, u in entry.step_files.items()}
+        before = {p: (u, prev.python, prev.interpreter) for p, u in prev.step_files.items()}
+        after = {p: (u, entry.python, entry.interpreter) for p, u in entry.step_files.items()}
         changed = {p for p in set(before) | set(after) if before.get(p) != after.get(p)}
         changed |= {p for p in set(prev.crossfile) | set(entry.crossfile)
                     if prev.crossfile.get(p) != entry.crossfile.get(p)}
@@ -155,6 +157,14 @@ class WorkspaceIndex:
             python = python or m.python
             uses.extend(u)
         return python or DEFAULT_PYTHON, tuple(uses)
+
+    def step_interpreter(self, step_path: str | None):
+        """The interpreter a step file is checked with: that of the first manifest naming it
+        (as `step_context`'s python); None when its pin has none here or no manifest names it."""
+        for m in self.manifests_using(step_path):
+            if m.step_files.get(step_path) is not None:
+                return m.interpreter
+        return None
 
     def crossfile(self, step_path: str | None) -> list[Problem]:
         """Problems the workflow checks found in a step file that are not the validator's."""

@@ -1,0 +1,34 @@
+"""A manifest's `python:` pin: `"3.13"` (any 3.13.x) or `"3.13.5"` (that release only)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_PIN = re.compile(r"3\.(\d{1,2})(?:\.(\d{1,3}))?")
+
+
+@dataclass(frozen=True)
+class Pin:
+    major: int
+    minor: int
+    micro: int | None = None  # None: any release of major.minor
+
+    @classmethod
+    def parse(cls, text: object) -> Pin | None:
+        m = _PIN.fullmatch(text) if isinstance(text, str) else None
+        if m is None:
+            return None
+        return cls(3, int(m.group(1)), None if m.group(2) is None else int(m.group(2)))
+
+    @property
+    def minor_text(self) -> str:
+        return f"{self.major}.{self.minor}"
+
+    def __str__(self) -> str:
+        return self.minor_text + ("" if self.micro is None else f".{self.micro}")
+
+    def matches(self, version: tuple[int, ...]) -> bool:
+        if tuple(version[:2]) != (self.major, self.minor):
+            return False
+        return self.micro is None or version[2] == self.micro
