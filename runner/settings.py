@@ -251,6 +251,16 @@ def active() -> Settings:
     return _active if _active is not None else Settings()
 
 
+_project_pythons = True
+
+
+def trust_project_pythons(trusted: bool) -> None:
+    """Whether a workflow folder's own settings may name interpreters (the language server in
+    an untrusted workspace: no; only PATH, uv, pyenv and $STEPSMITH_PYTHONS are looked at)."""
+    global _project_pythons
+    _project_pythons = bool(trusted)
+
+
 def python_mapping(near: Path | None) -> list:
     """The explicit interpreter mapping for a workflow at `near`: the command's settings when
     a command activated some, else the settings found upward from `near` (the language
@@ -258,7 +268,7 @@ def python_mapping(near: Path | None) -> list:
     (the commands that read settings report it)."""
     if _active is not None:
         return _active.python_mapping()
-    if near is None:
+    if near is None or not _project_pythons:
         return []
     try:
         return load_settings(near).python_mapping()

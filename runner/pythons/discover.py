@@ -53,7 +53,7 @@ def not_found_message(pin: str, looked: list[str], *, bad: bool = False) -> str:
     if bad:
         head = f"the workflow pins python {pin!r}, which is not a version (write \"3.X\" or \"3.X.Y\")"
         return head
-    head = (f"the workflow pins Python {pin}, which is not installed here; nothing was run. "
+    head = (f"Python {pin} (the workflow's `python:`) is not installed here. "
             f"Looked in: {'; '.join(looked)}. ")
     how = (f"Install it with `uv python install {pin}`, your distribution's package "
            f"(`apt-get install python{minor}`) or `pyenv install {pin}`, or name one in "

@@ -12,6 +12,7 @@ import dataclasses
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -57,6 +58,22 @@ class ManifestEntry:
 
     def names(self, step_path: str) -> bool:
         return step_path in self.step_files or step_path in self.referenced
+
+    def python_report(self):
+        """The pin and the interpreter its last check found (pythons.report.WorkflowPython);
+        None before a check."""
+        from stepsmith.runner.pythons.report import WorkflowPython
+
+        if self.check is None:
+            return None
+        data = getattr(self.check.manifest.root, "data", None)
+        pin = data.get("python") if isinstance(data, dict) else None
+        if not isinstance(pin, str):
+            return WorkflowPython(Path(self.path), None)
+        problem = next((p.message for ps in self.check.problems.values() for p in ps
+                        if p.code == "SM501"), None)
+        interp = getattr(self.check, "interpreter", None)
+        return WorkflowPython(Path(self.path), pin, interp, None if interp else problem)
 
 
 def _python_of(check: Any) -> str:
