@@ -47,6 +47,16 @@ def _sources() -> list[tuple[str, bool, str, bytes]]:
     return out
 
 
+def _packages() -> dict[str, str]:
+    """Pure-Python packages the helper imports from their folders, without running their
+    `__init__` (coverage.py's parser: the static analysis of coverage reports)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("coverage")
+    locations = list(spec.submodule_search_locations or ()) if spec is not None else []
+    return {"coverage": locations[0]} if locations else {}
+
+
 def _frame(obj) -> bytes:
     data = marshal.dumps(obj, 4)
     return len(data).to_bytes(8, "big") + data
@@ -66,7 +76,7 @@ class Helper:
                                 stderr=subprocess.DEVNULL, env={}, close_fds=True,
                                 start_new_session=True)
         assert proc.stdin is not None
-        proc.stdin.write(_frame(_sources()))
+        proc.stdin.write(_frame((_sources(), _packages())))
         proc.stdin.flush()
         return proc
 
@@ -206,6 +216,18 @@ def layout(interp: Interpreter | None, source: str):
         raise SyntaxError(str(value))
     line_map, assigns, count = value
     return Layout(dict(line_map), {int(k): tuple(v) for k, v in assigns.items()}, int(count))
+
+
+def analysis(interp: Interpreter, source: str) -> dict:
+    """coverage/static.shape_data(source) computed by `interp` (its grammar, coverage.py's
+    parser run by it); SyntaxError when it does not parse there."""
+    try:
+        kind, value = helper(interp).ask(("analyse", source))
+    except HelperFailed as exc:
+        raise SyntaxError(f"not analysed: {exc}") from None
+    if kind != "ok":
+        raise SyntaxError(str(value))
+    return value
 
 
 def compiles(interp: Interpreter, source: str, filename: str = "<step>"

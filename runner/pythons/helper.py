@@ -7,9 +7,12 @@ Protocol on stdin/stdout: frames of an 8-byte big-endian length and `marshal` da
 plain values only, readable by every Python 3 from 3.11 on). The first frame is the module
 sources: [(module name, is_package, label, source bytes)], the validator and the modules it
 imports (pure: runner/problems, rules, validator, pyparse, coverage/static's layout part),
-compiled here by this interpreter. Then each request is a tuple and gets one answer:
+compiled here by this interpreter, and {package: folder} of pure-Python packages imported from
+their folders (coverage.py's parser). Then each request is a tuple and gets one answer:
   ("validate", source, python, uses, line_offset) -> ("ok", [problem tuples])
   ("layout", source)                              -> ("ok", (line_map, assigns, line_count))
+                                                    | ("syntax", message)
+  ("analyse", source)                             -> ("ok", coverage/static.shape_data)
                                                     | ("syntax", message)
   ("compile", source, filename)                   -> ("ok", None) | ("syntax", (msg, line))
 Anything unexpected answers ("error", text); the parent fails closed on it.
@@ -42,11 +45,18 @@ def _send(obj):
     sys.stdout.buffer.flush()
 
 
-def _install(sources):
+def _install(sources, packages):
     import importlib.abc
     import importlib.util
 
     table = {name: (is_pkg, label, src) for name, is_pkg, label, src in sources}
+    for name, folder in packages.items():
+        # the package itself without its __init__ (coverage's imports its C tracer and the
+        # whole measurement machinery); its modules are found in its folder as usual
+        module = type(sys)(name)
+        module.__path__ = [folder]
+        module.__package__ = name
+        sys.modules[name] = module
 
     class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         def find_spec(self, name, path=None, target=None):
@@ -103,6 +113,13 @@ def _answer(request):
             return ("syntax", f"{type(exc).__name__}: {exc}")
         return ("ok", (dict(shape.line_map), {k: list(v) for k, v in shape.assigns.items()},
                        shape.line_count))
+    if kind == "analyse":
+        from stepsmith.runner.coverage.static import shape_data
+
+        try:
+            return ("ok", shape_data(request[1]))
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+            return ("syntax", f"{type(exc).__name__}: {exc}")
     if kind == "compile":
         try:
             compile(request[1], request[2], "exec", dont_inherit=True, flags=0x400)
@@ -115,7 +132,7 @@ def _answer(request):
 
 
 def main():
-    _install(_receive())
+    _install(*_receive())
     while True:
         try:
             request = _receive()
