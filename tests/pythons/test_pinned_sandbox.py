@@ -139,3 +139,26 @@ def _sandbox_exe(bwrap_pid: int) -> str:
 
 def test_this_suite_runs_on_311():
     assert sys.version_info[:2] == (3, 11)
+
+
+def test_another_build_of_the_version_compiles_its_own_harness(i313, monkeypatch, tmp_path):
+    """The compiled bundle kept in the cache folder is named by the pinned interpreter's path,
+    build and bytecode magic (the cache names the running one itself): another build never
+    loads code compiled by this one."""
+    import dataclasses
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    compiled = []
+    real = harness._build_elsewhere
+    monkeypatch.setattr(harness, "_build_elsewhere",
+                        lambda i, s, parts: compiled.append(parts is None) or real(i, s, parts))
+    harness.reset_cache()
+    try:
+        harness.bundle(i313)
+        harness.reset_cache()
+        harness.bundle(i313)  # a new process: from the cache, only its frame assembled
+        harness.reset_cache()
+        harness.bundle(dataclasses.replace(i313, build=i313.build + " (another build)"))
+        assert compiled == [True, False, True]
+    finally:
+        harness.reset_cache()

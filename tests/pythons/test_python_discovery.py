@@ -178,3 +178,30 @@ def test_a_program_others_can_change_is_never_run(isolated, tmp_path):
     with pytest.raises(PythonNotFound) as exc:
         pythons.resolve("3.13", project)
     assert "writable by other users" in str(exc.value) and not marker.exists()
+
+
+def test_an_untrusted_workspace_ignores_its_own_settings_mapping(isolated, py313, tmp_path,
+                                                                monkeypatch):
+    """The language server of an untrusted workspace (`trusted: false`) looks at PATH, uv,
+    pyenv and $STEPSMITH_PYTHONS only: the folder's settings name no program to run."""
+    from stepsmith.runner import settings
+
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text(f'[tool.stepsmith]\npythons = {{"3.13" = "{py313}"}}\n')
+    assert pythons.resolve("3.13", project).exe == real(py313)
+    settings.trust_project_pythons(False)
+    try:
+        pythons.forget()
+        with pytest.raises(PythonNotFound):
+            pythons.resolve("3.13", project)
+    finally:
+        settings.trust_project_pythons(True)
+
+
+def test_show_settings_names_the_mapping(isolated, py313, tmp_path, monkeypatch, capsys, kit):
+    (tmp_path / "pyproject.toml").write_text(f'[tool.stepsmith]\npythons = {{"3.13" = "{py313}"}}\n')
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = kit.cli(capsys, "--show-settings")
+    line = next(x for x in out.splitlines() if x.startswith("pythons = "))
+    assert code == 0 and f'{{"3.13": "{py313}"}}' in line and "pyproject.toml" in line
