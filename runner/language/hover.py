@@ -84,10 +84,11 @@ def python_card(report) -> str:
     if report.pin is None:
         return "**Python**: not pinned"
     if i is None:
-        return f"**Python {md.plain(report.pin)}**: {md.plain(report.problem or 'not installed')}"
+        return f"{md.code('python: ' + report.pin)}: {md.plain(report.problem or 'not installed')}"
     running = " (the interpreter stepsmith runs on)" if i.running else ""
-    return (f"**Steps run on Python {md.plain(i.release)}** at {md.code(i.exe)}{running}; "
-            f"pinned by {md.code('python: ' + chr(34) + report.pin + chr(34))}")
+    pin = 'python: "' + report.pin + '"'
+    return (f"**Steps run on** {md.code('Python ' + i.release)} at {md.code(i.exe)}{running}; "
+            f"pinned by {md.code(pin)}")
 
 
 def step_card(snapshot, path: str, line: int, column: int,

@@ -122,7 +122,7 @@ def _answer(request):
             return ("syntax", f"{type(exc).__name__}: {exc}")
     if kind == "compile":
         try:
-            compile(request[1], request[2], "exec", dont_inherit=True, flags=0x400)
+            compile(request[1], request[2], "exec", dont_inherit=True)
         except SyntaxError as exc:
             return ("syntax", (str(exc.msg), exc.lineno or 0))
         except (ValueError, RecursionError, MemoryError) as exc:

@@ -32,3 +32,18 @@ class Pin:
         if tuple(version[:2]) != (self.major, self.minor):
             return False
         return self.micro is None or version[2] == self.micro
+
+
+def mismatch(python: str | None, interp) -> str | None:
+    """Why `interp` (a pythons.Interpreter; None: the running interpreter) cannot run a
+    workflow pinned to `python`; None when it can (or there is no pin)."""
+    if not python:
+        return None
+    from .probe import running
+
+    have = interp or running()
+    pin = Pin.parse(str(python))
+    if pin is not None and pin.matches(have.version):
+        return None
+    return (f"the workflow pins python {python!r} but the sandbox interpreter is "
+            f"Python {have.release} ({have.exe}); nothing was run")

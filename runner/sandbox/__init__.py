@@ -48,6 +48,7 @@ from ..harness import (
     frame,
     harness_fd,
 )
+from ..pythons.pins import mismatch as pin_mismatch
 from .boundary import InputError
 from .connections import env_name, load_connections
 from .redact import Redactor, finish, redact
@@ -151,22 +152,6 @@ def interpreter_version() -> str:
     return ".".join(str(n) for n in sys.version_info[:3])
 
 
-def _pin_mismatch(python: str | None, interp: Interpreter | None) -> str | None:
-    """Why `interp` (None: the running interpreter) cannot run a workflow pinned to `python`;
-    None when it can."""
-    if not python:
-        return None
-    from ..pythons.pins import Pin
-    from ..pythons.probe import running
-
-    have = interp or running()
-    pin = Pin.parse(str(python))
-    if pin is not None and pin.matches(have.version):
-        return None
-    return (f"the workflow pins python {python!r} but the sandbox interpreter is "
-            f"Python {have.release} ({have.exe}); nothing was run")
-
-
 def runtime_identity(interp=None) -> dict:
     """What produced a result: stored with it, and compared before a stored result is reused.
     `interp`: the pinned interpreter the sandbox runs (default: the running one); its
@@ -236,7 +221,7 @@ def run_step(source: str | bytes, function: str, inputs: Mapping[str, Any], *,
         return finish(StepResult("unavailable", message=f"validator not importable: {exc}"),
                        red, t0)
     uses = list(uses)
-    mismatch = _pin_mismatch(python, interpreter)
+    mismatch = pin_mismatch(python, interpreter)
     if mismatch is not None:
         return finish(StepResult("unavailable", message=mismatch), red, t0)
     try:
@@ -298,7 +283,7 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
     restricted builtins + facade-only imports (defaults to `validate`; tests probe the
     layers separately). Only run_unvalidated passes validate=False. `interp`: the sandbox's
     interpreter (None: the running one)."""
-    from . import cmdline, process, seccomp, spares
+    from . import cmdline, interpret, process, seccomp, spares
     from . import trace as _trace
 
     t0 = time.monotonic() if _t0 is None else _t0
@@ -308,7 +293,7 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
         lay = cmdline.layout(interp)
     except cmdline.Unavailable as exc:
         return finish(StepResult("unavailable", message=str(exc)), red, t0)
-    mismatch = _pin_mismatch(python, interp)
+    mismatch = pin_mismatch(python, interp)
     if mismatch is not None:
         return finish(StepResult("unavailable", message=mismatch), red, t0)
     if not isinstance(source, str):
@@ -384,7 +369,8 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
     if spare is not None:
         outcome = process.drive(spare, frame(request), wall=limits.wall_seconds,
                                 output_cap=cap)
-        return _conclude(outcome, source, function, uses, limits, effects, tconf, red, t0)
+        return interpret.conclude(outcome, source, function, uses, limits, effects, tconf,
+                                 red, t0)
     fds: list[int] = []
     proxy = None
     try:
@@ -430,19 +416,5 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
                 os.close(fd)
             except OSError:
                 pass
-    return _conclude(outcome, source, function, uses, limits, effects, tconf, red, t0)
-
-
-def _conclude(outcome: process.Outcome, source: str, function: str, uses, limits: Limits,
-              effects: dict, tconf, red: Redactor, t0: float) -> StepResult:
-    from . import trace as _trace
-    from .interpret import interpret, known_functions
-
-    known = known_functions(source, function, uses)
-    res, raw_trace = interpret(outcome, limits, effects, known)
-    res.exit_status = outcome.returncode
-    if tconf is not None and raw_trace is not None:
-        res.coverage, res.values = _trace.check(raw_trace, tconf, red)
-    return finish(res, red, t0, limits)
-
-
+    return interpret.conclude(outcome, source, function, uses, limits, effects, tconf,
+                                 red, t0)

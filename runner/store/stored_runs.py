@@ -206,10 +206,10 @@ def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
     after that). `on_start` is called once the lease is held, before the first step."""
     from stepsmith.runner.store.lease import RunLease
 
+    check_pin(lw)  # before any lookup, and before its SM501: the pinned Python is not here
     if not lw.ok:
         raise RunError("the workflow has check problems:\n"
                        + "\n".join("  " + x for x in lw.error_lines()))
-    check_pin(lw)  # before any lookup: a result of another Python is never reused
     wc = load_case(lw, case)
     run_id = case if run_id is None else run_id
     check_run_id(run_id)

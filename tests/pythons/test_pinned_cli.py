@@ -100,7 +100,7 @@ def test_a_missing_version_is_a_clear_stop_everywhere(tmp_path):
     assert rc == 1 and how in out + err and "passed" not in out.split("stepsmith test")[0]
     (tmp_path / "in.json").write_text(json.dumps(ADA["ada"]["inputs"]))
     rc, out, err = stepsmith(tmp_path, env, "run", "w313", "--step", "one", "--inputs", "in.json")
-    assert rc != 0 and "SM501" in err and how in err
+    assert rc == 2 and "is not installed here" in err and how in err
     rc, out, err = stepsmith(tmp_path, env, "python", "w313")
     assert rc == 1 and how in out
 
@@ -138,3 +138,18 @@ def test_a_run_accepted_on_one_interpreter_is_never_reused_by_another(tmp_path, 
     assert "✓ accepted" not in out and "reused" not in out
     code, out, err = kit.cli(capsys, "replay", "day1", wf)
     assert code == 1 and "different runtime" in out + err
+
+
+def test_a_full_pin_takes_that_release_only(tmp_path, env313, py313):
+    from stepsmith.runner.pythons import probe
+
+    release = probe.probe(py313).release
+    major, minor, micro = (int(x) for x in release.split("."))
+    workflow(tmp_path, "exact", release, fixtures=ADA)
+    workflow(tmp_path, "other", f"{major}.{minor}.{micro + 1}", fixtures=ADA)
+    rc, out, err = stepsmith(tmp_path, env313, "check", "exact", "other", "--format", "json")
+    (p,) = json.loads(out)["problems"]
+    assert rc == 1 and p["code"] == "SM501" and "other" in p["path"]
+    assert f"which is Python {release}" in p["message"]
+    rc, out, err = stepsmith(tmp_path, env313, "test", "exact")
+    assert rc == 0, out + err

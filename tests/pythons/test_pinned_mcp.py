@@ -65,4 +65,5 @@ async def test_a_missing_version_is_a_clear_stop_through_mcp(ws, tmp_path):
     assert p["code"] == "SM501" and "uv python install 3.13" in p["message"]
     assert ran.is_error
     text = " ".join(c.text for c in ran.content if getattr(c, "text", None))
-    assert "SM501" in text and "uv python install 3.13" in text, text
+    assert "Python 3.13 (the workflow's `python:`) is not installed here" in text, text
+    assert "uv python install 3.13" in text
