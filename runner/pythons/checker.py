@@ -208,23 +208,23 @@ def layout(interp: Interpreter | None, source: str):
 
     if in_process(interp):
         return local(source)
-    try:
-        kind, value = helper(interp).ask(("layout", source))
-    except HelperFailed as exc:
-        raise SyntaxError(f"not parsed: {exc}") from None
-    if kind != "ok":
-        raise SyntaxError(str(value))
-    line_map, assigns, count = value
+    line_map, assigns, count = _parsed(interp, ("layout", source))
     return Layout(dict(line_map), {int(k): tuple(v) for k, v in assigns.items()}, int(count))
 
 
 def analysis(interp: Interpreter, source: str) -> dict:
     """coverage/static.shape_data(source) computed by `interp` (its grammar, coverage.py's
     parser run by it); SyntaxError when it does not parse there."""
+    return _parsed(interp, ("analyse", source))
+
+
+def _parsed(interp: Interpreter, request: tuple):
+    """The helper's answer to a request that parses the source (SyntaxError when it does not,
+    or when the helper cannot say)."""
     try:
-        kind, value = helper(interp).ask(("analyse", source))
+        kind, value = helper(interp).ask(request)
     except HelperFailed as exc:
-        raise SyntaxError(f"not analysed: {exc}") from None
+        raise SyntaxError(f"not parsed by {interp.label()}: {exc}") from None
     if kind != "ok":
         raise SyntaxError(str(value))
     return value

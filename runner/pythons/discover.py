@@ -31,16 +31,20 @@ from .pins import Pin
 from .probe import Interpreter, ProbeFailed, probe, running
 
 ENV = "STEPSMITH_PYTHONS"
+#: The oldest Python steps can be pinned to: the harness and the validator run inside the
+#: sandbox on the pinned interpreter, and are written for this version on.
+OLDEST = (3, 11)
 
 
 class PythonNotFound(Exception):
     """No interpreter for a pin: `message` names the version, where it looked and how to get
     one. Raised before anything runs."""
 
-    def __init__(self, pin: str, looked: list[str], *, bad: bool = False) -> None:
+    def __init__(self, pin: str, looked: list[str], *, bad: bool = False,
+                 reason: str | None = None) -> None:
         self.pin = pin
         self.looked = looked
-        super().__init__(not_found_message(pin, looked, bad=bad))
+        super().__init__(reason or not_found_message(pin, looked, bad=bad))
 
     @property
     def message(self) -> str:
@@ -158,6 +162,11 @@ def find(pin_text: str, mapping: list[Mapped] = (), environ: Mapping[str, str] |
     pin = Pin.parse(pin_text)
     if pin is None:
         raise PythonNotFound(str(pin_text), [], bad=True)
+    if (pin.major, pin.minor) < OLDEST:
+        oldest = ".".join(map(str, OLDEST))
+        raise PythonNotFound(str(pin), [], reason=(
+            f"Python {pin} is older than stepsmith can check and run steps on: pin {oldest} or "
+            f"newer (its harness and validator run on the pinned interpreter)"))
     looked: list[str] = []
     explicit = [*mapping, *env_mapping(environ)]
     for m in explicit:

@@ -18,31 +18,21 @@ import subprocess
 import sys
 from pathlib import Path
 
-#: Run by each interpreter (`-I -S -c`): {"minor": 13, "names": {module: [names]}}.
+#: Run by each interpreter (`-I -S -c`): {"minor": 13, "names": {module: [names]}}, the names
+#: being what the sandbox facade's own `public_members` (harness/facades.py, run there) gives.
 ASK = r"""
 import importlib, json, sys
-def public(real):
-    names = getattr(real, "__all__", None)
-    if names is None:
-        names = [n for n in real.__dict__ if not n.startswith("_")]
-    out = []
-    for n in names:
-        if n.startswith("_"):
-            continue
-        try:
-            v = getattr(real, n)
-        except AttributeError:
-            continue
-        if type(v) is type(sys):
-            continue
-        out.append(n)
-    return out
-names = {m: sorted(set(public(importlib.import_module(m)))) for m in sys.argv[1].split(",")}
+facades = {"__name__": "stepsmith-facades"}
+with open(sys.argv[2], encoding="utf-8") as fh:
+    exec(compile(fh.read(), sys.argv[2], "exec"), facades)  # definitions only
+public = facades["public_members"]
+names = {m: sorted(public(importlib.import_module(m))) for m in sys.argv[1].split(",")}
 import datetime
 names["datetime"] = sorted(set(names["datetime"])
                            | {n for n in dir(datetime.datetime) if not n.startswith("_")})
 print(json.dumps({"minor": sys.version_info[1], "names": names}))
 """
+FACADES = Path(__file__).resolve().parent.parent / "harness" / "facades.py"
 
 TARGET = Path(__file__).resolve().parent.parent / "validator" / "module_names.py"
 
@@ -51,7 +41,8 @@ def ask(exe: str) -> tuple[int, dict[str, list[str]]]:
     """(minor version, {module: sorted names}) as interpreter `exe` has them."""
     from stepsmith.runner.validator.policy import ALLOWED_MODULES
 
-    done = subprocess.run([exe, "-I", "-S", "-c", ASK, ",".join(sorted(ALLOWED_MODULES))],
+    done = subprocess.run([exe, "-I", "-S", "-c", ASK, ",".join(sorted(ALLOWED_MODULES)),
+                           str(FACADES)],
                           capture_output=True, check=True, timeout=60)
     answer = json.loads(done.stdout)
     return int(answer["minor"]), {k: list(v) for k, v in answer["names"].items()}

@@ -85,7 +85,8 @@ SPECS: list[tuple[str, str, str, str]] = [
      "Versions only go up: a lower number could collide with a version already saved and run."),
     # --- SM5xx: the machine the workflow is checked and run on -----------------------------
     ("SM501", "python-not-installed", "The Python the manifest pins (`python:`) is not "
-     "installed here, or the interpreter the settings name for it is not that version.",
+     "installed here, the interpreter the settings name for it is not that version, or it is "
+     "older than 3.11.",
      "A workflow's steps are checked with the grammar of the Python it pins and run on that "
      "Python, never on another one: without it nothing can be checked or run faithfully."),
 ]

@@ -205,3 +205,9 @@ def test_show_settings_names_the_mapping(isolated, py313, tmp_path, monkeypatch,
     code, out, _ = kit.cli(capsys, "--show-settings")
     line = next(x for x in out.splitlines() if x.startswith("pythons = "))
     assert code == 0 and f'{{"3.13": "{py313}"}}' in line and "pyproject.toml" in line
+
+
+def test_a_pin_older_than_the_harness_supports_is_refused_as_such(isolated):
+    with pytest.raises(PythonNotFound) as exc:
+        find("3.10")
+    assert "older than stepsmith can check and run steps on: pin 3.11 or newer" in str(exc.value)
