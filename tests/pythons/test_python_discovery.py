@@ -128,9 +128,10 @@ def test_a_wrapper_is_asked_every_time_and_answers_with_its_real_binary(isolated
     real_ask = probe._ask
     monkeypatch.setattr(probe, "_ask", lambda exe: asked.append(exe) or real_ask(exe))
     assert probe.probe(str(shim)).exe == real(py313)
+    assert probe.probe(str(shim)).exe == real(py313)  # the same process
     probe.forget()
-    assert probe.probe(str(shim)).exe == real(py313)
-    assert len(asked) == 2  # what a shim runs can change without the shim changing
+    assert probe.probe(str(shim)).exe == real(py313)  # a new one (the cache folder)
+    assert len(asked) == 3  # what a shim runs can change without the shim changing
 
 
 def test_not_cpython_is_refused(isolated, tmp_path):
