@@ -130,7 +130,7 @@ def test_runs(py313: str, root: Path, repeats: int, workflows: int) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "STEPSMITH_DEBUG")}
     env.update(STEPSMITH_PYTHONS=f"3.13={py313}", COLUMNS="100")
     one = root / "one"
-    one.mkdir()
+    one.mkdir(parents=True)
     flows = tree(one, workflows, 14, exe, env)
     mixed = root / "mixed"
     shutil.copytree(one, mixed)

@@ -13,6 +13,7 @@ fail closed, never "no problems".
 from __future__ import annotations
 
 import atexit
+import functools
 import marshal
 import os
 import select
@@ -179,18 +180,13 @@ def validate(source: str | bytes, *, python: str, uses: Sequence = (), line_offs
 
     if in_process(interpreter):
         return local(source, python=python, uses=list(uses), line_offset=line_offset)
-    from stepsmith.runner.problems import Problem, Severity, Span
+    from stepsmith.runner.problems import Problem, Span
 
     assert interpreter is not None
-    wire = [(str(u.step_id), str(u.function), str(getattr(u, "network", "none")),
-             getattr(u, "effects", None)) for u in uses]
+    wire = tuple((str(u.step_id), str(u.function), str(getattr(u, "network", "none")),
+                  getattr(u, "effects", None)) for u in uses)
     try:
-        kind, value = helper(interpreter).ask(("validate", source, python, wire, line_offset))
-        if kind != "ok":
-            raise HelperFailed(str(value))
-        return [Problem(code, message, Span(*span), path=path, step=step, rationale=rationale,
-                        severity=Severity(severity), data=data)
-                for code, message, span, path, step, rationale, severity, data in value]
+        return list(_remote(interpreter, source, python, wire, line_offset))
     except (HelperFailed, TypeError, ValueError) as exc:
         from stepsmith.runner.validator.walk import rationale as why
 
@@ -198,6 +194,20 @@ def validate(source: str | bytes, *, python: str, uses: Sequence = (), line_offs
         return [Problem("SS003", f"not checked: the check helper of {interpreter.label()} "
                         f"failed ({exc})"[:500], Span(line, 0, line, 1),
                         rationale=why("SS003"))]
+
+
+@functools.lru_cache(maxsize=64)
+def _remote(interp: Interpreter, source, python: str, wire: tuple, line_offset: int) -> tuple:
+    """The helper's problems, kept for the same question (every fixture of a step validates
+    its file again before its sandbox; a failure is not kept)."""
+    from stepsmith.runner.problems import Problem, Severity, Span
+
+    kind, value = helper(interp).ask(("validate", source, python, list(wire), line_offset))
+    if kind != "ok":
+        raise HelperFailed(str(value))
+    return tuple(Problem(code, message, Span(*span), path=path, step=step, rationale=rationale,
+                         severity=Severity(severity), data=data)
+                 for code, message, span, path, step, rationale, severity, data in value)
 
 
 def layout(interp: Interpreter | None, source: str):
