@@ -264,13 +264,25 @@ def trust_project_pythons(trusted: bool) -> None:
 def python_mapping(near: Path | None) -> list:
     """The explicit interpreter mapping for a workflow at `near`: the command's settings when
     a command activated some, else the settings found upward from `near` (the language
-    server, MCP and the pytest plugin activate none); a broken settings file maps nothing
-    (the commands that read settings report it)."""
+    server, MCP and the pytest plugin activate none; read again after `_MAPPING_FRESH_S`); a
+    broken settings file maps nothing (the commands that read settings report it)."""
     if _active is not None:
         return _active.python_mapping()
     if near is None or not _project_pythons:
         return []
+    import time
+
+    now = time.monotonic()
+    hit = _mappings.get(near)
+    if hit is not None and now - hit[0] <= _MAPPING_FRESH_S:
+        return hit[1]
     try:
-        return load_settings(near).python_mapping()
+        found = load_settings(near).python_mapping()
     except SettingsError:
-        return []
+        found = []
+    _mappings[near] = (now, found)
+    return found
+
+
+_MAPPING_FRESH_S = 2.0
+_mappings: dict[Path, tuple[float, list]] = {}

@@ -33,18 +33,18 @@ def resolve(pin: str, near: str | os.PathLike | None = None) -> Interpreter:
     PythonNotFound otherwise."""
     from stepsmith.runner.settings import python_mapping
 
-    folder = Path(near) if near is not None else None
-    env = tuple(os.environ.get(k) for k in _ENV_KEYS)
+    mapping = tuple(python_mapping(Path(near) if near is not None else None))
+    key = (pin, mapping, tuple(os.environ.get(k) for k in _ENV_KEYS))
     now = time.monotonic()
     with _lock:
-        hit = _answers.get((pin, folder, env))
+        hit = _answers.get(key)
     if hit is None or now - hit[0] > FRESH_S:
         try:
-            answer: Interpreter | PythonNotFound = find(pin, python_mapping(folder))
+            answer: Interpreter | PythonNotFound = find(pin, list(mapping))
         except PythonNotFound as exc:
             answer = exc
         with _lock:
-            _answers[(pin, folder, env)] = (now, answer)
+            _answers[key] = (now, answer)
     else:
         answer = hit[1]
     if isinstance(answer, PythonNotFound):

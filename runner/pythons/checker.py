@@ -16,13 +16,15 @@ import atexit
 import functools
 import marshal
 import os
-import select
-import subprocess
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .probe import Interpreter, running
+
+if TYPE_CHECKING:
+    import subprocess
 
 HELPER = Path(__file__).resolve().with_name("helper.py")
 ANSWER_TIMEOUT_S = 60.0  # a 1 MiB file parses in well under a second; a hung helper is killed
@@ -72,6 +74,8 @@ class Helper:
         self._proc: subprocess.Popen | None = None
 
     def _start(self) -> subprocess.Popen:
+        import subprocess  # (a check on this interpreter's own version starts none)
+
         proc = subprocess.Popen([self.interp.exe, "-I", "-S", "-B", str(HELPER)],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.DEVNULL, env={}, close_fds=True,
@@ -82,6 +86,7 @@ class Helper:
         return proc
 
     def _read(self, proc: subprocess.Popen, n: int, deadline: float) -> bytes:
+        import select
         import time
 
         fd = proc.stdout.fileno()

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-
-_PIN = re.compile(r"3\.(\d{1,2})(?:\.(\d{1,3}))?")
 
 
 @dataclass(frozen=True)
@@ -16,10 +13,13 @@ class Pin:
 
     @classmethod
     def parse(cls, text: object) -> Pin | None:
-        m = _PIN.fullmatch(text) if isinstance(text, str) else None
-        if m is None:
+        """"3.X" or "3.X.Y" (the manifest's PYTHON_PATTERN), else None."""
+        parts = text.split(".") if isinstance(text, str) else []
+        if not 2 <= len(parts) <= 3 or parts[0] != "3" or not all(
+                p.isascii() and p.isdigit() and len(p) <= lim
+                for p, lim in zip(parts[1:], (2, 3), strict=False)):
             return None
-        return cls(3, int(m.group(1)), None if m.group(2) is None else int(m.group(2)))
+        return cls(3, int(parts[1]), int(parts[2]) if len(parts) == 3 else None)
 
     @property
     def minor_text(self) -> str:

@@ -12,10 +12,8 @@ answer never cached: the interpreter it picks can change without the shim changi
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import os
-import subprocess
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -118,6 +116,8 @@ def _depends(interp: Interpreter) -> list[str]:
 
 
 def _cache_file(key: str) -> Path:
+    import hashlib
+
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     name = hashlib.sha256(f"{FORMAT}\0{key}".encode()).hexdigest()[:32]
     return Path(base) / "stepsmith" / "interpreters" / f"{name}.json"
@@ -181,6 +181,8 @@ def probe(candidate: str) -> Interpreter:
 
 
 def _ask(exe: str) -> dict:
+    import subprocess  # (only to probe: a check of pins already known starts none)
+
     try:
         done = subprocess.run([exe, "-I", "-S", str(_DESCRIBE)], capture_output=True,
                               timeout=PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL)
