@@ -54,8 +54,11 @@ def resolve(pin: str, near: str | os.PathLike | None = None) -> Interpreter:
 
 def forget() -> None:
     """Drop remembered answers and probes (tests; after installing an interpreter)."""
+    from stepsmith.runner import settings
+
     from . import probe
 
     with _lock:
         _answers.clear()
+    settings._mappings.clear()
     probe.forget()
