@@ -286,3 +286,8 @@ def python_mapping(near: Path | None) -> list:
 
 _MAPPING_FRESH_S = 2.0
 _mappings: dict[Path, tuple[float, list]] = {}
+
+
+def forget_mappings() -> None:
+    """Read the folders' settings mappings again on next use (pythons.forget)."""
+    _mappings.clear()

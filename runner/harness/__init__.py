@@ -170,11 +170,20 @@ def _sources(interp: Interpreter | None = None) -> list[tuple[str, Path, bytes]]
 
 def _request(sources: list[tuple[str, Path, bytes]]) -> tuple:
     """build.py's inputs: (sources, validator labels, allowed modules)."""
-    from stepsmith.runner.validator.policy import ALLOWED_MODULES
-
     labels = {str(path.relative_to(_RUNNER)): name for name, path in validator_files()}
     return ([(label, str(path), src) for label, path, src in sources], labels,
-            tuple(sorted(ALLOWED_MODULES)))
+            tuple(sorted(_allowed_modules())))
+
+
+def _allowed_modules() -> frozenset:
+    """validator/policy.py's ALLOWED_MODULES, as this process imported it. Through the package
+    (`from validator import policy`), never the submodule first: a thread importing a
+    submodule holds its import lock while it waits for the package, and deadlocks with a
+    thread importing the package, which waits for that submodule (`stepsmith test` imports
+    both at once: the sandbox probe's bundle and the first workflow's check)."""
+    from stepsmith.runner.validator import policy
+
+    return policy.ALLOWED_MODULES
 
 
 def _compile_parts(sources: list[tuple[str, Path, bytes]]) -> dict:
@@ -240,9 +249,7 @@ def bundle(interp: Interpreter | None = None) -> dict:
         sha = digest.hexdigest()
         # the facades are compiled with the allowed modules this process imported, which
         # need not be what policy.py says now (edited under a running server)
-        from stepsmith.runner.validator.policy import ALLOWED_MODULES
-
-        inputs = f"{sha}\0{sorted(ALLOWED_MODULES)}"
+        inputs = f"{sha}\0{sorted(_allowed_modules())}"
         if not interp.running:  # bundle_cache keys by the running interpreter: name this one
             inputs += f"\0{interp.exe}\0{interp.build}\0{interp.magic}"
         parts = bundle_cache.load(inputs)

@@ -60,5 +60,5 @@ def forget() -> None:
 
     with _lock:
         _answers.clear()
-    settings._mappings.clear()
+    settings.forget_mappings()
     probe.forget()
