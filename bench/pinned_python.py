@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lsp_client import Client, bytecode_env, manifest_text, pct, print_targets, uri  # noqa: E402
+from lsp_client import Client, bytecode_env, manifest_text, pct, print_targets, uri
 
 TRIVIAL = "def f(x):\n    return x + 1\n"
 
@@ -174,7 +174,8 @@ def main(argv=None) -> int:
         tests = test_runs(args.python313, Path(tmp) / "tests", repeats, 20)
     print(f"load average after: {os.getloadavg()}")
     return print_targets([
-        ("trivial step, spares per interpreter: 3.13 / 3.11 <= 1.1", steps["spares"]["ratio"] <= 1.1),
+        ("trivial step, spares per interpreter: 3.13 / 3.11 <= 1.1",
+         steps["spares"]["ratio"] <= 1.1),
         ("keystroke p50 and p95: 3.13 / 3.11 <= 1.5",
          keys["ratio_p50"] <= 1.5 and keys["ratio_p95"] <= 1.5),
         ("stepsmith test, half on 3.13 / all on 3.11 <= 1.15", tests["ratio"] <= 1.15),

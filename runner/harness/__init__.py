@@ -202,7 +202,7 @@ def _build_elsewhere(interp: Interpreter, sources: list, parts: dict | None) -> 
     try:
         done = subprocess.run([interp.exe, "-I", "-S", "-B", str(_HERE / "build.py")],
                               input=marshal.dumps(request, 4), capture_output=True,
-                              timeout=120, env={})
+                              timeout=120, env={}, check=False)
     except (OSError, subprocess.SubprocessError) as exc:
         raise BuildFailed(f"{interp.label()} could not compile the harness: {exc}") from None
     if done.returncode != 0:

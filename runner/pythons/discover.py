@@ -54,8 +54,8 @@ def not_found_message(pin: str, looked: list[str], *, bad: bool = False) -> str:
     p = Pin.parse(pin)
     minor = p.minor_text if p else pin
     if bad:
-        head = f"the workflow pins python {pin!r}, which is not a version (write \"3.X\" or \"3.X.Y\")"
-        return head
+        return (f"the workflow pins python {pin!r}, which is not a version (write \"3.X\" "
+                "or \"3.X.Y\")")
     head = (f"Python {pin} (the workflow's `python:`) is not installed here. "
             f"Looked in: {'; '.join(looked)}. ")
     how = (f"Install it with `uv python install {pin}`, your distribution's package "
@@ -177,20 +177,18 @@ def find(pin_text: str, mapping: list[Mapped] = (), environ: Mapping[str, str] |
     for m in explicit:
         if m.version not in (str(pin), pin.minor_text):
             continue
+        where = f"{m.origin} maps {m.version} to {m.path}"
         if not m.trusted:
             why = untrusted_reason(m.path)
             if why is not None:
-                raise PythonNotFound(str(pin), [f"{m.origin} maps {m.version} to {m.path}, "
-                                                f"refused: {why}"])
+                raise PythonNotFound(str(pin), [f"{where}, refused: {why}"])
         try:
             interp = probe(m.path)
         except ProbeFailed as exc:
-            raise PythonNotFound(str(pin), [f"{m.origin} maps {m.version} to {m.path}, "
-                                            f"which {exc}"]) from None
+            raise PythonNotFound(str(pin), [f"{where}, which {exc}"]) from None
         if pin.matches(interp.version):
             return interp
-        raise PythonNotFound(str(pin), [f"{m.origin} maps {m.version} to {m.path}, which is "
-                                        f"Python {interp.release}"])
+        raise PythonNotFound(str(pin), [f"{where}, which is Python {interp.release}"])
     looked.append(f"[tool.stepsmith] pythons and ${ENV} (no {pin.minor_text})")
     me = running()
     if pin.matches(me.version):

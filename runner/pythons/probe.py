@@ -185,7 +185,7 @@ def _ask(exe: str) -> dict:
 
     try:
         done = subprocess.run([exe, "-I", "-S", str(_DESCRIBE)], capture_output=True,
-                              timeout=PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL)
+                              timeout=PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL, check=False)
     except subprocess.TimeoutExpired:
         raise ProbeFailed(f"did not answer within {PROBE_TIMEOUT_S:.0f} s") from None
     except OSError as exc:

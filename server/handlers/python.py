@@ -21,7 +21,11 @@ def register(ls) -> None:
     @ls.feature("stepsmith/python")
     @safe
     async def python(ls, params):
-        from stepsmith.server.workspace import is_manifest_path, path_to_uri, uri_to_path
+        from stepsmith.server.workspace import (
+            is_manifest_path,
+            path_to_uri,
+            uri_to_path,
+        )
 
         uri = param(params, "uri")
         path = uri_to_path(uri) if isinstance(uri, str) else None

@@ -61,7 +61,8 @@ def interpreters(py313):
 TALLY: collections.Counter = collections.Counter()
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=4), st.integers(0, 2))
 def test_check_agrees_with_each_interpreters_own_compile(interpreters, fragments, spaces):
     source = step_file(fragments, spaces)

@@ -1,6 +1,7 @@
 """The allowed-module policy is one policy, evaluated against the pinned version's modules:
 the facts tests/validator/test_module_leak_policy.py checks on the running interpreter hold on
-the built 3.13 too, asked of 3.13 itself (the same walk: tests/validator/module_facts.py) (every module reachable through public attributes of
+the built 3.13 too, asked of 3.13 itself (the same walk:
+tests/validator/module_facts.py) (every module reachable through public attributes of
 the allowed modules is refused or exempt; the refused names and the frame prefixes do not hit
 the public API of the values steps handle, apart from the documented collisions)."""
 

@@ -61,7 +61,7 @@ def test_a_name_the_pinned_version_lacks_is_reported_as_such(tmp_path, env313):
                                                     "re.template"), )
     (tmp_path / "w313" / "steps" / "step.py").write_text(
         "import re\n\n\ndef label(record):\n    return re.template\n")
-    rc, out, err = stepsmith(tmp_path, env313, "check", "w311", "w313", "--format", "json")
+    rc, out, _ = stepsmith(tmp_path, env313, "check", "w311", "w313", "--format", "json")
     got = sorted((Path(p["path"]).parent.parent.name, p["code"], p["message"])
                  for p in json.loads(out)["problems"])
     assert rc == 1 and got == [

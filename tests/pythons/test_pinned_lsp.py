@@ -15,7 +15,13 @@ import pytest
 import pytest_lsp
 from lsprotocol import types as T
 from pytest_lsp import ClientServerConfig, LanguageClient
-from pythons_kit import ADA, NEW_SYNTAX, NEW_SYNTAX_LINE, built_313, isolated_env, workflow
+from pythons_kit import (
+    ADA,
+    NEW_SYNTAX,
+    NEW_SYNTAX_LINE,
+    isolated_env,
+    workflow,
+)
 
 _spec = importlib.util.spec_from_file_location(
     "lsp_harness", Path(__file__).resolve().parents[1] / "server" / "lsp_harness.py")

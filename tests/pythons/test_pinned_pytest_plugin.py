@@ -29,7 +29,8 @@ def pytest_run(cwd, env, *args):
 def test_mixed_pins_in_one_pytest_session(tmp_path, py313):
     workflow(tmp_path, "a311", "3.11", OLD_SYNTAX, fixtures=ADA)
     workflow(tmp_path, "b313", "3.13", fixtures=ADA)
-    env = isolated_env(tmp_path, STEPSMITH_PYTHONS=f"3.13={py313}", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
+    env = isolated_env(tmp_path, STEPSMITH_PYTHONS=f"3.13={py313}",
+                       PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
     rc, out = pytest_run(tmp_path, env, "--stepsmith", ".", "-v")
     assert rc == 0, out
     assert "a311::one::ada PASSED" in out and "b313::one::ada PASSED" in out, out

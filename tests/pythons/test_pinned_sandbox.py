@@ -74,10 +74,10 @@ def test_the_harness_is_compiled_by_the_pinned_interpreter(i313):
     assert own["sha256"] != pinned["sha256"]  # its own shipped stdlib modules
     assert pinned["main_code"] is None and pinned["frame"]
     assert pinned["frame"] != build.harness_frame(own)  # not this interpreter's code
-    out = subprocess.run([i313.exe, "-I", "-S", "-c",
-                          "import marshal,sys; c=marshal.loads(sys.stdin.buffer.read());"
-                          "print(type(c[0]).__name__, c[0].co_filename)"],
-                         input=pinned["frame"], capture_output=True, text=False, check=True)
+    show = ("import marshal,sys; c=marshal.loads(sys.stdin.buffer.read());"
+            "print(type(c[0]).__name__, c[0].co_filename)")
+    out = subprocess.run([i313.exe, "-I", "-S", "-c", show], input=pinned["frame"],
+                         capture_output=True, text=False, check=True)
     assert out.stdout.split() == [b"code", b"<stepsmith-harness>"]
 
 

@@ -8,7 +8,6 @@ import os
 import shutil
 import stat
 import sys
-from pathlib import Path
 
 import pytest
 from stepsmith.runner import pythons
@@ -201,7 +200,8 @@ def test_an_untrusted_workspace_ignores_its_own_settings_mapping(isolated, py313
 
 
 def test_show_settings_names_the_mapping(isolated, py313, tmp_path, monkeypatch, capsys, kit):
-    (tmp_path / "pyproject.toml").write_text(f'[tool.stepsmith]\npythons = {{"3.13" = "{py313}"}}\n')
+    (tmp_path / "pyproject.toml").write_text(
+        f'[tool.stepsmith]\npythons = {{"3.13" = "{py313}"}}\n')
     monkeypatch.chdir(tmp_path)
     code, out, _ = kit.cli(capsys, "--show-settings")
     line = next(x for x in out.splitlines() if x.startswith("pythons = "))
