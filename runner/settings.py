@@ -4,6 +4,7 @@ keys), found upward from the path a command is given (as ruff finds its configur
     [tool.stepsmith]
     paths = ["workflows"]          # default PATHs of check / test / reach
     jobs = 2                       # parallel sandboxes of `stepsmith test`
+    pythons = {"3.13" = "/opt/py313/bin/python3.13"}   # where a pinned Python is
     [tool.stepsmith.limits]        # per step invocation; only ever lowered
     cpu_seconds = 2
     wall_seconds = 5
@@ -17,7 +18,10 @@ wrong type or a limit above its ceiling is a usage error (exit 2) naming it.
 A cloned folder's settings are untrusted input (issue 18): the file is read through
 runner/safeio.py (a regular file whose real path lies in its own folder, at most CONFIG_CAP
 bytes), and every `paths` entry must lie inside that folder, the project folder, so a bare
-`stepsmith test` there never runs or writes pending changes anywhere else.
+`stepsmith test` there never runs or writes pending changes anywhere else. A `pythons` path is
+a program stepsmith runs: it must be absolute and lie outside the project folder (a repository
+cannot ship the interpreter its settings name), and runner/pythons/discover.py runs it only if
+root or the user alone can change it.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from typing import Any
 ENGINE_LIMITS = {"cpu_seconds": 2, "wall_seconds": 5.0, "memory_mb": 256, "output_kb": 256}
 LIMIT_MINIMUM = {"cpu_seconds": 1, "wall_seconds": 0.5, "memory_mb": 64, "output_kb": 1}
 MAX_JOBS = 64
-TOP_KEYS = ("paths", "jobs", "limits")
+TOP_KEYS = ("paths", "jobs", "limits", "pythons")
 CONFIG_CAP = 1024 * 1024  # a pyproject.toml is a few KiB; this only stops a hostile one
 
 
@@ -46,6 +50,14 @@ class Settings:
     jobs: int | None = None
     limits: dict[str, float] = field(default_factory=lambda: dict(ENGINE_LIMITS))
     origin: dict[str, str] = field(default_factory=dict)  # dotted key -> where it came from
+    pythons: dict[str, str] = field(default_factory=dict)  # pinned version -> interpreter path
+
+    def python_mapping(self) -> list:
+        """The `pythons` table as discover.Mapped entries (untrusted: a settings file)."""
+        from stepsmith.runner.pythons.discover import Mapped
+
+        where = f"settings {self.source}" if self.source else "settings"
+        return [Mapped(v, p, where, False) for v, p in self.pythons.items()]
 
     def sandbox_limits(self):
         from stepsmith.runner.sandbox import Limits
@@ -65,6 +77,9 @@ class Settings:
         for k in ENGINE_LIMITS:
             out.append((f"limits.{k}", self.limits[k],
                         self.origin.get(f"limits.{k}", "default (the engine's value)")))
+        out.append(("pythons", self.pythons, self.origin.get(
+            "pythons", "default (PATH, uv, pyenv; `stepsmith python` lists what each "
+            "workflow uses)")))
         return out
 
 
@@ -125,6 +140,44 @@ def _project_paths(path: Path, value: list[str]) -> list[str]:
     return out
 
 
+def _python_paths(path: Path, value: object) -> dict[str, str]:
+    """`pythons = {"3.13" = "/opt/py313/bin/python3.13"}`: versions to absolute paths outside
+    the project folder (the settings file's own folder)."""
+    from stepsmith.runner import safeio
+    from stepsmith.runner.pythons.pins import Pin
+
+    if not isinstance(value, dict):
+        raise SettingsError(f'{path}: pythons must be a table like {{"3.13" = '
+                            '"/usr/bin/python3.13"}')
+    out = {}
+    for version, exe in value.items():
+        if Pin.parse(version) is None:
+            raise SettingsError(f'{path}: pythons key {version!r} is not a version like "3.13" '
+                                'or "3.13.5"')
+        if not isinstance(exe, str) or not os.path.isabs(exe):
+            raise SettingsError(f"{path}: pythons.{version} must be an absolute path to an "
+                                f"interpreter, not {exe!r}")
+        project = _enclosing_repository(path.parent)
+        if safeio.inside(Path(exe), project):
+            raise SettingsError(
+                f"{path}: pythons.{version} = {exe!r} lies inside the project folder "
+                f"{project}: settings may only name an interpreter installed elsewhere "
+                f"(a repository must not ship the program stepsmith runs); use ${{STEPSMITH_"
+                "PYTHONS}} for one of your own there")
+        out[version] = exe
+    return out
+
+
+def _enclosing_repository(folder: Path) -> Path:
+    """The work tree of the git repository `folder` lies in (the folder itself outside one):
+    a settings file in a subfolder must not name a program elsewhere in its own clone."""
+    folder = folder.resolve()
+    for d in [folder, *folder.parents]:
+        if os.path.lexists(d / ".git"):
+            return d
+    return folder
+
+
 def _unknown(where: str, key: str, known) -> SettingsError:
     import difflib
 
@@ -157,6 +210,9 @@ def load_settings(start: str | Path = ".") -> Settings:
                                     f"not {value!r}")
             s.jobs = value
             s.origin["jobs"] = origin
+        elif key == "pythons":
+            s.pythons = _python_paths(path, value)
+            s.origin["pythons"] = origin
         elif key == "limits":
             if not isinstance(value, dict):
                 raise SettingsError(f"{path}: limits must be a table ([{where}.limits])")
@@ -193,3 +249,45 @@ def activate(settings: Settings | None) -> None:
 
 def active() -> Settings:
     return _active if _active is not None else Settings()
+
+
+_project_pythons = True
+
+
+def trust_project_pythons(trusted: bool) -> None:
+    """Whether a workflow folder's own settings may name interpreters (the language server in
+    an untrusted workspace: no; only PATH, uv, pyenv and $STEPSMITH_PYTHONS are looked at)."""
+    global _project_pythons
+    _project_pythons = bool(trusted)
+
+
+def python_mapping(near: Path | None) -> list:
+    """The explicit interpreter mapping for a workflow at `near`: the command's settings when
+    a command activated some, else the settings found upward from `near` (the language
+    server, MCP and the pytest plugin activate none; read again after `_MAPPING_FRESH_S`); a
+    broken settings file maps nothing (the commands that read settings report it)."""
+    if _active is not None:
+        return _active.python_mapping()
+    if near is None or not _project_pythons:
+        return []
+    import time
+
+    now = time.monotonic()
+    hit = _mappings.get(near)
+    if hit is not None and now - hit[0] <= _MAPPING_FRESH_S:
+        return hit[1]
+    try:
+        found = load_settings(near).python_mapping()
+    except SettingsError:
+        found = []
+    _mappings[near] = (now, found)
+    return found
+
+
+_MAPPING_FRESH_S = 2.0
+_mappings: dict[Path, tuple[float, list]] = {}
+
+
+def forget_mappings() -> None:
+    """Read the folders' settings mappings again on next use (pythons.forget)."""
+    _mappings.clear()

@@ -33,6 +33,16 @@ class FileRuns:
     traces: dict = field(default_factory=dict)  # fixture -> sandbox.Coverage
     values: dict = field(default_factory=dict)  # fixture -> [sandbox.LineValue]
     order: list = field(default_factory=list)  # (fixture, passed) in run order
+    interp: object = None  # the pinned interpreter that ran them (its parser reads `text`)
+
+
+def _interpreter_of(cases: list):
+    """The interpreter the runs' workflow pins (each LiveCase's case names its workflow)."""
+    for c in cases:
+        lw = getattr(getattr(c.result, "case", None), "workflow", None)
+        if lw is not None:
+            return getattr(lw.check, "interpreter", None)
+    return None
 
 
 class LiveState:
@@ -54,7 +64,7 @@ class LiveState:
             self._stale.discard((manifest, step_id))
             if text is None:
                 return
-            runs = FileRuns(function, text)
+            runs = FileRuns(function, text, interp=_interpreter_of(cases))
             for c in cases:
                 name = c.result.case.case
                 runs.order.append((name, c.result.outcome not in ("failed", "error")))
@@ -89,29 +99,30 @@ class LiveState:
         return [o for r in self._current(path) for o in r.order]
 
     # ------------------------------------------------------------------ services
-    def _traces(self, path: str) -> tuple[str | None, dict]:
+    def _traces(self, path: str) -> tuple[str | None, dict, object]:
         runs = self._current(path)
         traces: dict = {}
         for r in runs:
             traces.update(r.traces)
-        return (runs[0].text if runs else None), traces
+        return (runs[0].text if runs else None), traces, (runs[0].interp if runs else None)
 
     def coverage(self, path: str, text: str) -> CoverageView | None:
-        ran, traces = self._traces(path)
+        ran, traces, interp = self._traces(path)
         if ran is None or not traces:
             return None
-        return coverage_view(path, text, ran, traces)
+        return coverage_view(path, text, ran, traces, interp)
 
     def untaken(self, path: str, text: str) -> list:
         """Memoised per (runs, text): publishing asks again for every diagnostics push."""
-        ran, traces = self._traces(path)
+        ran, traces, interp = self._traces(path)
         if ran is None or not traces:
             return []
-        key = (hash(ran), tuple(sorted((k, hash(v)) for k, v in traces.items())), hash(text))
+        key = (hash(ran), tuple(sorted((k, hash(v)) for k, v in traces.items())), hash(text),
+               interp)
         hit = self._untaken.get(path)
         if hit is not None and hit[0] == key:
             return hit[1]
-        notes = untaken_branches(path, text, ran, traces)
+        notes = untaken_branches(path, text, ran, traces, interp)
         self._untaken[path] = (key, notes)
         return notes
 

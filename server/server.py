@@ -328,6 +328,14 @@ class StepsmithServer(LanguageServer):
         old = session.settings
         session.settings = old.merged(raw)
         new = session.settings
+        if old.trusted != new.trusted:  # the workspace's settings may (not) name interpreters
+            from stepsmith.runner import pythons
+            from stepsmith.runner.settings import trust_project_pythons
+
+            trust_project_pythons(new.trusted)
+            pythons.forget()
+            for manifest in list(session.model.index.manifests):
+                self.scheduler.schedule("manifest", manifest)
         if (old.maxFileSize, old.coverageDiagnostics) != (new.maxFileSize, new.coverageDiagnostics):
             for uri in session.docs.uris():
                 self.scheduler.schedule("doc", uri)

@@ -132,25 +132,28 @@ class SuiteOutcome:
 
         if not self.traced:
             return []
-        by_file: dict[str, tuple[str, list]] = {}
+        by_file: dict[str, tuple[str, list, object]] = {}
         for r in self.results:
             if r.coverage is not None and r.code:
-                by_file.setdefault(r.code[0], (r.code[1], []))[1].append((r.case.id, r.coverage))
-        for shown, source in self._step_sources():  # as coverage.py reports unimported files
-            by_file.setdefault(shown, (source, []))
+                interp = getattr(r.case.workflow.check, "interpreter", None)
+                by_file.setdefault(r.code[0], (r.code[1], [], interp))[1].append(
+                    (r.case.id, r.coverage))
+        for shown, source, interp in self._step_sources():  # as coverage.py reports
+            by_file.setdefault(shown, (source, [], interp))  # unimported files
         out = []
         for shown in sorted(by_file):
-            source, traces = by_file[shown]
+            source, traces, interp = by_file[shown]
             # traces name the manifest's path; a file no fixture ran has none to match
             try:
-                fc = combine(traces[0][1].file if traces else shown, source, traces)
+                fc = combine(traces[0][1].file if traces else shown, source, traces, interp)
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 continue  # as coverage.py skips a file it cannot parse (the check names it)
             out.append(dataclasses.replace(fc, file=shown))
         return out
 
-    def _step_sources(self) -> list[tuple[str, str]]:
-        """(shown path, text) of every step file the selected workflows name."""
+    def _step_sources(self) -> list[tuple[str, str, object]]:
+        """(shown path, text, the pinned interpreter) of every step file the selected
+        workflows name."""
         from stepsmith.runner.fixtures.invoke import (
             InvokeError,
             display_path,
@@ -166,7 +169,8 @@ class SuiteOutcome:
                     code = step_code(lw, step)
                 except InvokeError:  # unreadable: the check reported it
                     continue
-                out.append((display_path(code.path), code.source))
+                out.append((display_path(code.path), code.source,
+                            getattr(lw.check, "interpreter", None)))
         return out
 
     def to_json(self) -> dict:

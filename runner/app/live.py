@@ -121,17 +121,17 @@ def run_live_case(case: Case, source: str | None, trace: str | None = TRACE,
             out.disagreement, out.outcome, out.acceptable = disagreement, "failed", False
             out.messages.append(f"repeat {len(raws)}: " + disagreement.text())
     if getattr(raw, "coverage", None) is not None:
-        _warm_shape(code.source)
+        _warm_shape(code.source, getattr(lw.check, "interpreter", None))
     return LiveCase(out, getattr(raw, "coverage", None), getattr(raw, "values", None))
 
 
-def _warm_shape(source: str) -> None:
+def _warm_shape(source: str, interp=None) -> None:
     """Analyse the traced text here, on the run's worker thread, so the editor's coverage
     (asked on the server's event loop for the same text) finds it memoised."""
     from stepsmith.runner.coverage.static import analyse
 
     try:
-        analyse(source)
+        analyse(source, interp)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         pass
 

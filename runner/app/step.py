@@ -53,12 +53,12 @@ def prepare(req: StepRequest) -> PreparedStep:
         at = parse_at(req.at, clock_timezone(lw))
     except InvokeError as exc:
         raise UsageError(str(exc)) from exc
+    why = pin_problem(lw)  # first: no interpreter is a stop of its own (exit 2), with the fix
+    if why:
+        raise UsageError(why)
     if not lw.ok:
         raise Refused("the workflow has check problems; fix them first:\n"
                       + "\n".join("  " + x for x in lw.error_lines()))
-    why = pin_problem(lw)
-    if why:
-        raise UsageError(why)
     step = lw.step(req.step)
     if step is None:
         raise UsageError(unknown_step_message(req.step, lw.step_ids, lw.shown))

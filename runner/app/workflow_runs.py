@@ -40,6 +40,7 @@ def record_case(path: str, case: str, name: str | None = None, *,
     """One fixture per step from the workflow case fixtures/_workflow/<case>.json."""
     from stepsmith.runner.app.record import CASE_NAME
     from stepsmith.runner.fixtures import record_case as recorder
+    from stepsmith.runner.fixtures.invoke import pin_problem
     from stepsmith.runner.model.grammar import CASE_RULE
     from stepsmith.runner.store.stored_runs import RunError, RunUsageError, check_case_name
 
@@ -52,6 +53,9 @@ def record_case(path: str, case: str, name: str | None = None, *,
     if not CASE_NAME.fullmatch(name):
         raise UsageError(f"fixture name {name!r} is not a case name ({CASE_RULE}); give one "
                          "with --name")
+    why = pin_problem(lw)  # no interpreter for the pin: a stop of its own, with the fix
+    if why:
+        raise UsageError(why)
     if not lw.ok:
         raise Refused("the workflow has check problems:\n"
                       + "\n".join("  " + x for x in lw.error_lines()))

@@ -23,7 +23,7 @@ import os
 import sys
 from pathlib import Path
 
-from stepsmith.runner.cli.check_units import check_unit
+from stepsmith.runner.cli.check_units import check_unit, python_unchanged
 
 # workflow data reaches these lines (names, messages): print is the one display filter
 from stepsmith.runner.display import safe_print as print
@@ -148,6 +148,8 @@ def collect(paths: list[str], first: bool = False,
         seen.add(key)
         slot = check_cache.slot(key, first) if cache else None
         unit = check_cache.get(slot)
+        if unit is not None and not python_unchanged(unit, key):
+            unit = None  # checked with another interpreter than the pin names now
         if unit is None:
             # a step file alone changed: the rest of the answer is the cache's (check_units.py)
             fkey = check_cache.facts_key(slot)

@@ -41,7 +41,7 @@ def check_unit(manifest: Path, facts: dict | None = None) -> dict:
         model_ok = wc.manifest.workflow is not None
         stale_if_ok = stale if model_ok and not _has_errors(wc) else None
     found = [*wc.problems.items(), *fixture_found]
-    return {"problems": _problems_json(found),
+    return {"problems": _problems_json(found), "python": python_key(wc),
             "step_files": [str(Path(p).resolve()) for p in wc.step_files],
             "steps_of": [[str(p), f, ids] for (p, f), ids in
                          step_ids_by_function(wc.step_files).items()],
@@ -49,6 +49,38 @@ def check_unit(manifest: Path, facts: dict | None = None) -> dict:
             "facts": {"manifest": [p.to_json() for p in wc.manifest.problems],
                       "fixtures": _problems_json(fixture_found), "model": model_ok,
                       "stale": stale_if_ok}}
+
+
+def _interpreter_key(interp) -> str | None:
+    return None if interp is None else f"{interp.exe}\0{interp.build}"
+
+
+def python_key(wc) -> list | None:
+    """[pin, the interpreter it named] of a check: the answer holds only while the pin still
+    names that interpreter (one installed, removed or mapped since changes the grammar the
+    step files were checked with, and SM501)."""
+    data = getattr(wc.manifest.root, "data", None)
+    pin = data.get("python") if isinstance(data, dict) else None
+    return [pin, _interpreter_key(wc.interpreter)] if isinstance(pin, str) else None
+
+
+def python_unchanged(unit: dict, manifest: Path) -> bool:
+    """Whether a cached answer's pin still names the interpreter it was checked with."""
+    from stepsmith.runner.pythons import PythonNotFound, resolve
+
+    if "python" not in unit:
+        return False
+    key = unit["python"]
+    if key is None:
+        return True
+    try:
+        pin, was = key
+        now = _interpreter_key(resolve(pin, manifest.parent))
+    except PythonNotFound:
+        now = None
+    except (TypeError, ValueError):
+        return False
+    return now == was
 
 
 def _has_errors(wc) -> bool:

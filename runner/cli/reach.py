@@ -100,14 +100,20 @@ def run(args) -> int:
             continue
         results.append((m, doc))
 
+    from stepsmith.runner.app.interpreters import workflow_python
+
+    pythons = {m: workflow_python(m, doc.workflow.python) for m, doc in results}
     if args.format == "json":
         out = {"sentence": REACH_SENTENCE, "workflows": []}
         for m, doc in results:
             wf = doc.workflow
+            python = pythons[m].to_json()
+            python.pop("manifest")
             out["workflows"].append({
                 "manifest": str(m),
                 "workflow": wf.workflow,
                 "version": wf.version,
+                "python": python,
                 "problems": len(doc.problems),
                 "steps": [r.to_json() for r in reach_rows(wf)],
             })
@@ -123,6 +129,8 @@ def run(args) -> int:
     console = Console(highlight=False, width=None if fixed else 160)
     for m, doc in results:
         print_reach(console, doc.workflow, m, explain=args.explain)
+        console.print(_wrap(f"Steps run on {pythons[m].summary()}", console.width),
+                      markup=False)
         if doc.problems:
             console.print(f"[yellow]{len(doc.problems)} problem(s) in this manifest; "
                           "run `stepsmith check`.[/yellow]")

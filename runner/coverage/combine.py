@@ -110,12 +110,13 @@ class FileCoverage:
         return sum(1 for r in self.ran.values() if arc in r.arcs)
 
 
-def combine(file: str, source: str, traces: Mapping[str, Coverage] | Iterable[tuple[str, Coverage]]
-            ) -> FileCoverage:
-    """`file`'s coverage from its fixtures' traces (those of other files are ignored)."""
+def combine(file: str, source: str, traces: Mapping[str, Coverage] | Iterable[tuple[str, Coverage]],
+            interp=None) -> FileCoverage:
+    """`file`'s coverage from its fixtures' traces (those of other files are ignored), on the
+    shape `interp` (the pinned interpreter; None: this one) parses `source` into."""
     items = traces.items() if isinstance(traces, Mapping) else traces
     mine = {name: cov for name, cov in items if cov is not None and cov.file == file}
-    return FileCoverage(file, analyse(source), mine)
+    return FileCoverage(file, analyse(source, interp), mine)
 
 
 def combine_all(sources: Mapping[str, str], traces: Iterable[tuple[str, Coverage]]

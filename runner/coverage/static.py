@@ -246,11 +246,18 @@ def layout(source: str) -> Layout:
     return Layout(dict(w.line_map), dict(w.assigns), len(source.splitlines()))
 
 
-def analyse(source: str) -> StepFileShape:
-    """The shape of `source` (SyntaxError if it does not parse). Memoised per text: the
-    editor asks again for the same ran text on every keystroke (a traced live run warms it
-    off the server's event loop, runner/app/live.py)."""
-    return _analyse(source.removeprefix("\ufeff"))
+def analyse(source: str, interp=None) -> StepFileShape:
+    """The shape of `source` (SyntaxError if it does not parse) as `interp` (a pythons.
+    Interpreter, the workflow's pinned one; None: this one) parses it: another minor version's
+    grammar is its own helper process's (pythons/checker.py). Memoised per text: the editor
+    asks again for the same ran text on every keystroke (a traced live run warms it off the
+    server's event loop, runner/app/live.py)."""
+    source = source.removeprefix("\ufeff")
+    from stepsmith.runner.pythons.checker import in_process
+
+    if in_process(interp):
+        return _analyse(source)
+    return _analyse_with(source, interp)
 
 
 _IMPORT = threading.Lock()
@@ -271,8 +278,9 @@ def _coverage_api():
                 PythonParser)
 
 
-@functools.lru_cache(maxsize=16)
-def _analyse(source: str) -> StepFileShape:
+def shape_data(source: str) -> dict:
+    """coverage.py's analysis of `source` and our layout, as plain data (what a pinned
+    interpreter's helper sends back: pythons/helper.py). SyntaxError if it does not parse."""
     (DEFAULT_EXCLUDE, DEFAULT_PARTIAL, DEFAULT_PARTIAL_ALWAYS, NotPython, join_regex,
      PythonParser) = _coverage_api()
 
@@ -281,17 +289,55 @@ def _analyse(source: str) -> StepFileShape:
     try:
         with AST_LOCK:  # coverage.py's parser builds a tree too (validator/astlock.py)
             parser.parse_source()
-            possible = frozenset(parser.arcs())
+            possible = sorted(parser.arcs())
     except NotPython as exc:
         raise SyntaxError(str(exc)) from None
-    exits = {line: n for line, n in parser.exit_counts().items() if n > 1}
-    excluded = frozenset(parser.excluded)
+    no_branch = parser.lines_matching(join_regex(DEFAULT_PARTIAL + DEFAULT_PARTIAL_ALWAYS))
+    return {"statements": sorted(parser.statements), "possible": possible,
+            "exit_counts": dict(parser.exit_counts()), "excluded": sorted(parser.excluded),
+            "no_branch": sorted(no_branch),
+            # what coverage.py's translate_arcs and first_line read (parser.py)
+            "multiline": dict(parser.multiline_map),
+            "with_jumps": dict(parser._with_jump_fixers),
+            "line_map": dict(ours.line_map), "assigns": dict(ours.assigns),
+            "line_count": ours.line_count}
+
+
+def shape_from_data(d: dict) -> StepFileShape:
+    """The StepFileShape of `shape_data`'s answer: translation as coverage.py's parser does it
+    (`first_line` through its multi-line map, `translate_arcs` after its with-jump fixes)."""
+    multiline = {int(k): int(v) for k, v in d["multiline"].items()}
+    fixers = {tuple(k): (None if v is None else tuple(v)) for k, v in d["with_jumps"].items()}
+
+    def first_line(n: int) -> int:
+        return -multiline.get(-n, -n) if n < 0 else multiline.get(n, n)
+
+    def translate_arcs(arcs: Iterable[Arc]) -> set[Arc]:
+        fixed = {fixers.get(a, a) for a in arcs}
+        return {(first_line(a), first_line(b)) for a, b in (f for f in fixed if f is not None)}
+
+    possible = frozenset(tuple(a) for a in d["possible"])
+    exits = {int(line): n for line, n in d["exit_counts"].items() if n > 1}
+    excluded = frozenset(d["excluded"])
     arcs = frozenset(a for a in possible if a[0] in exits and a[1] not in excluded)
     branches: dict[int, set[int]] = {}
     for a, b in arcs:
         branches.setdefault(a, set()).add(b)
-    no_branch = parser.lines_matching(join_regex(DEFAULT_PARTIAL + DEFAULT_PARTIAL_ALWAYS))
-    return StepFileShape(frozenset(parser.statements),
-                         {k: frozenset(v) for k, v in branches.items()}, ours.line_map,
-                         ours.assigns, ours.line_count, arcs, possible, excluded,
-                         frozenset(no_branch), parser.translate_arcs, parser.first_line)
+    return StepFileShape(frozenset(d["statements"]),
+                         {k: frozenset(v) for k, v in branches.items()},
+                         {int(k): int(v) for k, v in d["line_map"].items()},
+                         {int(k): tuple(v) for k, v in d["assigns"].items()},
+                         int(d["line_count"]), arcs, possible, excluded,
+                         frozenset(d["no_branch"]), translate_arcs, first_line)
+
+
+@functools.lru_cache(maxsize=16)
+def _analyse(source: str) -> StepFileShape:
+    return shape_from_data(shape_data(source))
+
+
+@functools.lru_cache(maxsize=16)
+def _analyse_with(source: str, interp) -> StepFileShape:
+    from stepsmith.runner.pythons.checker import analysis
+
+    return shape_from_data(analysis(interp, source))

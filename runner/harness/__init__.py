@@ -1,11 +1,11 @@
 """The in-sandbox harness, as the parent ships it.
 
 The files next to this one (`inside.py`, `facades.py`, `tracer.py`) run INSIDE the sandbox. They are never
-imported by the runner: `bundle()` compiles them once per process (and the validator's modules
-too: the harness re-validates every step before executing it) and caches the marshalled code
-objects; the sandbox's interpreter is the very binary the runner runs on, so marshal's format
-matches. The constant `BOOTSTRAP` is the only code on the sandbox's command line; everything
-else arrives on stdin.
+imported by the runner: `bundle(interp)` has them compiled once per process and interpreter
+(and the validator's modules too: the harness re-validates every step before executing it) by
+the interpreter the sandbox runs, the workflow's pinned one (build.py; marshal's code format is
+that interpreter's own), and caches the marshalled code objects. The constant `BOOTSTRAP` is
+the only code on the sandbox's command line; everything else arrives on stdin.
 """
 
 from __future__ import annotations
@@ -16,6 +16,12 @@ import os
 import sys
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from . import build
+
+if TYPE_CHECKING:
+    from stepsmith.runner.pythons.probe import Interpreter
 
 HARNESS_VERSION = "1"
 
@@ -51,24 +57,25 @@ SPARE_BOOTSTRAP = (
 
 
 def frame(obj) -> bytes:
-    """One length-prefixed marshal frame of a SPARE_BOOTSTRAP stdin."""
-    data = marshal.dumps(obj)
+    """One length-prefixed marshal frame of a SPARE_BOOTSTRAP stdin (plain values only:
+    format 4, which every interpreter a workflow may pin reads)."""
+    data = marshal.dumps(obj, 4)
     return len(data).to_bytes(8, "big") + data
 
 
-def harness_fd() -> int:
+def harness_fd(interp: Interpreter | None = None) -> int:
     """The sealed memfd holding the harness frame (harness, facades, validator and trace
-    code), created once per bundle: SPARE_BOOTSTRAP's argument, passed to every validated
-    sandbox. Sealed against writes, growing and shrinking, so no sandbox can change what the
-    next one loads; read with pread (the shared file offset does not matter). Close-on-exec
-    here: only the sandboxes it is passed to inherit it."""
-    b = bundle()
+    code) for `interp` (default: the running interpreter), created once per bundle:
+    SPARE_BOOTSTRAP's argument, passed to every validated sandbox of that interpreter. Sealed
+    against writes, growing and shrinking, so no sandbox can change what the next one loads;
+    read with pread (the shared file offset does not matter). Close-on-exec here: only the
+    sandboxes it is passed to inherit it."""
+    b = bundle(interp)
     with _lock:
         if "fd" not in b:
             import fcntl
 
-            data = marshal.dumps((b["main_code"], b["facades"], shipped_validator(b), None,
-                                  b["trace"]))
+            data = b["frame"] if b.get("frame") is not None else build.harness_frame(b)
             fd = os.memfd_create("stepsmith-harness", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
             view = memoryview(data)
             while view:
@@ -80,25 +87,21 @@ def harness_fd() -> int:
 
 
 def shipped_validator(b: dict) -> tuple | None:
-    """The validator as the harness frame carries it: (eager, lazy). `eager`: (name,
-    is_package, code object) in `exec_order`, unmarshalled in the sandbox together with the
-    frame (one unmarshal rather than one per module and a bytes copy of each, ~0.25 ms);
-    `lazy`: name -> (is_package, marshalled code) of the rest (the rules catalogue), loaded
-    only if imported."""
-    if b["validator"] is None:
-        return None
-    mods, order = marshal.loads(b["validator"])
-    eager = tuple((name, mods[name][0], marshal.loads(mods[name][1])) for name in order)
-    return eager, {name: v for name, v in mods.items() if name not in set(order)}
+    """The validator as the harness frame carries it (build.shipped_validator)."""
+    return build.shipped_validator(b)
 
 
 _HERE = Path(__file__).resolve().parent
 _RUNNER = _HERE.parent
 _lock = threading.Lock()
-_cache: dict | None = None
+_cache: dict[str, dict] = {}  # interpreter exe -> its bundle
+
+VALIDATOR_ROOTS = build.VALIDATOR_ROOTS
+HARNESS_PARTS = build.HARNESS_PARTS
+exec_order = build.exec_order
 
 
-def _validator_files() -> list[tuple[str, Path]]:
+def validator_files() -> list[tuple[str, Path]]:
     """(module name, path) for the validator and the runner modules it is built on."""
     out: list[tuple[str, Path]] = []
     problems = _RUNNER / "problems.py"
@@ -119,100 +122,21 @@ def _validator_files() -> list[tuple[str, Path]]:
     return out
 
 
-#: What the harness imports to re-validate: the validator, and its rule checks (which it
-#: imports on its first validation). The roots of the eager execution order (`exec_order`).
-VALIDATOR_ROOTS = ("stepsmith.runner.validator", "stepsmith.runner.validator.checks")
-
-
-def _import_time_statements(body):
-    """The import statements a module body runs when it is imported: not those inside
-    functions (deferred imports) nor under `if TYPE_CHECKING:`."""
-    import ast
-
-    todo = list(reversed(body))
-    while todo:
-        node = todo.pop()
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            yield node
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
-        elif isinstance(node, ast.If) and isinstance(node.test, ast.Name) \
-                and node.test.id == "TYPE_CHECKING":
-            todo.extend(reversed(node.orelse))
-        else:
-            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-                todo.extend(reversed(getattr(node, field, None) or []))
-
-
-def _bundled_imports(name: str, is_pkg: bool, tree, bundled) -> list[str]:
-    """The bundled modules `name` imports when it is imported, in execution order."""
-    import ast
-
-    package = name if is_pkg else name.rpartition(".")[0]
-    out: list[str] = []
-    for node in _import_time_statements(tree.body):
-        if isinstance(node, ast.Import):
-            targets = [alias.name for alias in node.names]
-        else:
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".")
-                parts = parts[: len(parts) - (node.level - 1)]
-                base = ".".join(parts + ([base] if base else []))
-            # `from pkg import sub` imports the submodule; `from mod import name` the module
-            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in bundled else base
-                       for alias in node.names]
-        for target in targets:
-            if target in bundled and target != name and target not in out:
-                out.append(target)
-    return out
-
-
-def exec_order(trees: dict[str, tuple[bool, object]], roots=VALIDATOR_ROOTS) -> list[str]:
-    """The order in which importing `roots` makes Python execute the bundled modules
-    (`trees`: name -> (is_package, AST)): each module after its parent package and after the
-    modules its body imports, a cycle cut where Python would see a partially initialised
-    module. The harness executes the modules in this order itself rather than through
-    importlib (~20 µs a module); modules imported only later (inside functions, e.g. the
-    rules catalogue on the first report) are still served on import. A package's own code
-    runs after the submodules it imports have finished (as they finish in Python): a
-    submodule that needed a name its package defines *before* importing it would fail, and
-    the harness then refuses every step (SS003, fail closed; tests/sandbox would show it)."""
-    bundled = set(trees)
-    deps = {name: _bundled_imports(name, pkg, tree, bundled) for name, (pkg, tree) in
-            trees.items()}
-    order: list[str] = []
-    seen: set[str] = set()
-
-    def visit(name: str) -> None:
-        if name in seen:
-            return
-        seen.add(name)
-        parent = name.rpartition(".")[0]
-        if parent in bundled:
-            visit(parent)
-        for dep in deps[name]:
-            visit(dep)
-        order.append(name)
-
-    for root in roots:
-        if root in bundled:
-            visit(root)
-    return order
-
+_validator_files = validator_files
 
 #: Pure-Python standard-library modules the validator imports that `python -S` has not loaded
 #: (`__future__` for `from __future__ import annotations`, `warnings` for the parser's
-#: warnings). Shipped compiled from this interpreter's own stdlib files (the sandbox runs the
-#: very same interpreter and stdlib), which saves the import system's file lookups and reads
-#: (~0.25 ms a sandbox). Anything else the sandbox imports comes from its read-only stdlib.
+#: warnings). Shipped compiled from the sandbox interpreter's own stdlib files (the pinned
+#: interpreter's, bound read-only in its sandboxes), which saves the import system's file
+#: lookups and reads (~0.25 ms a sandbox). Anything else the sandbox imports comes from its
+#: read-only stdlib.
 SHIPPED_STDLIB = ("__future__", "warnings")
 
 
-def _stdlib_files() -> list[tuple[str, Path]]:
+def _stdlib_files(interp: Interpreter | None = None) -> list[tuple[str, Path]]:
     import sysconfig
 
-    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    stdlib = Path(interp.stdlib if interp is not None else sysconfig.get_paths()["stdlib"])
     out = []
     for name in SHIPPED_STDLIB:
         path = stdlib / f"{name}.py"
@@ -221,43 +145,7 @@ def _stdlib_files() -> list[tuple[str, Path]]:
     return out
 
 
-def _compile_facades(src: bytes):
-    """facades.py with its `_ALLOWED = ()` bound to validator/policy.py's ALLOWED_MODULES, the
-    one list (policy.py is part of the bundle's digest). Line numbers are kept."""
-    import ast
-
-    from stepsmith.runner.validator.policy import ALLOWED_MODULES
-
-    tree = ast.parse(src, "harness/facades.py")
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] \
-                == ["_ALLOWED"]:
-            node.value = ast.copy_location(ast.Constant(tuple(sorted(ALLOWED_MODULES))),
-                                           node.value)
-            break
-    else:  # pragma: no cover - a refactor of facades.py must keep the binding
-        raise RuntimeError("harness/facades.py has no `_ALLOWED = ...` binding to fill in")
-    return compile(tree, "<stepsmith-facades>", "exec", dont_inherit=True, optimize=0)
-
-
-#: The harness parts, executed (definitions only) before inside.py's own body, in one
-#: namespace: the harness is still one module and one code object, as if it were one file.
-HARNESS_PARTS = ("encode.py", "restricted.py", "revalidate.py")
-
-
-def _compile_harness(load):
-    """inside.py with its parts, as one module: their statements in order, each keeping its
-    own line numbers (the harness's frames are never shown to a step's author)."""
-    import ast
-
-    body = []
-    for name in (*HARNESS_PARTS, "inside.py"):
-        body += ast.parse(load(_HERE / name, f"harness/{name}"), f"harness/{name}").body
-    return compile(ast.Module(body=body, type_ignores=[]), "<stepsmith-harness>", "exec",
-                   dont_inherit=True, optimize=0)
-
-
-def _sources() -> list[tuple[str, Path, bytes]]:
+def _sources(interp: Interpreter | None = None) -> list[tuple[str, Path, bytes]]:
     """(label, path, bytes) of every file the bundle is built from, in the digest's order."""
     out: list[tuple[str, Path, bytes]] = []
 
@@ -268,97 +156,130 @@ def _sources() -> list[tuple[str, Path, bytes]]:
         add(_HERE / name, f"harness/{name}")
     # this file too: its bootstraps run in the sandbox and it binds the parts together
     add(_HERE / "__init__.py", "harness/__init__.py")
+    add(_HERE / "build.py", "harness/build.py")
     add(_HERE / "facades.py", "harness/facades.py")
     add(_HERE / "tracer.py", "harness/tracer.py")
-    validator = _validator_files()
+    validator = validator_files()
     for _name, path in validator:
         add(path, str(path.relative_to(_RUNNER)))
     if validator:
-        for name, path in _stdlib_files():
+        for name, path in _stdlib_files(interp):
             add(path, f"stdlib/{name}.py")
     return out
 
 
+def _request(sources: list[tuple[str, Path, bytes]]) -> tuple:
+    """build.py's inputs: (sources, validator labels, allowed modules)."""
+    labels = {str(path.relative_to(_RUNNER)): name for name, path in validator_files()}
+    return ([(label, str(path), src) for label, path, src in sources], labels,
+            tuple(sorted(_allowed_modules())))
+
+
+def _allowed_modules() -> frozenset:
+    """validator/policy.py's ALLOWED_MODULES, as this process imported it. Through the package
+    (`from validator import policy`), never the submodule first: a thread importing a
+    submodule holds its import lock while it waits for the package, and deadlocks with a
+    thread importing the package, which waits for that submodule (`stepsmith test` imports
+    both at once: the sandbox probe's bundle and the first workflow's check)."""
+    from stepsmith.runner.validator import policy
+
+    return policy.ALLOWED_MODULES
+
+
 def _compile_parts(sources: list[tuple[str, Path, bytes]]) -> dict:
-    """The marshalled code of the bundle's parts, compiled from `sources`."""
+    """The marshalled code of the bundle's parts, compiled by this interpreter."""
     from stepsmith.runner.validator.astlock import AST_LOCK
 
     with AST_LOCK:  # trees are built and compiled here (validator/astlock.py)
-        return _compile_locked(sources)
+        return build.compile_parts(*_request(sources))
 
 
-def _compile_locked(sources: list[tuple[str, Path, bytes]]) -> dict:
-    by_label = {label: src for label, _path, src in sources}
-    main = _compile_harness(lambda path, label: by_label[label])
-    fac = _compile_facades(by_label["harness/facades.py"])
-    trace = compile(by_label["harness/tracer.py"], "<stepsmith-trace>", "exec",
-                    dont_inherit=True, optimize=0)
-    mods = {}
-    trees = {}
-    names = {str(path.relative_to(_RUNNER)): name for name, path in _validator_files()}
-    for label, path, src in sources:
-        if label in names:
-            name, is_pkg = names[label], path.name == "__init__.py"
-            code = compile(src, f"<stepsmith-validator:{label}>", "exec", dont_inherit=True)
-            mods[name] = (is_pkg, marshal.dumps(code))
-            trees[name] = (is_pkg, compile(src, label, "exec", 0x400, dont_inherit=True))
-        elif label.startswith("stdlib/"):
-            name = label[len("stdlib/"):-len(".py")]
-            code = compile(src, str(path), "exec", dont_inherit=True)
-            mods[name] = (False, marshal.dumps(code))
-            trees[name] = (False, compile(src, str(path), "exec", 0x400, dont_inherit=True))
-    has_validator = "stepsmith.runner.validator" in mods
-    return {
-        "main": marshal.dumps(main),
-        "facades": marshal.dumps(fac),
-        "trace": marshal.dumps(trace),  # sent only when a trace is asked for
-        "validator": marshal.dumps((mods, exec_order(trees))) if has_validator else None,
-    }
+def _build_elsewhere(interp: Interpreter, sources: list, parts: dict | None) -> dict:
+    """build.py run BY `interp`: {"parts", "frame"}; `parts` given: only the frame."""
+    import subprocess
+
+    if parts is None:
+        request = (*_request(sources), "parts")
+    else:
+        request = (list(parts.items()), {}, (), "frame")
+    try:
+        done = subprocess.run([interp.exe, "-I", "-S", "-B", str(_HERE / "build.py")],
+                              input=marshal.dumps(request, 4), capture_output=True,
+                              timeout=120, env={}, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise BuildFailed(f"{interp.label()} could not compile the harness: {exc}") from None
+    if done.returncode != 0:
+        err = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise BuildFailed(f"{interp.label()} could not compile the harness"
+                          + (f": {err[-1][:300]}" if err else ""))
+    answer = marshal.loads(done.stdout)
+    return {"parts": dict(answer["parts"]), "frame": bytes(answer["frame"])}
 
 
-def bundle() -> dict:
-    """Compiled harness, facades and validator, cached per process, and compiled once per
-    source version: the compiled parts are kept in the user's cache folder under the digest
-    of their sources (bundle_cache.py; compiling is most of a test run's start-up).
+class BuildFailed(RuntimeError):
+    """A pinned interpreter could not compile the harness (too old for its code, broken)."""
+
+
+def bundle(interp: Interpreter | None = None) -> dict:
+    """Compiled harness, facades and validator for `interp` (default: the running interpreter),
+    cached per process and interpreter, and compiled once per source version: the compiled
+    parts are kept in the user's cache folder under the digest of their sources and the
+    interpreter (bundle_cache.py; compiling is most of a test run's start-up). Another
+    interpreter than the running one compiles its own (build.py run by it: marshal's code
+    format is its own) and assembles its harness frame.
 
     Returns {"main": bytes, "facades": bytes, "trace": bytes, "validator": bytes | None,
-    "sha256": str,
-    "files": [...]}; "sha256" covers the source of everything that runs inside the sandbox.
+    "sha256": str, "files": [...], "main_code", "frame"}; "sha256" covers the source of
+    everything that runs inside the sandbox, the shipped stdlib modules of `interp` included.
     "validator" is marshal of ({module name: (is_package, marshalled code)}, `exec_order`):
-    each module's code is unmarshalled only if the sandbox imports it.
+    each module's code is unmarshalled only if the sandbox imports it. "main_code" (the
+    harness as a code object) and "frame" (the harness memfd's bytes) are None for the
+    running interpreter's bundle until needed / for another interpreter's respectively.
     """
-    global _cache
+    from stepsmith.runner.pythons.probe import running
+
+    interp = interp or running()
     with _lock:
-        if _cache is not None:
-            return _cache
+        hit = _cache.get(interp.exe)
+        if hit is not None and hit["interpreter"] == interp:
+            return hit
         from . import bundle_cache
 
-        sources = _sources()
+        sources = _sources(interp)
         digest = hashlib.sha256()
         for label, _path, src in sources:
             digest.update(label.encode() + b"\0" + src + b"\0")
         sha = digest.hexdigest()
         # the facades are compiled with the allowed modules this process imported, which
         # need not be what policy.py says now (edited under a running server)
-        from stepsmith.runner.validator.policy import ALLOWED_MODULES
-
-        inputs = f"{sha}\0{sorted(ALLOWED_MODULES)}"
+        inputs = f"{sha}\0{sorted(_allowed_modules())}"
+        if not interp.running:  # bundle_cache keys by the running interpreter: name this one
+            inputs += f"\0{interp.exe}\0{interp.build}\0{interp.magic}"
         parts = bundle_cache.load(inputs)
-        if parts is None:
-            parts = _compile_parts(sources)
-            bundle_cache.store(inputs, parts)
-        _cache = {**parts, "main_code": marshal.loads(parts["main"]), "sha256": sha,
-                  "files": [label for label, _path, _src in sources]}
-        return _cache
+        frame_bytes = None
+        if interp.running:
+            if parts is None:
+                parts = _compile_parts(sources)
+                bundle_cache.store(inputs, parts)
+            main_code = marshal.loads(parts["main"])
+        else:
+            built = _build_elsewhere(interp, sources, parts)
+            if parts is None:
+                parts = built["parts"]
+                bundle_cache.store(inputs, parts)
+            frame_bytes, main_code = built["frame"], None
+        b = {**parts, "main_code": main_code, "sha256": sha, "frame": frame_bytes,
+             "files": [label for label, _path, _src in sources], "interpreter": interp}
+        _cache[interp.exe] = b
+        return b
 
 
 def reset_cache() -> None:
-    """Forget the compiled bundle (tests; a long-lived server after an upgrade). Its memfd
-    stays open: a start running concurrently may be passing its number on, and a number
+    """Forget the compiled bundles (tests; a long-lived server after an upgrade). Their memfds
+    stay open: a start running concurrently may be passing its number on, and a number
     freed here could meanwhile name another file of the runner."""
-    global _cache
     with _lock:
-        _cache = None
+        _cache.clear()
 
 
 def source_sha256() -> str:

@@ -61,14 +61,16 @@ class UntakenBranch:
     message: str
 
 
-def file_coverage(path: str, ran_text: str, traces: Mapping[str, Coverage]) -> FileCoverage | None:
+def file_coverage(path: str, ran_text: str, traces: Mapping[str, Coverage],
+                  interp=None) -> FileCoverage | None:
     """The fixtures' coverage of `path` on the text they ran (None when it does not parse).
     Every trace given is of this file (a trace names it as the sandbox saw it: relative to its
-    workflow), so the traces' own name is the one combined on."""
+    workflow), so the traces' own name is the one combined on. `interp`: the pinned
+    interpreter that ran them (its grammar reads the text)."""
     names = {c.file for c in traces.values() if c is not None}
     file = names.pop() if len(names) == 1 else path
     try:
-        return combine(file, ran_text, traces)
+        return combine(file, ran_text, traces, interp)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 
@@ -94,9 +96,9 @@ def _map_arcs(where: Mapping[int, int], arcs) -> tuple[tuple[int, int], ...]:
 
 
 def coverage_view(path: str, text: str, ran_text: str,
-                  traces: Mapping[str, Coverage]) -> CoverageView | None:
+                  traces: Mapping[str, Coverage], interp=None) -> CoverageView | None:
     """What `stepsmith/coverage` answers for the buffer `text` of `path`."""
-    fc = file_coverage(path, ran_text, traces)
+    fc = file_coverage(path, ran_text, traces, interp)
     if fc is None:
         return None
     where = line_map(ran_text, text)
@@ -115,12 +117,12 @@ def _dest(arc: tuple[int, int]) -> str:
 
 
 def untaken_branches(path: str, text: str, ran_text: str,
-                     traces: Mapping[str, Coverage]) -> list[UntakenBranch]:
+                     traces: Mapping[str, Coverage], interp=None) -> list[UntakenBranch]:
     """One note per branch arc no fixture took, on branch lines some fixture ran (a block no
     fixture reached is already named by its own branch line's note)."""
     if not traces:
         return []
-    view = coverage_view(path, text, ran_text, traces)
+    view = coverage_view(path, text, ran_text, traces, interp)
     if view is None:
         return []
     lines = split_lines(text)

@@ -67,7 +67,28 @@ def manifest_card(snapshot, path: str, line: int, column: int,
         return None
     found = manifest_hover(doc, line, column,
                            code_link=lambda code: code_link(snapshot, path, code, uri_of))
+    at = doc.path_at(line, column)
+    if at is not None and tuple(at[0]) == ("python",):
+        entry = snapshot.index.get(path)
+        report = entry.python_report() if entry is not None else None
+        if report is not None:
+            card = python_card(report)
+            span = found[1] if found else doc.locate(("python",), at[1])
+            return Hover(found[0] + "\n\n---\n\n" + card if found else card, span)
     return Hover(found[0], found[1]) if found else None
+
+
+def python_card(report) -> str:
+    """Which interpreter the workflow's steps are checked and run on (pythons.report)."""
+    i = report.interpreter
+    if report.pin is None:
+        return "**Python**: not pinned"
+    if i is None:
+        return f"{md.code('python: ' + report.pin)}: {md.plain(report.problem or 'not installed')}"
+    running = " (the interpreter stepsmith runs on)" if i.running else ""
+    pin = 'python: "' + report.pin + '"'
+    return (f"**Steps run on** {md.code('Python ' + i.release)} at {md.code(i.exe)}{running}; "
+            f"pinned by {md.code(pin)}")
 
 
 def step_card(snapshot, path: str, line: int, column: int,
@@ -90,10 +111,25 @@ def step_card(snapshot, path: str, line: int, column: int,
         parts.append(pinned_time_card(call))
     f = def_name_at(text, line, column)
     if f is not None:
-        parts += reach_cards(snapshot, path, f.name, reach_card)
+        cards = reach_cards(snapshot, path, f.name, reach_card)
+        parts += cards
+        report = _step_file_python(snapshot, path)
+        if cards and report is not None:
+            parts.append(python_card(report))
     if not parts:
         return None
     return Hover("\n\n---\n\n".join(parts), span)
+
+
+def _step_file_python(snapshot, path: str):
+    """The pin report of the first manifest naming the step file (what it is checked with)."""
+    from stepsmith.runner.workspace.index import norm
+
+    for entry in snapshot.index.manifests_using(norm(path)):
+        report = entry.python_report()
+        if report is not None:
+            return report
+    return None
 
 
 def reach_cards(snapshot, path: str, function: str, card) -> list[str]:

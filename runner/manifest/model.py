@@ -369,7 +369,8 @@ class Workflow(_Strict):
                                  examples=[1])
     python: str = Field(
         pattern=PYTHON_PATTERN,
-        description="The Python version the steps are pinned to, as a quoted string, e.g. \"3.11\".",
+        description="The Python version the steps are checked and run on, as a quoted string: "
+        "\"3.11\" (any 3.11 release) or \"3.11.7\" (that release only).",
         examples=["3.11"],
     )
     timezone: Timezone | None = Field(

@@ -30,7 +30,8 @@ def pattern_message(loc: tuple, value: Any) -> str:
     if field_name == "code":
         return f"code {value!r} must look like 'steps/file.py:function'"
     if field_name == "python":
-        return f'python must be a version string like "3.11", got {value!r}'
+        return (f'python must be a version string like "3.11" (any 3.11 release) or "3.11.7" '
+                f'(that release), got {value!r}')
     if field_name == "connection":
         return f"connection alias {value!r} must be {NAME_RULE}"
     if field_name == "key":

@@ -29,17 +29,19 @@ from .stepfiles import _digest, _read_step_from_disk, parse_step_file
 from .yamlpos import YMap, YScalar, YSeq
 
 
-def _validate(text: str | bytes, python: str, uses: tuple) -> list[Problem]:
-    """The validator (itself memoised per top-level statement: the one cache), with only the
-    fixes that keep the file meaning what it meant (judged on the whole file)."""
+def _validate(text: str | bytes, python: str, uses: tuple, interpreter) -> list[Problem]:
+    """The validator as the pinned interpreter sees it (itself memoised per top-level
+    statement: the one cache; through a helper of that interpreter when it is not this
+    process's minor version, runner/pythons/checker.py), with only the fixes that keep the
+    file meaning what it meant (judged on the whole file)."""
     try:
-        from stepsmith.runner.validator import validate
+        from stepsmith.runner.pythons.checker import validate
     except ImportError as exc:  # fail closed, visibly
         return [Problem(code="SS003", message=f"step validator unavailable ({exc}); "
                         "the file was not checked", span=Span(1, 0, 1, 1))]
     from stepsmith.runner.fix_safety import vet
 
-    return vet(text, validate(text, python=python, uses=list(uses)))
+    return vet(text, validate(text, python=python, uses=list(uses), interpreter=interpreter))
 
 
 # ------------------------------------------------------------------------------ the check
@@ -50,6 +52,9 @@ class WorkflowCheck:
     manifest: ManifestDoc
     problems: dict[Path, list[Problem]] = field(default_factory=dict)
     step_files: dict[Path, list] = field(default_factory=dict)  # path -> [StepUse]
+    #: the interpreter the pin names here (pythons.Interpreter); None when it is not
+    #: installed (SM501 says so) or nobody asked (no `python_for`)
+    interpreter: object = None
 
     @property
     def all_problems(self) -> list[Problem]:
@@ -120,12 +125,16 @@ def read_manifest_text(path: Path) -> tuple[str | None, list[Problem]]:
 def check_workflow(
     manifest_path: Path, read_text: Callable[[Path], str | None] | None = None,
     validate_steps: bool = True, *, known: list[Problem] | None = None,
+    python_for: Callable[[str], object] | None = None,
 ) -> WorkflowCheck:
     """Check one workflow: the manifest, its cross references, its code files and signatures,
     and every step file with the validator (using each file's `uses` from the manifest).
     `validate_steps=False` (the editor, runner/workspace/diagnostics.py, which validates each
     open step file itself): step files get an empty entry, their uses are still collected.
-    `known`: the manifest's own problems, when its text is known unchanged (parse_manifest)."""
+    `known`: the manifest's own problems, when its text is known unchanged (parse_manifest).
+    `python_for(pin)`: the interpreter of the `python:` pin (pythons.resolve; raises
+    PythonNotFound, reported as SM501 at the pin): step files are validated with its grammar.
+    Without it they are validated by this process, as for a pin of its own version."""
     manifest_path = Path(manifest_path)
     mpath = str(manifest_path)
     text = read_text(manifest_path) if read_text is not None else None
@@ -141,14 +150,17 @@ def check_workflow(
     root = doc.root
     if not isinstance(root, YMap):
         return result
-    steps = root.get("steps")
-    if not isinstance(steps, YSeq):
-        return result
 
     def add(code, message, span, step=None, data=None, severity=Severity.ERROR):
         mprobs.append(Problem(code=code, message=message, span=span, path=mpath, step=step,
                               rationale=rationale(code), data=data or {}, severity=severity))
 
+    python = root.data.get("python") if isinstance(root.data.get("python"), str) else "3.11"
+    checkable = _pinned_interpreter(result, doc, python, python_for, add)
+    steps = root.get("steps")
+    if not isinstance(steps, YSeq):
+        mprobs.sort(key=lambda p: (p.span.line, p.span.column, p.code))
+        return result
     folder = manifest_path.parent
     try:
         folder_real = folder.resolve()
@@ -156,7 +168,6 @@ def check_workflow(
         folder_real = folder.absolute()
     folder_prefix = str(folder_real).rstrip(os.sep) + os.sep
     resolved: dict[str, tuple[Path, bool]] = {}  # normalised code path -> (path, inside)
-    python = root.data.get("python") if isinstance(root.data.get("python"), str) else "3.11"
     StepUse = _step_use_cls()
     texts: dict[Path, tuple] = {}  # path -> (text, digest, raw bytes if not UTF-8)
     uses: dict[Path, list] = {}
@@ -245,19 +256,43 @@ def check_workflow(
                          fix_context=(text, root))
 
     # step files: the validator with each file's uses
+    interp = result.interpreter
     for fpath, file_uses in uses.items():
-        if not validate_steps:
+        if not validate_steps or not checkable:
             probs = []
         elif fpath in undecodable:
-            probs = _validate(undecodable[fpath], python, tuple(file_uses))
+            probs = _validate(undecodable[fpath], python, tuple(file_uses), interp)
         else:
-            probs = _validate(texts[fpath][0], python, tuple(file_uses))
+            probs = _validate(texts[fpath][0], python, tuple(file_uses), interp)
         sp = str(fpath)
         probs = sorted([*probs, *def_problems.get(fpath, ())], key=Problem.sort_key)
         result.problems[fpath] = [dataclasses.replace(p, path=sp) for p in probs]
         result.step_files[fpath] = file_uses
     mprobs.sort(key=lambda p: (p.span.line, p.span.column, p.code))
     return result
+
+
+def _pinned_interpreter(result: WorkflowCheck, doc: ManifestDoc, python: str, python_for,
+                       add) -> bool:
+    """Sets `result.interpreter` from the pin; SM501 at the pin when there is none. Whether
+    step files can be validated: without the pinned interpreter only when this process's
+    grammar is the pin's or newer (the parser's `feature_version` then reads the older one;
+    a newer grammar it does not know, and the manifest's SM501 says why)."""
+    from stepsmith.runner.pythons.pins import Pin
+
+    pin = Pin.parse(python)
+    if python_for is None or pin is None:
+        return True
+    from stepsmith.runner.pythons import PythonNotFound
+
+    try:
+        result.interpreter = python_for(python)
+        return True
+    except PythonNotFound as exc:
+        add("SM501", exc.message, doc.locate(("python",)) or Span(1, 0, 1, 1))
+    from stepsmith.runner.pythons.checker import grammar_known
+
+    return grammar_known(python)
 
 
 def _near_step_files(folder: Path, norm: str, limit: int = 500) -> list[str]:

@@ -30,7 +30,7 @@ WHITESPACE_CLASS = (r"\u0009-\u000d\u001c-\u0020\u0085\u00a0\u1680\u2000-\u200a\
                     r"\u202f\u205f\u3000\ufeff")
 #: `code:` as the schema accepts it; `refs.CodeRef` parses it.
 CODE_PATTERN = r"^[^:" + WHITESPACE_CLASS + r"][^:]*\.py:[A-Za-z_][A-Za-z0-9_]*$"
-PYTHON_PATTERN = r"^3\.[0-9]{1,2}$"
+PYTHON_PATTERN = r"^3\.[0-9]{1,2}(\.[0-9]{1,3})?$"  # "3.13": any 3.13.x; "3.13.5": that one
 EVENT_PATTERN = r"^[a-z][a-z0-9_.-]*$"
 #: Fixture case names (`fixtures/<step>/<case>.json`, `fixtures/_workflow/<case>.json`):
 #: a file name without a folder, so it can never climb out (`..` cannot start it).

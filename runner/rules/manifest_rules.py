@@ -87,6 +87,12 @@ SPECS: list[tuple[str, str, str, str]] = [
      "unchanged version number would mean two different workflows with one identity."),
     ("SM402", "version-decreased", "`version:` is lower than at the base revision.",
      "Versions only go up: a lower number could collide with a version already saved and run."),
+    # --- SM5xx: the machine the workflow is checked and run on -----------------------------
+    ("SM501", "python-not-installed", "The Python the manifest pins (`python:`) is not "
+     "installed here, the interpreter the settings name for it is not that version, or it is "
+     "older than 3.11.",
+     "A workflow's steps are checked with the grammar of the Python it pins and run on that "
+     "Python, never on another one: without it nothing can be checked or run faithfully."),
 ]
 
 # (refused snippet, accepted snippet) shown by `stepsmith rule SMxxx`
@@ -126,6 +132,8 @@ EXAMPLES: dict[str, tuple[str, str]] = {
     "SM401": ("version: 3  # steps/match.py changed since the base, version as at the base",
               "version: 4  # steps/match.py changed since the base"),
     "SM402": ("version: 2  # the base revision says version: 3", "version: 4"),
+    "SM501": ('python: "3.13"  # no Python 3.13 on this machine',
+              'python: "3.13"  # after `uv python install 3.13`'),
 }
 
 _BY_CODE = {spec[0]: spec for spec in SPECS}

@@ -75,6 +75,15 @@ RULES: list[Rule] = [
         example="import urllib.request\n",
         fix="import urllib.request\n",
     ),
+    Rule(
+        "SS106", "name-not-in-pinned-python",
+        "A name the module does not have in the Python the workflow pins (`math.fma` pinned "
+        "to 3.11).",
+        "Steps run on the Python their manifest pins; a name new in a later version (or gone "
+        "from it) fails there, whatever the author's own Python has.",
+        example="from math import fma\n",
+        fix="from math import fsum\n",
+    ),
     # --- SS2xx: private names, dunders and traversal through strings -------------------------------
     Rule(
         "SS201", "private-attribute", "Access to a private or dunder attribute (`x._y`, `x.__class__`).",

@@ -43,10 +43,12 @@ from ..harness import (
     BOOTSTRAP,
     HARNESS_VERSION,
     SPARE_BOOTSTRAP,
+    BuildFailed,
     bundle,
     frame,
     harness_fd,
 )
+from ..pythons.pins import mismatch as pin_mismatch
 from .boundary import InputError
 from .connections import env_name, load_connections
 from .redact import Redactor, finish, redact
@@ -61,6 +63,7 @@ from .request import (
 from .result import STATUSES, Limits, StepResult
 
 if TYPE_CHECKING:
+    from ..pythons.probe import Interpreter
     from . import egress, process
     from .trace import TraceMode
 
@@ -149,17 +152,23 @@ def interpreter_version() -> str:
     return ".".join(str(n) for n in sys.version_info[:3])
 
 
-def runtime_identity() -> dict:
-    """What produced a result: stored with it, and compared before a stored result is reused."""
+def runtime_identity(interp=None) -> dict:
+    """What produced a result: stored with it, and compared before a stored result is reused.
+    `interp`: the pinned interpreter the sandbox runs (default: the running one); its
+    `python_version` is that interpreter's release and build (sys.version on one line), so a
+    result of another interpreter, even of the same release, is never reused."""
     import hashlib
     from pathlib import Path
 
-    h = hashlib.sha256(bundle()["sha256"].encode())
+    from ..pythons.probe import running
+
+    interp = interp or running()
+    h = hashlib.sha256(bundle(interp)["sha256"].encode())
     here = Path(__file__).resolve().parent
     for path in sorted(here.glob("*.py")):
         h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return {"harness_version": f"{__version__}+h{HARNESS_VERSION}",
-            "python_version": interpreter_version(),
+            "python_version": interp.identity,
             "harness_source_sha256": h.hexdigest()}
 
 
@@ -172,8 +181,14 @@ def run_step(source: str | bytes, function: str, inputs: Mapping[str, Any], *,
              effects_declared: Any = (), uses: Sequence[Any] = (), python: str = "3.11",
              live_network: bool = False, limits: Limits = DEFAULT_LIMITS,
              timezone: str | None = None, trace: TraceMode | None = None,
-             egress_policy: egress.AddressPolicy | None = None) -> StepResult:
+             egress_policy: egress.AddressPolicy | None = None,
+             interpreter: Interpreter | None = None) -> StepResult:
     """Validate, then run `function` from `source` in a fresh sandbox.
+
+    `python`: the workflow's pin; `interpreter`: the interpreter it names (pythons.resolve;
+    default: the running one). The code is validated with that interpreter's grammar and
+    runs on it: its prefix bound read-only, its own compiled harness. A pin the interpreter
+    is not (`3.12` on 3.11) is "unavailable" before anything runs.
 
     `trace` (default None: nothing is traced and nothing is sent for it): "coverage" fills
     `StepResult.coverage` (statement lines and arcs of the step file), "values" that and
@@ -201,13 +216,17 @@ def run_step(source: str | bytes, function: str, inputs: Mapping[str, Any], *,
         except UnicodeDecodeError:
             pass  # the validator reports SS004 on the bytes
     try:
-        from ..validator import validate
+        from ..pythons.checker import validate
     except Exception as exc:  # noqa: BLE001 - fail closed, say why
         return finish(StepResult("unavailable", message=f"validator not importable: {exc}"),
                        red, t0)
     uses = list(uses)
+    mismatch = pin_mismatch(python, interpreter)
+    if mismatch is not None:
+        return finish(StepResult("unavailable", message=mismatch), red, t0)
     try:
-        problems = [p for p in validate(source, python=python, uses=uses)
+        problems = [p for p in validate(source, python=python, uses=uses,
+                                        interpreter=interpreter)
                     if getattr(getattr(p, "severity", None), "value", "error") == "error"]
     except Exception as exc:  # noqa: BLE001 - the contract says never; fail closed anyway
         from ..problems import Problem, Span
@@ -229,7 +248,7 @@ def run_step(source: str | bytes, function: str, inputs: Mapping[str, Any], *,
                           for u in uses],
                     allow_urllib=allow_urllib, live_network=share_net, validate=True,
                     limits=limits, _t0=t0, timezone=timezone, trace=trace,
-                    egress_policy=egress_policy)
+                    egress_policy=egress_policy, interp=interpreter)
 
 
 def run_unvalidated(source: str, function: str, inputs: Mapping[str, Any], *,
@@ -258,25 +277,25 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
              live_network: bool = False, validate: bool, restricted: bool | None = None,
              limits: Limits, _t0: float | None = None,
              timezone: str | None = None, trace: TraceMode | None = None,
-             egress_policy: egress.AddressPolicy | None = None) -> StepResult:
+             egress_policy: egress.AddressPolicy | None = None,
+             interp: Interpreter | None = None) -> StepResult:
     """validate: the harness re-runs the validator before executing anything. restricted:
     restricted builtins + facade-only imports (defaults to `validate`; tests probe the
-    layers separately). Only run_unvalidated passes validate=False."""
-    from . import cmdline, process, seccomp, spares
+    layers separately). Only run_unvalidated passes validate=False. `interp`: the sandbox's
+    interpreter (None: the running one)."""
+    from . import cmdline, interpret, process, seccomp, spares
     from . import trace as _trace
 
     t0 = time.monotonic() if _t0 is None else _t0
     connections = {str(k): str(v) for k, v in (connections or {}).items()}
     red = Redactor(connections)
     try:
-        lay = cmdline.layout()
+        lay = cmdline.layout(interp)
     except cmdline.Unavailable as exc:
         return finish(StepResult("unavailable", message=str(exc)), red, t0)
-    if python and str(python) != lay["version"]:
-        return finish(StepResult(
-            "unavailable", message=f"the workflow pins python {python!r} but the sandbox "
-            f"interpreter is Python {interpreter_version()} ({lay['exe']}); run stepsmith "
-            f"under Python {python}"), red, t0)
+    mismatch = pin_mismatch(python, interp)
+    if mismatch is not None:
+        return finish(StepResult("unavailable", message=mismatch), red, t0)
     if not isinstance(source, str):
         return finish(StepResult("refused", message="step source is not UTF-8 text"), red, t0)
     try:
@@ -309,8 +328,11 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
                                   "character and cannot be passed as an environment variable"),
                        red, t0)
     effects = normalise_effects(effects_declared)
-    b = bundle()
-    tconf = _trace.request(trace, source, filename) if trace is not None else None
+    try:
+        b = bundle(interp)
+    except BuildFailed as exc:
+        return finish(StepResult("unavailable", message=str(exc)), red, t0)
+    tconf = _trace.request(trace, source, filename, interp) if trace is not None else None
     request = {
         "v": 1, "source": source, "function": function, "filename": filename,
         "inputs": json.loads(text),
@@ -343,11 +365,12 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
     if framed:
         request["environ"] = {env_name(a): v for a, v in connections.items()} or None
     cap = limits.output_bytes + (_trace.MAX_TRACE_BYTES + 64 if tconf is not None else 0)
-    spare = spares.take() if framed and not live_network else None
+    spare = spares.take(interp) if framed and not live_network else None
     if spare is not None:
         outcome = process.drive(spare, frame(request), wall=limits.wall_seconds,
                                 output_cap=cap)
-        return _conclude(outcome, source, function, uses, limits, effects, tconf, red, t0)
+        return interpret.conclude(outcome, source, function, uses, limits, effects, tconf,
+                                 red, t0)
     fds: list[int] = []
     proxy = None
     try:
@@ -360,7 +383,7 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
             request["egress"] = egress.SANDBOX_PATH
         shared: tuple[int, ...] = ()  # passed on, never closed here (one per process)
         if framed:
-            shared = (harness_fd(),)
+            shared = (harness_fd(interp),)
             payload = frame(request)
         else:
             payload = marshal.dumps((b["main_code"], b["facades"], None, request,
@@ -379,9 +402,9 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
                               seccomp_fd=sfd, args_fd=afd,
                               bootstrap=SPARE_BOOTSTRAP if framed else BOOTSTRAP,
                               egress_dir=proxy.directory if proxy else None,
-                              bootstrap_args=tuple(str(fd) for fd in shared))
+                              bootstrap_args=tuple(str(fd) for fd in shared), interp=interp)
         outcome = process.supervise(cmd, payload, (*fds, *shared), wall=limits.wall_seconds,
-                                    output_cap=cap)
+                                    output_cap=cap, interp=interp)
     except (seccomp.SeccompUnavailable, OSError, ValueError) as exc:
         return finish(StepResult("unavailable", message=f"could not start the sandbox: {exc}"),
                        red, t0)
@@ -393,19 +416,5 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
                 os.close(fd)
             except OSError:
                 pass
-    return _conclude(outcome, source, function, uses, limits, effects, tconf, red, t0)
-
-
-def _conclude(outcome: process.Outcome, source: str, function: str, uses, limits: Limits,
-              effects: dict, tconf, red: Redactor, t0: float) -> StepResult:
-    from . import trace as _trace
-    from .interpret import interpret, known_functions
-
-    known = known_functions(source, function, uses)
-    res, raw_trace = interpret(outcome, limits, effects, known)
-    res.exit_status = outcome.returncode
-    if tconf is not None and raw_trace is not None:
-        res.coverage, res.values = _trace.check(raw_trace, tconf, red)
-    return finish(res, red, t0, limits)
-
-
+    return interpret.conclude(outcome, source, function, uses, limits, effects, tconf,
+                                 red, t0)

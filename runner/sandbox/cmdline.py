@@ -51,7 +51,8 @@ SANDBOX_ZONEINFO = "/usr/share/zoneinfo"
 #: switching uid, which it never is). One remount (not a cover per directory: start-up
 #: time) makes every write through /proc fail with EROFS; the harness writes nothing there.
 _lock = threading.Lock()
-_layout: dict | None = None
+_layouts: dict[str | None, dict] = {}  # interpreter exe (None: the running one) -> layout
+_common: dict | None = None
 
 
 class Unavailable(RuntimeError):
@@ -106,54 +107,108 @@ def interpreter() -> str:
     return os.path.realpath(base)
 
 
-def layout() -> dict:
-    """The static part of every sandbox's command line (computed once per process)."""
-    global _layout
+def _host() -> dict:
+    """What every sandbox shares whatever its interpreter: bwrap, libfaketime, the system
+    libraries, the tz database, /dev, setarch (computed once per process)."""
+    global _common
+    if _common is not None:
+        return _common
+    bwrap = find_bwrap()
+    if bwrap is None:
+        raise Unavailable("bwrap not found: apt-get install bubblewrap "
+                          "(stepsmith never runs a step outside its sandbox)")
+    faketime = find_faketime()
+    if faketime is None:
+        raise Unavailable("libfaketime not found: apt-get install faketime "
+                          "(the sandbox pins the OS clock with it)")
+    binds: list[str] = []
+    for sysdir in ("/usr/lib", "/usr/lib64", "/usr/lib32"):
+        if os.path.isdir(sysdir) and not os.path.islink(sysdir):
+            binds.append(sysdir)
+    links: list[str] = []
+    for top in ("/lib", "/lib64", "/lib32"):
+        if os.path.islink(top):
+            links += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            binds.append(top)
+    # Address-space randomisation off for the sandbox (util-linux `setarch -R` execs bwrap
+    # with ADDR_NO_RANDOMIZE, inherited by the interpreter): memory addresses reach a
+    # step through `repr(f)`, `hash(object())`, set order of such objects, ..., and with
+    # ASLR they differ between runs of the same request. Without setarch, best effort:
+    # the runner still works, those values are then not reproducible.
+    setarch = find_setarch()
+    prefix = [setarch, os.uname().machine, "-R"] if setarch else []
+    if prefix:  # a container's seccomp profile may refuse the personality flag
+        try:
+            probe = subprocess.run([*prefix, bwrap, "--version"], env={}, timeout=5,
+                                   stdin=subprocess.DEVNULL, capture_output=True)
+            if probe.returncode != 0:
+                prefix = []
+        except (OSError, subprocess.SubprocessError):
+            prefix = []
+    # /dev: an empty tmpfs (read-only below) with the three device nodes a step's Python
+    # may open, rather than bwrap's `--dev` (six nodes, a devpts instance for /dev/pts,
+    # /dev/shm, ~0.4 ms a sandbox): no terminal, no shared-memory directory
+    dev = ["--tmpfs", "/dev"]
+    for node in ("/dev/null", "/dev/zero", "/dev/urandom"):
+        if os.path.exists(node):
+            dev += ["--dev-bind", node, node]
+    _common = {"bwrap": bwrap, "faketime": faketime, "binds": binds, "links": links,
+               "prefix": prefix, "dev": dev, "zoneinfo": find_zoneinfo()}
+    return _common
+
+
+def _running_paths() -> dict:
+    """The running interpreter's binds, as `Interpreter` names them for any other: its real
+    binary, its *base* stdlib (inside a venv sysconfig's default scheme names the venv's own
+    lib/pythonX.Y as platstdlib: its site-packages, and the workspace path it lives under,
+    would then be bound into every sandbox), LIBDIR, and every site-packages to hide."""
+    paths = sysconfig.get_paths()
+    base = {"base": sys.base_prefix, "platbase": sys.base_exec_prefix,
+            "installed_base": sys.base_prefix, "installed_platbase": sys.base_exec_prefix}
+    base_paths = sysconfig.get_paths(vars=base)
+    libdir = sysconfig.get_config_var("LIBDIR")
+    site = [paths.get("purelib", ""), paths.get("platlib", ""),
+            base_paths.get("purelib", ""), base_paths.get("platlib", "")]
+    return {"exe": interpreter(), "stdlib": os.path.realpath(base_paths["stdlib"]),
+            "platstdlib": os.path.realpath(base_paths["platstdlib"]),
+            "libdir": os.path.realpath(libdir) if libdir and os.path.isdir(libdir) else None,
+            "library": None, "site": [os.path.realpath(p) for p in site if p],
+            "version": f"{sys.version_info[0]}.{sys.version_info[1]}"}
+
+
+def _pinned_paths(interp) -> dict:
+    """The same for a pinned interpreter, from what it said about itself (pythons/probe.py):
+    its prefix's binary, stdlib and LIBDIR, and its shared libpython for a shared build."""
+    return {"exe": interp.exe, "stdlib": interp.stdlib, "platstdlib": interp.platstdlib,
+            "libdir": interp.libdir, "library": interp.library, "site": list(interp.site),
+            "version": interp.minor}
+
+
+def layout(interp=None) -> dict:
+    """The static part of every sandbox's command line for `interp` (a pythons.Interpreter;
+    default: the one the runner runs on), computed once per process and interpreter. Each
+    interpreter's sandboxes bind its own binary, stdlib and libraries read-only, never the
+    runner's (unless it is the runner's)."""
+    key = None if interp is None or interp.running else interp.exe
     with _lock:
-        if _layout is not None:
-            return _layout
-        bwrap = find_bwrap()
-        if bwrap is None:
-            raise Unavailable("bwrap not found: apt-get install bubblewrap "
-                              "(stepsmith never runs a step outside its sandbox)")
-        faketime = find_faketime()
-        if faketime is None:
-            raise Unavailable("libfaketime not found: apt-get install faketime "
-                              "(the sandbox pins the OS clock with it)")
-        exe = interpreter()
-        paths = sysconfig.get_paths()
-        # The stdlib of the *base* interpreter: inside a venv sysconfig's default scheme names
-        # the venv's own lib/pythonX.Y as platstdlib (its site-packages, and the workspace
-        # path it lives under, would then be bound into every sandbox).
-        base = {"base": sys.base_prefix, "platbase": sys.base_exec_prefix,
-                "installed_base": sys.base_prefix, "installed_platbase": sys.base_exec_prefix}
-        base_paths = sysconfig.get_paths(vars=base)
-        stdlib = os.path.realpath(base_paths["stdlib"])
-        platstdlib = os.path.realpath(base_paths["platstdlib"])
-        libdir = sysconfig.get_config_var("LIBDIR")
-        binds: list[str] = []
-        for sysdir in ("/usr/lib", "/usr/lib64", "/usr/lib32"):
-            if os.path.isdir(sysdir) and not os.path.islink(sysdir):
-                binds.append(sysdir)
-        args: list[str] = []
-        for top in ("/lib", "/lib64", "/lib32"):
-            if os.path.islink(top):
-                args += ["--symlink", os.readlink(top), top]
-            elif os.path.isdir(top):
-                binds.append(top)
-        ro = set()
-        for p in [exe, stdlib, platstdlib, faketime] + (
-                [os.path.realpath(libdir)] if libdir and os.path.isdir(libdir) else []):
+        hit = _layouts.get(key)
+        if hit is not None and (key is None or hit["interpreter"] == interp):
+            return hit
+        host = _host()
+        own = _running_paths() if key is None else _pinned_paths(interp)
+        exe = own["exe"]
+        ro = set(host["binds"])
+        for p in [exe, own["stdlib"], own["platstdlib"], host["faketime"], own["libdir"],
+                  own["library"]]:
             if p:
                 ro.add(p)
-        for b in binds:
-            ro.add(b)
         # drop paths already covered by another bind
-        ordered = sorted(ro, key=lambda p: (len(p), p))
         kept: list[str] = []
-        for p in ordered:
+        for p in sorted(ro, key=lambda p: (len(p), p)):
             if not any(p == k or p.startswith(k.rstrip("/") + "/") for k in kept):
                 kept.append(p)
+        args: list[str] = list(host["links"])
         for p in kept:
             args += ["--ro-bind", p, p]
         if os.path.isfile("/etc/ld.so.cache"):
@@ -161,42 +216,15 @@ def layout() -> dict:
         # Hide every site-packages under a bound path: the running environment's and, when
         # the runner lives in a venv, the base interpreter's too (sysconfig's default scheme
         # names only the venv's, which is not bound — the base one is, with the stdlib).
-        candidates = [paths.get("purelib", ""), paths.get("platlib", "")]
-        candidates += [base_paths.get("purelib", ""), base_paths.get("platlib", "")]
-        hide = []
-        for raw in candidates:
-            sp = os.path.realpath(raw) if raw else ""
-            if sp and os.path.isdir(sp) and any(sp.startswith(k.rstrip("/") + "/") for k in kept):
-                hide.append(sp)
-        for sp in sorted(set(hide)):
+        hide = {sp for sp in own["site"] if sp and os.path.isdir(sp)
+                and any(sp.startswith(k.rstrip("/") + "/") for k in kept)}
+        for sp in sorted(hide):
             args += ["--tmpfs", sp, "--remount-ro", sp]
         # the tz database at one fixed place (after the covers: a `tzdata` package's copy
         # may sit in a site-packages hidden above)
-        zoneinfo_dir = find_zoneinfo()
+        zoneinfo_dir = host["zoneinfo"]
         if zoneinfo_dir is not None:
             args += ["--ro-bind", zoneinfo_dir, SANDBOX_ZONEINFO]
-        # Address-space randomisation off for the sandbox (util-linux `setarch -R` execs bwrap
-        # with ADDR_NO_RANDOMIZE, inherited by the interpreter): memory addresses reach a
-        # step through `repr(f)`, `hash(object())`, set order of such objects, ..., and with
-        # ASLR they differ between runs of the same request. Without setarch, best effort:
-        # the runner still works, those values are then not reproducible.
-        setarch = find_setarch()
-        prefix = [setarch, os.uname().machine, "-R"] if setarch else []
-        if prefix:  # a container's seccomp profile may refuse the personality flag
-            try:
-                probe = subprocess.run([*prefix, bwrap, "--version"], env={}, timeout=5,
-                                       stdin=subprocess.DEVNULL, capture_output=True)
-                if probe.returncode != 0:
-                    prefix = []
-            except (OSError, subprocess.SubprocessError):
-                prefix = []
-        # /dev: an empty tmpfs (read-only below) with the three device nodes a step's Python
-        # may open, rather than bwrap's `--dev` (six nodes, a devpts instance for /dev/pts,
-        # /dev/shm, ~0.4 ms a sandbox): no terminal, no shared-memory directory
-        dev = ["--tmpfs", "/dev"]
-        for node in ("/dev/null", "/dev/zero", "/dev/urandom"):
-            if os.path.exists(node):
-                dev += ["--dev-bind", node, node]
         sources = kept + (["/etc/ld.so.cache"] if os.path.isfile("/etc/ld.so.cache") else [])
         sources += [zoneinfo_dir] if zoneinfo_dir is not None else []
         # a root runner starts bwrap from its launcher thread (launcher.py), which turns
@@ -205,21 +233,31 @@ def layout() -> dict:
             ident = identity.plan(sources)
         except identity.SandboxUserMissing as exc:  # not cached: creating the user fixes it
             raise Unavailable(str(exc)) from None
-        _layout = {"bwrap": bwrap, "exe": exe, "faketime": faketime, "mounts": args, "dev": dev,
-                   "zoneinfo": zoneinfo_dir,  # None: no tz database here (UTC only)
-                   "prefix": prefix,  # non-empty: address randomisation is off (setarch -R)
-                   "identity": ident,
-                   "version": f"{sys.version_info[0]}.{sys.version_info[1]}"}
-        return _layout
+        lay = {"bwrap": host["bwrap"], "exe": exe, "faketime": host["faketime"],
+               "mounts": args, "dev": host["dev"],
+               "zoneinfo": zoneinfo_dir,  # None: no tz database here (UTC only)
+               "prefix": host["prefix"],  # non-empty: address randomisation is off (setarch -R)
+               "identity": ident, "version": own["version"], "interpreter": interp}
+        _layouts[key] = lay
+        return lay
+
+
+def forget() -> None:
+    """Drop the computed layouts (tests that change what the host offers)."""
+    global _common
+    with _lock:
+        _layouts.clear()
+        _common = None
 
 
 def command(*, live_network: bool, faketime_spec: str, seccomp_fd: int, args_fd: int | None,
             bootstrap: str, egress_dir: str | None = None,
-            bootstrap_args: tuple[str, ...] = ()) -> list[str]:
+            bootstrap_args: tuple[str, ...] = (), interp=None) -> list[str]:
     """`live_network`: the run may reach the public internet, through the proxy directory
     `egress_dir` (egress.py), bound at egress.SANDBOX_DIR. The sandbox never shares the host's
-    network namespace, live or not. `bootstrap_args`: the bootstrap's sys.argv[1:]."""
-    lay = layout()
+    network namespace, live or not. `bootstrap_args`: the bootstrap's sys.argv[1:]. `interp`:
+    the pinned interpreter (default: the running one)."""
+    lay = layout(interp)
     cmd = [lay["bwrap"], "--unshare-all"]
     cmd += ["--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
             "--die-with-parent", "--new-session", "--clearenv", "--cap-drop", "ALL",

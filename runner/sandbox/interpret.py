@@ -217,3 +217,18 @@ def protocol_error(msg: str, o: process.Outcome) -> StepResult:
     detail = (" — stderr: " + " | ".join(tail))[:1000] if tail else ""
     return StepResult("error", error={"type": "SandboxError", "message": msg, "traceback": []},
                       message=msg + detail)
+
+
+def conclude(outcome: process.Outcome, source: str, function: str, uses, limits: Limits,
+             effects: dict, tconf, red, t0: float) -> StepResult:
+    """The StepResult of a finished sandbox: its output interpreted and checked, its trace
+    checked and redacted, timed and redacted as a whole (redact.finish)."""
+    from . import trace as _trace
+    from .redact import finish
+
+    known = known_functions(source, function, uses)
+    res, raw_trace = interpret(outcome, limits, effects, known)
+    res.exit_status = outcome.returncode
+    if tconf is not None and raw_trace is not None:
+        res.coverage, res.values = _trace.check(raw_trace, tconf, red)
+    return finish(res, red, t0, limits)

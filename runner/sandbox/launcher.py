@@ -141,15 +141,19 @@ class _Launcher:
 
 
 _lock = threading.Lock()
-_launcher: _Launcher | None = None
+#: one launcher per identity plan: each pinned interpreter's sources may need covers of their
+#: own (a build under /root), and a launcher's mount namespace is set up once
+_launchers: dict[tuple[HostIdentity, bool], _Launcher] = {}
 
 
 def _get(ident: HostIdentity, no_aslr: bool) -> _Launcher:
-    global _launcher
     with _lock:
-        if _launcher is None or _launcher.pid != os.getpid() or _launcher.ident != ident:
-            _launcher = _Launcher(ident, no_aslr)
-        return _launcher
+        launcher = _launchers.get((ident, no_aslr))
+        if launcher is None or launcher.pid != os.getpid():
+            if launcher is not None:  # forked: the parent's threads are not ours
+                _launchers.clear()
+            launcher = _launchers[(ident, no_aslr)] = _Launcher(ident, no_aslr)
+        return launcher
 
 
 def popen(argv: list[str], lay: dict, **kwargs: Any) -> subprocess.Popen:

@@ -94,13 +94,14 @@ class Started:
     info_r: int  # read end of bwrap's --info-fd
 
 
-def spawn(cmd: list[str], pass_fds: tuple[int, ...]) -> Started:
-    """Start bwrap on `cmd`; the interpreter then waits for its request on stdin."""
+def spawn(cmd: list[str], pass_fds: tuple[int, ...], interp=None) -> Started:
+    """Start bwrap on `cmd`; the interpreter then waits for its request on stdin. `interp`:
+    the sandbox's interpreter (its layout says as whom and from where bwrap starts)."""
     # --info-fd: bwrap reports the host pid of the sandbox's pid 1. When that process is gone,
     # the kernel has already killed and reaped everything else in the pid namespace, so
     # waiting for it is what makes "nothing outlives the call" true, not merely "eventually".
     info_r, info_w = os.pipe()
-    lay = layout()
+    lay = layout(interp)
     try:
         # runner is root: bwrap (and so the sandbox) runs as an unprivileged host user
         proc = launcher.popen(
@@ -125,8 +126,8 @@ def discard(started: Started) -> None:
 
 
 def supervise(cmd: list[str], stdin: bytes, pass_fds: tuple[int, ...], *, wall: float,
-              output_cap: int, stderr_cap: int = 16 * 1024) -> Outcome:
-    return drive(spawn(cmd, pass_fds), stdin, wall=wall, output_cap=output_cap,
+              output_cap: int, stderr_cap: int = 16 * 1024, interp=None) -> Outcome:
+    return drive(spawn(cmd, pass_fds, interp), stdin, wall=wall, output_cap=output_cap,
                  stderr_cap=stderr_cap)
 
 

@@ -11,6 +11,9 @@ request and is set by the harness before any step code: the pinned time (libfake
 re-reads FAKETIME on every call) and the granted connections' variables (never on a command
 line anyway).
 
+Spares are kept per interpreter: a workflow pinned to another Python than the runner's takes
+spares of that interpreter, kept ready from its first run on (`Pool.take(interp)`).
+
 Off unless enabled (`enable(n)`: the language server, the bench). Live runs never take one
 (their network and seccomp filter differ). A refill thread keeps `n` ready, but starts one
 only once takes have paused for `QUIET_S` (a burst of runs is not slowed by refills
@@ -33,9 +36,14 @@ _PLACEHOLDER_TIME = "0"  # the epoch (FAKETIME_FMT=%s); the request's replaces i
 
 
 class Pool:
+    """`size` spares kept for each interpreter runs have asked for (the running one from the
+    start; a pinned one from its first take: a workflow pinned to 3.13 gets 3.13 spares)."""
+
     def __init__(self, size: int) -> None:
         self.size = max(0, int(size))
-        self._idle: list[tuple[process.Started, str]] = []  # (spare, sha256 of its harness)
+        # interpreter key (None: the running one) -> [(spare, sha256 of its harness)]
+        self._idle: dict[str | None, list[tuple[process.Started, str]]] = {None: []}
+        self._interps: dict[str | None, object] = {None: None}
         self._cond = threading.Condition()
         self._closed = False
         self._last_take = 0.0
@@ -43,60 +51,79 @@ class Pool:
                                         daemon=True)
         self._thread.start()
 
-    def take(self) -> process.Started | None:
-        """A started sandbox nobody else will ever get, or None (none ready: start fresh)."""
+    @staticmethod
+    def _key(interp) -> str | None:
+        return None if interp is None or interp.running else interp.exe
+
+    def take(self, interp=None) -> process.Started | None:
+        """A started sandbox of `interp` (default: the running interpreter) nobody else will
+        ever get, or None (none ready: start fresh)."""
         from ..harness import bundle
 
+        key = self._key(interp)
         with self._cond:
             self._last_take = time.monotonic()
-            item = self._idle.pop(0) if self._idle else None
+            if key not in self._idle:  # the first run on this interpreter: keep some ready
+                self._idle[key], self._interps[key] = [], interp
+            idle = self._idle[key]
+            item = idle.pop(0) if idle else None
             self._cond.notify_all()
         if item is None:
             return None
         spare, sha = item
         # died idle, or holds a harness older than the current one (reset_cache): not usable
-        if spare.proc.poll() is not None or sha != bundle()["sha256"]:
+        if spare.proc.poll() is not None or sha != bundle(interp)["sha256"]:
             process.discard(spare)
             return None
         return spare
 
     def pids(self) -> list[int]:
         with self._cond:
-            return [s.proc.pid for s, _ in self._idle]
+            return [s.proc.pid for idle in self._idle.values() for s, _ in idle]
+
+    def _short(self) -> str | None | bool:
+        """An interpreter key with fewer than `size` idle spares, or False."""
+        for key, idle in self._idle.items():
+            if len(idle) < self.size:
+                return key
+        return False
 
     def wait_ready(self, timeout: float = 10.0) -> bool:
-        """True once `size` spares are idle (tests, benchmarks)."""
+        """True once `size` spares are idle for every interpreter asked for (tests,
+        benchmarks)."""
         end = time.monotonic() + timeout
         with self._cond:
-            while len(self._idle) < self.size and not self._closed:
+            while self._short() is not False and not self._closed:
                 left = end - time.monotonic()
                 if left <= 0:
                     return False
                 self._cond.wait(left)
-            return len(self._idle) >= self.size
+            return self._short() is False
 
     def close(self) -> None:
         with self._cond:
             self._closed = True
-            idle, self._idle = self._idle, []
+            idle = [item for items in self._idle.values() for item in items]
+            self._idle = {key: [] for key in self._idle}
             self._cond.notify_all()
         for s, _ in idle:
             process.discard(s)
         if self._thread is not threading.current_thread():
             self._thread.join(10)
 
-    def _start_one(self) -> tuple[process.Started, str]:
-        """A new spare: it loads the harness (from the harness memfd) as it starts."""
+    def _start_one(self, interp) -> tuple[process.Started, str]:
+        """A new spare of `interp`: it loads the harness (from that interpreter's harness
+        memfd) as it starts."""
         from ..harness import SPARE_BOOTSTRAP, bundle, harness_fd
 
-        b = bundle()
-        hfd = harness_fd()
+        b = bundle(interp)
+        hfd = harness_fd(interp)
         sfd = seccomp.memfd_with(seccomp.bpf(False), "stepsmith-seccomp")
         try:
             cmd = cmdline.command(live_network=False, faketime_spec=_PLACEHOLDER_TIME,
                                   seccomp_fd=sfd, args_fd=None, bootstrap=SPARE_BOOTSTRAP,
-                                  bootstrap_args=(str(hfd),))
-            spare = process.spawn(cmd, (sfd, hfd))
+                                  bootstrap_args=(str(hfd),), interp=interp)
+            spare = process.spawn(cmd, (sfd, hfd), interp)
         finally:
             os.close(sfd)  # bwrap holds its own copy until it has loaded the filter
         return spare, b["sha256"]
@@ -106,21 +133,24 @@ class Pool:
             with self._cond:
                 while not self._closed:
                     quiet = time.monotonic() - self._last_take
-                    if len(self._idle) < self.size and quiet >= QUIET_S:
+                    short = self._short()
+                    if short is not False and quiet >= QUIET_S:
                         break
-                    self._cond.wait(None if len(self._idle) >= self.size else QUIET_S - quiet)
+                    self._cond.wait(None if short is False else QUIET_S - quiet)
                 if self._closed:
                     return
+                key, interp = short, self._interps[short]
             try:
-                item = self._start_one()
-            except (OSError, ValueError, cmdline.Unavailable, seccomp.SeccompUnavailable):
-                time.sleep(1.0)  # cannot start one now; runs start fresh sandboxes meanwhile
+                item = self._start_one(interp)
+            except Exception:  # noqa: BLE001 - cannot start one now (no sandbox, a pinned
+                # interpreter that cannot build its harness); runs start fresh sandboxes
+                time.sleep(1.0)
                 continue
             with self._cond:
                 if self._closed:
                     keep = False
                 else:
-                    self._idle.append(item)  # (Started, sha256 of its harness)
+                    self._idle[key].append(item)  # (Started, sha256 of its harness)
                     keep = True
                 self._cond.notify_all()
             if not keep:
@@ -153,9 +183,9 @@ def current() -> Pool | None:
     return _pool
 
 
-def take() -> process.Started | None:
+def take(interp=None) -> process.Started | None:
     pool = _pool
-    return pool.take() if pool is not None else None
+    return pool.take(interp) if pool is not None else None
 
 
 atexit.register(disable)

@@ -95,32 +95,34 @@ class LineValue:
                    ValueSnapshot.from_json(last) if last is not None else None)
 
 
-def request(mode: str, source: str, filename: str) -> dict | None:
+def request(mode: str, source: str, filename: str, interp=None) -> dict | None:
     """The harness's trace configuration, or None when `source` does not parse (nothing of
-    it will execute then)."""
+    it will execute then). `interp`: the sandbox's interpreter (None: the running one): the
+    line map comes from its parser and the opcodes the tracer reads are its own."""
     if mode not in MODES:
         raise ValueError(f"trace must be one of {MODES} or None, not {mode!r}")
-    from ..coverage.static import layout
+    from ..pythons.checker import layout
 
     try:
-        shape = layout(source)
+        shape = layout(interp, source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     return {"mode": mode, "filename": filename, "lmap": dict(shape.line_map),
             "assigns": {k: list(v) for k, v in shape.assigns.items()} if mode == "values"
             else {}, "max_lines": MAX_LINES, "max_arcs": MAX_ARCS, "max_repr": MAX_REPR,
             "max_value_chars": MAX_VALUE_CHARS, "max_bytes": MAX_TRACE_BYTES,
-            "line_count": shape.line_count, **_OPCODES}
+            "line_count": shape.line_count, **_opcodes(interp)}
 
 
-def _opcodes() -> dict:
-    """The opcodes the tracer's coverage.py tests read (the sandbox runs this interpreter)."""
-    import opcode
+def _opcodes(interp) -> dict:
+    """The opcodes the tracer's coverage.py tests read, as the sandbox's interpreter numbers
+    them (they change between versions: RESUME is 151 on 3.11, 149 on 3.13)."""
+    if interp is None or interp.running:
+        import opcode
 
-    return {"resume": opcode.opmap.get("RESUME"), "push_exc_info": opcode.opmap.get("PUSH_EXC_INFO")}
-
-
-_OPCODES = _opcodes()
+        return {"resume": opcode.opmap.get("RESUME"),
+                "push_exc_info": opcode.opmap.get("PUSH_EXC_INFO")}
+    return {"resume": interp.opcode("resume"), "push_exc_info": interp.opcode("push_exc_info")}
 
 
 class _Bad(ValueError):

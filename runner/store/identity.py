@@ -1,7 +1,8 @@
 """Runtime identity: which harness produced a result.
 
 A stored result is reused only by a runtime with the same identity (harness version, the
-sandbox's Python version, hash of the harness source). The sandbox package owns the
+sandbox's Python: the workflow's pinned interpreter, its release and build; hash of the harness
+source). The sandbox package owns the
 definition (``stepsmith.runner.sandbox.runtime_identity()``); this module only types it.
 """
 
@@ -37,16 +38,19 @@ def _short(value) -> str:
     return text
 
 
-_cached: RuntimeIdentity | None = None
+_cached: dict[str | None, RuntimeIdentity] = {}
 
 
-def runtime_identity() -> RuntimeIdentity:
-    """This runtime's identity: `sandbox.runtime_identity()` (the one definition), typed, once
-    per process. A sandbox package that cannot say fails loudly: a result must never be stored
-    or reused under an identity computed some other way."""
-    global _cached
-    if _cached is None:
+def runtime_identity(interp=None) -> RuntimeIdentity:
+    """The identity of the runtime that runs on `interp` (a pythons.Interpreter, the
+    workflow's pinned one; default: the running interpreter): `sandbox.runtime_identity()`
+    (the one definition), typed, once per process and interpreter. A sandbox package that
+    cannot say fails loudly: a result must never be stored or reused under an identity
+    computed some other way."""
+    key = None if interp is None or interp.running else f"{interp.exe}\0{interp.build}"
+    hit = _cached.get(key)
+    if hit is None:
         from stepsmith.runner.sandbox import runtime_identity as of_sandbox
 
-        _cached = RuntimeIdentity(**of_sandbox())
-    return _cached
+        hit = _cached[key] = RuntimeIdentity(**of_sandbox(interp))
+    return hit

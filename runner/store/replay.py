@@ -33,6 +33,7 @@ from stepsmith.runner.store.stored_runs import (
     SandboxUnavailable,
     StepOutcome,
     check_pin,
+    workflow_store,
 )
 
 
@@ -48,7 +49,7 @@ def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = N
     check_pin(lw)
     version = int(wf.version)
     own_store = store is None
-    store = store or ResultStore.for_workflow(lw.dir)
+    store = store or workflow_store(lw)
     report = RunReport(workflow=wf.workflow, version=version, run_id=run_id)
 
     def emit(o: StepOutcome) -> None:

@@ -105,6 +105,15 @@ def check_pin(lw: LoadedWorkflow) -> None:
         raise PinMismatch(why)
 
 
+def workflow_store(lw: LoadedWorkflow) -> ResultStore:
+    """The workflow's store, its rows tied to the runtime of the interpreter the workflow pins
+    (a row of another interpreter, even of the same release, is refused before any effect)."""
+    from stepsmith.runner.fixtures.invoke import interpreter
+    from stepsmith.runner.store.identity import runtime_identity
+
+    return ResultStore.for_workflow(lw.dir, identity=runtime_identity(interpreter(lw)))
+
+
 class SandboxUnavailable(Exception):
     """exit 2: never run unsandboxed."""
 
@@ -197,10 +206,10 @@ def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
     after that). `on_start` is called once the lease is held, before the first step."""
     from stepsmith.runner.store.lease import RunLease
 
+    check_pin(lw)  # before any lookup, and before its SM501: the pinned Python is not here
     if not lw.ok:
         raise RunError("the workflow has check problems:\n"
                        + "\n".join("  " + x for x in lw.error_lines()))
-    check_pin(lw)  # before any lookup: a result of another Python is never reused
     wc = load_case(lw, case)
     run_id = case if run_id is None else run_id
     check_run_id(run_id)
@@ -210,7 +219,7 @@ def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
     lease.acquire(wait)
     own_store = store is None
     try:
-        store = store or ResultStore.for_workflow(lw.dir)
+        store = store or workflow_store(lw)
     except BaseException:
         lease.release()
         raise

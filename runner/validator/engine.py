@@ -140,12 +140,13 @@ def _parse(text: str, feature: tuple[int, int] | None, pos: Positions,
 
 
 def _check(tree: _ast.Module, pos: Positions, egress: bool, out: list[Problem],
-           effects: tuple | None = None) -> None:
+           effects: tuple | None = None, version: tuple[int, int] | None = None) -> None:
     from stepsmith.runner.validator.checks import DISPATCH, check_top_level
     from stepsmith.runner.validator.walk import Context, walk
 
     ctx = Context(pos=pos, egress_allowed=egress, problems=out)
     ctx.effects = effects
+    ctx.version = version
     for stmt in tree.body:
         cls = stmt.__class__
         ctx.root = stmt
@@ -163,7 +164,7 @@ def _chunk_result_uncached(chunk: str, feature: tuple[int, int] | None,
     tree = _parse(chunk, feature, pos, out)
     if tree is None:
         return False, tuple(out)
-    _check(tree, pos, egress, out, effects)
+    _check(tree, pos, egress, out, effects, feature)
     return True, tuple(out)
 
 
@@ -283,7 +284,7 @@ def _run_inner(source, python, uses, line_offset: int, chunked: bool) -> list[Pr
                 else:
                     tree = _parse(text, feature, pos, out)
                     if tree is not None:
-                        _check(tree, pos, egress, out, effects)
+                        _check(tree, pos, egress, out, effects, feature)
     except Exception as exc:  # noqa: BLE001 -- fail closed: anything unexpected refuses the file
         detail = f"{type(exc).__name__}: {exc}"[:200]
         out.append(_problem("SS003", Span(1 + line_offset, 0, 1 + line_offset, 1),

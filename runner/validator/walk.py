@@ -27,13 +27,14 @@ class Context:
     import time counts.)"""
 
     __slots__ = ("approved", "bound", "deferred", "effects", "egress_allowed", "pos",
-                 "problems", "root", "scratch", "step")
+                 "problems", "root", "scratch", "step", "version")
 
     def __init__(self, pos: Positions, egress_allowed: bool,
                  problems: list[Problem] | None = None):
         self.pos = pos
         self.egress_allowed = egress_allowed  # every use of this file is a public_egress step
         self.effects = None  # engine._effects_view(uses): declared effects per use, or None
+        self.version = None  # (3, minor) of the pinned Python whose module names hold, or None
         self.step: str | None = None  # enclosing top-level function
         self.root = None  # the top-level statement being walked (fixes find parents in it)
         self.problems: list[Problem] = [] if problems is None else problems

@@ -52,12 +52,18 @@ def step_problems(snapshot: WorkspaceSnapshot, path: str | None, buf: Buffer) ->
     limit = snapshot.max_file_size
     if len(buf.text) > limit:
         return [too_large(len(buf.text), limit, "SS002")]
-    from stepsmith.runner.validator import validate
+    from stepsmith.runner.pythons.checker import grammar_known, validate
 
     # the fixes are the rule's candidates: judged on the whole file only when asked for
     # (language/actions.code_actions), never per keystroke
     python, uses = snapshot.step_context(path)
-    return validate(buf.text, python=python, uses=uses) + snapshot.index.crossfile(path)
+    interp = snapshot.index.step_interpreter(path)
+    if interp is None and uses and not grammar_known(python):
+        # its pin's Python is not installed (the manifest's SM501 says so): this process's
+        # grammar is older than the pin's, so its verdict would be wrong
+        return snapshot.index.crossfile(path)
+    return (validate(buf.text, python=python, uses=uses, interpreter=interp)
+            + snapshot.index.crossfile(path))
 
 
 def diagnostics(snapshot: WorkspaceSnapshot, path: str, buf: Buffer | None = None) -> list[Problem]:

@@ -12,6 +12,7 @@ import dataclasses
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -44,6 +45,7 @@ class ManifestEntry:
     referenced: frozenset[str] = frozenset()  # every code file the steps name, existing or not
     crossfile: Mapping[str, tuple[Problem, ...]] = field(default_factory=lambda: _EMPTY)  # step path -> non-SS problems
     checked: bool = False  # a check ran (even one that failed)
+    interpreter: Any = None  # pythons.Interpreter the pin names (None: not installed)
 
     @property
     def folder(self) -> str:
@@ -56,6 +58,22 @@ class ManifestEntry:
 
     def names(self, step_path: str) -> bool:
         return step_path in self.step_files or step_path in self.referenced
+
+    def python_report(self):
+        """The pin and the interpreter its last check found (pythons.report.WorkflowPython);
+        None before a check."""
+        from stepsmith.runner.pythons.report import WorkflowPython
+
+        if self.check is None:
+            return None
+        data = getattr(self.check.manifest.root, "data", None)
+        pin = data.get("python") if isinstance(data, dict) else None
+        if not isinstance(pin, str):
+            return WorkflowPython(Path(self.path), None)
+        problem = next((p.message for ps in self.check.problems.values() for p in ps
+                        if p.code == "SM501"), None)
+        interp = getattr(self.check, "interpreter", None)
+        return WorkflowPython(Path(self.path), pin, interp, None if interp else problem)
 
 
 def _python_of(check: Any) -> str:
@@ -87,7 +105,8 @@ def entry_from_check(prev: ManifestEntry, check: Any, version: int | None) -> Ma
             if extra:
                 cross[key] = extra
     return ManifestEntry(prev.path, check, version, MappingProxyType(files), _python_of(check),
-                         _referenced(check, prev.folder), MappingProxyType(cross), True)
+                         _referenced(check, prev.folder), MappingProxyType(cross), True,
+                         getattr(check, "interpreter", None))
 
 
 @dataclass(frozen=True)
@@ -115,8 +134,8 @@ class WorkspaceIndex:
         """Record a check; returns the new index and the step files whose context changed."""
         prev = self.manifests.get(path) or ManifestEntry(path)
         entry = entry_from_check(prev, check, version)
-        before = {p: (u, prev.python) for p, u in prev.step_files.items()}
-        after = {p: (u, entry.python) for p, u in entry.step_files.items()}
+        before = {p: (u, prev.python, prev.interpreter) for p, u in prev.step_files.items()}
+        after = {p: (u, entry.python, entry.interpreter) for p, u in entry.step_files.items()}
         changed = {p for p in set(before) | set(after) if before.get(p) != after.get(p)}
         changed |= {p for p in set(prev.crossfile) | set(entry.crossfile)
                     if prev.crossfile.get(p) != entry.crossfile.get(p)}
@@ -155,6 +174,14 @@ class WorkspaceIndex:
             python = python or m.python
             uses.extend(u)
         return python or DEFAULT_PYTHON, tuple(uses)
+
+    def step_interpreter(self, step_path: str | None):
+        """The interpreter a step file is checked with: that of the first manifest naming it
+        (as `step_context`'s python); None when its pin has none here or no manifest names it."""
+        for m in self.manifests_using(step_path):
+            if m.step_files.get(step_path) is not None:
+                return m.interpreter
+        return None
 
     def crossfile(self, step_path: str | None) -> list[Problem]:
         """Problems the workflow checks found in a step file that are not the validator's."""

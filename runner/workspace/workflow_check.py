@@ -13,7 +13,13 @@ def workflow_check(manifest: str | os.PathLike, read_text: Callable[[Path], str 
                    *, validate_steps: bool = True, known=None):
     """The WorkflowCheck of `manifest`: read through `read_text` (open buffers) or the disk
     (bounded safe reads); `validate_steps=False` for the editor, which validates each step
-    file once on its own text (runner.workspace.diagnostics)."""
+    file once on its own text (runner.workspace.diagnostics). The `python:` pin is resolved
+    here (runner/pythons: the settings found from the workflow's folder, PATH, uv, pyenv):
+    the check's `interpreter` is the one its steps are checked and run on, SM501 when there
+    is none."""
     from stepsmith.runner.manifest import check_workflow
+    from stepsmith.runner.pythons import resolve
 
-    return check_workflow(Path(manifest), read_text, validate_steps=validate_steps, known=known)
+    folder = Path(manifest).parent
+    return check_workflow(Path(manifest), read_text, validate_steps=validate_steps, known=known,
+                          python_for=lambda pin: resolve(pin, folder))

@@ -31,6 +31,7 @@ HANDLERS = [
     "reach",
     "fixtures",
     "status",
+    "python",
     "rule",
     "coverage",
     "values",

@@ -22,6 +22,9 @@ def register(ls) -> None:
         s = ls.session
         s.client = ClientCapabilities.from_lsp(params.capabilities, params.client_info)
         s.settings = s.settings.merged(params.initialization_options)
+        from stepsmith.runner.settings import trust_project_pythons
+
+        trust_project_pythons(s.settings.trusted)
         s.model.set_folders(initial_folders(params))
 
     @ls.feature(T.INITIALIZED)

@@ -38,6 +38,12 @@ def reach_json(session, ws, tables, *, trusted: bool = False) -> list[dict]:
                       "location": location_json(session, ws, loc),
                       "codeLocation": location_json(session, ws, code) if code is not None else None}
                      for row, loc, code in wf.steps]}
+        entry_python = ws.index.get(wf.manifest)
+        report = entry_python.python_report() if entry_python is not None else None
+        if report is not None:
+            from stepsmith.server.handlers.python import python_json
+
+            entry["python"] = python_json(report, entry["manifestUri"])
         if wf.error:
             entry["error"] = wf.error
         head = since_head(ws, wf.manifest) if trusted and not wf.error else None

@@ -1,12 +1,12 @@
-"""Issue 13, correctness: the python pin is part of what a result is tied to, its mismatch is
-reported as such by every command, `--format json` always prints one JSON document, duplicate
+"""Issue 13, correctness: the python pin is part of what a result is tied to, a pin with no
+interpreter here is reported as such by every command (before anything runs or is
+reused), `--format json` always prints one JSON document, duplicate
 effect keys fail the same way everywhere, and the small ones (SS502, SM201 did-you-mean,
 repeated --step, the throughput line). Real sandbox, real SQLite."""
 
 import json
 import platform
 import re
-import sys
 
 import pytest
 import yaml
@@ -14,8 +14,8 @@ from stepsmith_wfkit import cli
 
 pytestmark = pytest.mark.usefixtures("sandbox")
 AT = "2026-12-01T07:00:00+00:00"
-RUNTIME = f"{sys.version_info[0]}.{sys.version_info[1]}"
-OTHER = "3.12" if RUNTIME != "3.12" else "3.13"
+OTHER = "3.99"  # a version no machine has: its pin is a stop, whatever is installed
+STOP = f"Python {OTHER} (the workflow's `python:`) is not installed here"
 
 
 
@@ -40,12 +40,12 @@ def test_pin_change_stops_run_workflow_before_any_reuse(run_wf, capsys):
     code, out, err = cli(capsys, "run-workflow", run_wf, "--case", "day1")
     assert code == 2, (out, err)
     assert "reused" not in out and "complete" not in out
-    assert f"pins python '{OTHER}'" in err and f"Python {platform.python_version()}" in err
+    assert STOP in err and f"the running interpreter (Python {platform.python_version()})" in err
     assert "sandbox is unavailable" not in err
-    assert f'python: "{RUNTIME}"' in err  # the fix, spelled out
+    assert f"uv python install {OTHER}" in err  # the fix, spelled out
     # the mirror case: a fresh run id under the wrong pin, and a resume under another id
     code, out, err = cli(capsys, "run-workflow", run_wf, "--case", "day1", "--run-id", "r2")
-    assert code == 2 and "accepted" not in out and "pins python" in err
+    assert code == 2 and "accepted" not in out and STOP in err
 
 
 def test_pin_mismatch_is_the_reason_in_run_and_replay(run_wf, tmp_path, capsys):
@@ -53,9 +53,9 @@ def test_pin_mismatch_is_the_reason_in_run_and_replay(run_wf, tmp_path, capsys):
     repin(run_wf, OTHER)
     (tmp_path / "in.json").write_text(json.dumps({"a": "1.00"}))
     code, out, err = cli(capsys, "run", run_wf, "--step", "add", "--inputs", tmp_path / "in.json")
-    assert code == 2 and f"pins python '{OTHER}'" in err and "unavailable" not in err
+    assert code == 2 and STOP in err and "unavailable" not in err
     code, out, err = cli(capsys, "replay", "day1", run_wf)
-    assert code == 2 and f"pins python '{OTHER}'" in err and "unavailable" not in err
+    assert code == 2 and STOP in err and "unavailable" not in err
     assert "same" not in out
 
 
@@ -74,8 +74,7 @@ def test_json_mode_prints_one_document_on_a_pin_mismatch(run_wf, tmp_path, capsy
     code, out, err = cli(capsys, *args)
     assert code != 0
     doc = json.loads(out)  # exactly one document, nothing else on stdout
-    text = json.dumps(doc)
-    assert "pins python" in text
+    assert STOP in json.dumps(doc, ensure_ascii=False)
 
 
 @pytest.mark.parametrize("argv", [
@@ -163,7 +162,7 @@ def test_throughput_counts_only_fixtures_that_ran(kit, tmp_path, capsys, monkeyp
     wf = kit.full_workflow(tmp_path / "wf")
     repin(wf, OTHER)
     code, out, _ = cli(capsys, "test", wf)
-    assert code == 1 and "fixtures/s" not in out and "pins python" in out
+    assert code == 1 and "fixtures/s" not in out and STOP in out
     code, out, _ = cli(capsys, "test", wf, "--format", "json")
     assert json.loads(out)["summary"]["executed"] == 0
 

@@ -39,7 +39,8 @@ def test_python_version_mismatch_is_clear(no_sandbox):
 
 
 def test_missing_bwrap_refuses_to_run(monkeypatch, no_sandbox):
-    monkeypatch.setattr(cmdline, "_layout", None)
+    monkeypatch.setattr(cmdline, "_layouts", {})
+    monkeypatch.setattr(cmdline, "_common", None)
     monkeypatch.setattr(cmdline, "find_bwrap", lambda: None)
     res = run_step("def f():\n    return 1\n", "f", {})
     assert res.status == "unavailable"

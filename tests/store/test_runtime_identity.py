@@ -23,7 +23,7 @@ RUNNER = Path(harness.__file__).resolve().parent.parent
 COPIED = ("harness", "sandbox", "validator", "rules", "problems.py")
 #: every file whose change must change the identity: each part of the harness that runs in
 #: the sandbox (and its bootstrap), the validator it ships, the sandbox's own parent side
-CHANGED = ("harness/__init__.py", "harness/inside.py", "harness/encode.py",
+CHANGED = ("harness/__init__.py", "harness/build.py", "harness/inside.py", "harness/encode.py",
            "harness/restricted.py", "harness/revalidate.py", "harness/facades.py",
            "harness/tracer.py", "validator/engine.py", "validator/policy.py",
            "validator/checks/imports.py", "rules/step_rules.py", "problems.py",
@@ -50,14 +50,14 @@ def runtime_of(root: Path):
     mp.setattr(harness, "_HERE", root / "harness")
     mp.setattr(harness, "_RUNNER", root)
     mp.setattr(sandbox, "__file__", str(root / "sandbox" / "__init__.py"))
-    mp.setattr(store_identity, "_cached", None)
+    mp.setattr(store_identity, "_cached", {})
     harness.reset_cache()
     try:
         yield
     finally:
         mp.undo()
         harness.reset_cache()
-        store_identity._cached = None
+        store_identity._cached = {}
 
 
 def identity_of(root: Path) -> dict:

@@ -10,51 +10,22 @@
 
 from __future__ import annotations
 
-import datetime
-import decimal
-import fractions
-import importlib
-import json
-import re
-import statistics
-import types
-import urllib.error
-import urllib.parse
+import importlib.util
+from pathlib import Path
 
 from stepsmith.runner.validator import policy, validate
 
+_spec = importlib.util.spec_from_file_location("module_facts", Path(__file__).with_name(
+    "module_facts.py"))
+facts = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(facts)
+
 ROOTS = sorted(policy.ALLOWED_MODULES | policy.NETWORK_MODULES)
-
-VALUE_TYPES = [
-    str, bytes, int, float, complex, bool, list, dict, set, frozenset, tuple, range, slice,
-    datetime.datetime, datetime.date, datetime.time, datetime.timedelta, datetime.timezone,
-    decimal.Decimal, decimal.Context, re.Pattern, re.Match, statistics.NormalDist,
-    json.JSONDecoder, json.JSONEncoder, json.JSONDecodeError, urllib.parse.ParseResult,
-    urllib.parse.SplitResult, urllib.error.HTTPError, fractions.Fraction, Exception,
-    types.GeneratorType, types.FunctionType, type(len),
-]
-
 DOCUMENTED_COLLISIONS = {"string"}  # re.Match.string: refused, `string.Formatter` traverses
 
 
 def reachable_module_names() -> dict[str, str]:
-    found: dict[str, str] = {}
-    queue = [(root, importlib.import_module(root)) for root in ROOTS]
-    seen: set[int] = set()
-    while queue:
-        path, module = queue.pop()
-        if id(module) in seen:
-            continue
-        seen.add(id(module))
-        for name in dir(module):
-            if name.startswith("_"):
-                continue
-            value = getattr(module, name, None)
-            if isinstance(value, types.ModuleType):
-                found.setdefault(name, f"{path}.{name}")
-                if name not in policy.MODULE_LEAK_NAMES:  # refused names cut the path
-                    queue.append((f"{path}.{name}", value))
-    return found
+    return facts.reachable_module_names(ROOTS, policy.MODULE_LEAK_NAMES)
 
 
 def test_every_reachable_module_name_is_refused_or_exempt():
@@ -70,14 +41,7 @@ def test_the_measured_leaks_are_refused():
 
 
 def public_names() -> set[str]:
-    names: set[str] = set()
-    for t in VALUE_TYPES:
-        names |= {n for n in dir(t) if not n.startswith("_")}
-    for root in ROOTS:
-        module = importlib.import_module(root)
-        names |= {n for n in dir(module) if not n.startswith("_")
-                  and not isinstance(getattr(module, n, None), types.ModuleType)}
-    return names
+    return facts.public_names(ROOTS)
 
 
 def test_refused_names_do_not_collide_with_public_api():

@@ -27,6 +27,10 @@ VIOLATIONS = [
     ("SS105", "import urllib.request\n", (1, 7, 1, 21), NONE_USE),
     ("SS105", "import urllib.parse\n", (1, 7, 1, 19), ()),
     ("SS105", "from urllib import error\n", (1, 19, 1, 24), EGRESS + NONE_USE),
+    ("SS106", "from math import fma\n", (1, 17, 1, 20), ()),  # new in 3.13; pinned 3.11
+    ("SS106", "import math\n\n\ndef f(x):\n    return math.sumprod(x, x)\n", (5, 11, 5, 23), ()),
+    ("SS106", "import statistics\n\n\ndef f(x):\n    return statistics.meen(x)\n",
+     (5, 11, 5, 26), ()),
     ("SS201", "def f(x):\n    return x._y\n", (2, 13, 2, 15), ()),
     ("SS201", "def f(x):\n    return x.__class__\n", (2, 13, 2, 22), ()),
     ("SS201", "from re import _parser\n", (1, 15, 1, 22), ()),
@@ -96,6 +100,8 @@ LEGAL = [
     ("SS104", "from math import floor\n", ()),
     ("SS105", ("import urllib.request\nfrom urllib.parse import urlencode\n"
                "from urllib import error\n"), EGRESS),
+    ("SS106", ("import math\nfrom re import template\nfrom datetime import datetime\n\n\n"
+               "def f(math, x):\n    return math.fma(x), template, datetime.now().UTC\n"), ()),
     ("SS201", "def f(x):\n    return x.y_\n", ()),
     ("SS202", "def f(x):\n    _ = x\n    _total = 1\n    return _, _total, x_\n", ()),
     ("SS202", "def _helper(x):\n    return x\n", ()),

@@ -5,6 +5,7 @@ import { registerAgentTools } from './lmTools';
 import { registerCommands } from './commands';
 import { registerMutants } from './mutants';
 import { PendingProvider, registerPendingCommands } from './pendingView';
+import { PythonStatus } from './pythonStatus';
 import { ReachProvider } from './reachView';
 import { ServerManager } from './server';
 import { SandboxStatus } from './status';
@@ -17,6 +18,8 @@ export interface StepsmithApi {
   tests: FixtureTests;
   pending: PendingProvider;
   status: SandboxStatus;
+  /** the active workflow's Python in the status bar */
+  python: PythonStatus;
   /** resolves once the first server start has finished (running or failed) */
   ready: Promise<void>;
 }
@@ -32,14 +35,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<Stepsm
   const tests = new FixtureTests(manager);
   const status = new SandboxStatus(manager);
   const pending = new PendingProvider(manager);
-  context.subscriptions.push(manager, reach, tests, status, pending);
+  const python = new PythonStatus(manager);
+  context.subscriptions.push(manager, reach, tests, status, pending, python);
   registerCommands(context, manager, reach, tests, status);
   registerPendingCommands(context, pending);
   registerAgentTools(context, manager);
   registerMutants(context, manager);
   await vscode.commands.executeCommand('setContext', 'stepsmith.active', true);
   const ready = manager.start();
-  return { server: manager, reach, tests, pending, status, ready };
+  return { server: manager, reach, tests, pending, status, python, ready };
 }
 
 export async function deactivate(): Promise<void> {

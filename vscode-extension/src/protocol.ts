@@ -48,6 +48,21 @@ export interface FixturesResponse { workflows: FixtureWorkflow[] }
 
 export interface StatusResponse { sandboxAvailable: boolean; reason: string; version: string }
 
+/** stepsmith/python {uri}: the interpreter the document's workflow is checked and run on (null: no workflow). */
+export interface PythonResponse {
+  manifestUri: string;
+  /** the manifest's `python:` as written; null when it has none */
+  pin: string | null;
+  version: string | null;
+  path: string | null;
+  build: string | null;
+  /** the interpreter stepsmith itself runs on */
+  running: boolean;
+  /** why there is none (where stepsmith looked and how to install it), else null */
+  problem: string | null;
+  summary: string;
+}
+
 export interface RuleDoc { code: string; name: string; summary: string; rationale: string; security: boolean; markdown: string }
 
 /** A fixture run's result, structured (server/PROTOCOL.md): `differences` typed, `diff` their rendering. */
@@ -86,6 +101,7 @@ export const Requests = {
   reach: 'stepsmith/reach',
   fixtures: 'stepsmith/fixtures',
   status: 'stepsmith/status',
+  python: 'stepsmith/python',
   rule: 'stepsmith/rule',
   agentTool: 'stepsmith/agentTool',
 } as const;

@@ -13,6 +13,7 @@ from stepsmith.runner.validator.checks import (
     modules,
     names,
     strings,
+    versions,
 )
 from stepsmith.runner.validator.walk import build_dispatch
 
@@ -26,6 +27,7 @@ DISPATCH = build_dispatch([
     modules.HANDLERS,
     constructs.HANDLERS,
     effects.HANDLERS,
+    versions.HANDLERS,
 ])
 
 check_top_level = constructs.check_top_level

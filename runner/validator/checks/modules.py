@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import _ast as ast  # node classes only: `ast` itself imports enum, contextlib, ...
 
+from stepsmith.runner.validator import module_names
+from stepsmith.runner.validator.checks import versions
+
 _CHAIN = (ast.Attribute, ast.Subscript, ast.Call)
 _STATE = "_ss406"
 
@@ -26,11 +29,12 @@ def _root(node) -> str | None:
 
 
 def _state(ctx):
-    """(bound names, aliases {name: root}, targets [(root, attr, verb, span)]) of the current
-    top-level statement, resolved once it has been walked."""
+    """(bound names, aliases {name: root}, targets [(root, attr, verb, span)], reads of an
+    allowed module's names [(module, attr, span)]) of the current top-level statement,
+    resolved once it has been walked."""
     st = ctx.scratch.get(_STATE)
     if st is None:
-        st = ctx.scratch[_STATE] = (set(), {}, [])
+        st = ctx.scratch[_STATE] = (set(), {}, [], [])
         ctx.deferred.append((None, False, lambda: _resolve(ctx)))
     return st
 
@@ -69,6 +73,10 @@ def note_alias(ctx, node: ast.Assign) -> None:
 def check_attribute_target(ctx, node: ast.Attribute) -> None:
     kind = node.ctx.__class__
     if kind is ast.Load:
+        base = node.value
+        if base.__class__ is ast.Name and base.id in module_names.ALWAYS \
+                and ctx.version is not None:
+            _state(ctx)[3].append((base.id, node.attr, ctx.pos.node_span(node)))
         return
     base = node.value
     if base.__class__ not in (ast.Name, ast.Attribute):
@@ -80,7 +88,8 @@ def check_attribute_target(ctx, node: ast.Attribute) -> None:
 
 
 def _resolve(ctx) -> None:
-    bound, aliases, targets = ctx.scratch.pop(_STATE)
+    bound, aliases, targets, reads = ctx.scratch.pop(_STATE)
+    versions.report_reads(ctx, [r for r in reads if r[0] not in bound])
 
     def foreign(name: str, depth: int = 0) -> bool:
         if name in aliases and depth < 50:
