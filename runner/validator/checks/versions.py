@@ -41,6 +41,8 @@ def check_import_from(ctx, node) -> None:
     if node.level or node.module not in module_names.ALWAYS:
         return
     for alias in node.names:
+        if alias.name == "*":  # SS104's: a star import names nothing to look up
+            continue
         why = refusal(node.module, alias.name, ctx.version)
         if why is not None:
             ctx.report("SS106", ctx.pos.name_in_node(alias, alias.name), why)
