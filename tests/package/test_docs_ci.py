@@ -21,11 +21,19 @@ REFERENCE = REPO / "tests" / "reference"
 
 
 def configs() -> tuple[list[dict], list[dict]]:
-    """(GitHub Actions workflows, GitLab CI configurations) among the page's YAML blocks."""
+    """(GitHub Actions workflows, GitLab CI configurations) among the page's YAML blocks, in
+    page order (the first of each is the page's main example)."""
     docs = [yaml.safe_load(b) for b in fenced(PAGE.read_text(encoding="utf-8"), "yaml")]
     github = [d for d in docs if "jobs" in d]
     gitlab = [d for d in docs if "jobs" not in d]
+    assert len(github) + len(gitlab) == len(docs) == 3
     return github, gitlab
+
+
+def main_examples() -> tuple[dict, dict]:
+    """The page's CI example for each service: review, check, durations and shards."""
+    github, gitlab = configs()
+    return github[0], gitlab[0]
 
 
 @pytest.mark.usefixtures("sandbox")
@@ -40,7 +48,7 @@ def test_every_console_block_prints_what_the_page_shows(tmp_path):
 
 def test_github_actions_examples_pass_actionlint(tmp_path):
     blocks = [b for b in fenced(PAGE.read_text(encoding="utf-8"), "yaml") if "\njobs:" in b]
-    assert len(blocks) == 1
+    assert len(blocks) == 2  # the CI example, and the pinned Pythons' job
     files = []
     for i, block in enumerate(blocks):
         path = tmp_path / f"workflow{i}.yml"
@@ -76,7 +84,7 @@ def test_gitlab_examples_validate_against_gitlabs_ci_schema():
 def test_reports_are_uploaded_when_the_job_fails():
     """`check` exits 1 with findings and a shard with a failing fixture: GitLab's default
     `when: on_success` would upload only empty reports."""
-    _github, (gitlab,) = configs()
+    _github, gitlab = main_examples()
     with_reports = {name: job for name, job in gitlab.items()
                     if isinstance(job, dict) and "reports" in job.get("artifacts", {})}
     assert set(with_reports) == {"check", "durations", "fixtures"}
@@ -84,7 +92,7 @@ def test_reports_are_uploaded_when_the_job_fails():
 
 
 def test_durations_are_recorded_by_a_whole_run_and_read_by_the_shards():
-    (github,), (gitlab,) = configs()
+    github, gitlab = main_examples()
     assert set(github[True]) == {"pull_request", "push"}  # YAML 1.1 reads the key `on` as true
     jobs = github["jobs"]
     assert "pull_request" in jobs["review"]["if"]  # GITHUB_BASE_REF exists only there
@@ -116,8 +124,9 @@ def test_the_durations_run_writes_the_file_the_shards_read(tmp_path):
 
     from docblocks import reader_env
 
-    (github,), (gitlab,) = configs()
+    github, gitlab = main_examples()
     jobs = github["jobs"]
+
     def test_step(job: str) -> str:
         return next(s["run"] for s in jobs[job]["steps"] if "stepsmith test" in s.get("run", ""))
 
