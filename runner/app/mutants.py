@@ -23,7 +23,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from stepsmith.runner.app.errors import UsageError
+from stepsmith.runner.errors import UsageError
 from stepsmith.runner.mutants.verdicts import (
     LIMITS,
     NOT_REACHED,
@@ -95,13 +95,9 @@ def run_mutants(req: MutantsRequest, *, on_progress: Callable[[int, int], None] 
 
 def _files(selection, req: MutantsRequest, report: MutantsReport) -> list[_File]:
     from stepsmith.runner.fixtures.invoke import InvokeError, display_path, step_code
-    from stepsmith.runner.fixtures.selection import SelectionError
     from stepsmith.runner.mutants.select import chosen_steps
 
-    try:
-        chosen = chosen_steps(selection, req.paths, req.steps, req.keywords)
-    except SelectionError as exc:
-        raise UsageError(str(exc)) from None
+    chosen = chosen_steps(selection, req.paths, req.steps, req.keywords)
     texts = {Path(p).resolve(): t for p, t in req.texts.items()}
     files: dict[tuple[Path, Path], _File] = {}
     for lw in selection.workflows:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from stepsmith.runner.app.errors import Refused, SandboxUnavailable, UsageError
+from stepsmith.runner.errors import Refused, SandboxUnavailable, UsageError
 from stepsmith.runner.app.step import StepRequest, ensure_sandbox, execute, prepare
 from stepsmith.runner.model.grammar import CASE_RE, CASE_RULE
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from stepsmith.runner.app.errors import Refused, SandboxUnavailable, UsageError
+from stepsmith.runner.errors import Refused, SandboxUnavailable, UsageError
 from stepsmith.runner.app.step import ensure_sandbox
 
 

@@ -22,7 +22,7 @@ def register(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from stepsmith.runner.app.errors import SandboxUnavailable
+    from stepsmith.runner.errors import SandboxUnavailable
     from stepsmith.runner.app.step import StepRequest, ensure_sandbox, execute, prepare
     from stepsmith.runner.cli.console import SafeConsole as Console
     from stepsmith.runner.cli.render import print_result
@@ -56,7 +56,7 @@ def _from_fixture(args: argparse.Namespace) -> None:
     given on the command line win); the workflow is the folder holding `fixtures/`."""
     from pathlib import Path
 
-    from stepsmith.runner.app.errors import UsageError
+    from stepsmith.runner.errors import UsageError
     from stepsmith.runner.fixtures.load import load_fixture, problem_text
 
     path = Path(args.path)

@@ -65,16 +65,13 @@ def answered(fn):
     """A refusal or a bad request the tool foresaw (outside the roots, a usage error, a
     workflow with check problems, a path stepsmith will not follow) reaches the agent as a tool
     error with its reason. The description is the docstring without its indentation."""
-    from stepsmith.runner.app.errors import AppError
-
-    from .run_tools import AgentRefused
-    from .scope import OutsideRoots
+    from stepsmith.runner.errors import StepsmithError
 
     @functools.wraps(fn)
     async def wrapper(*args, **kwargs):
         try:
             return await fn(*args, **kwargs)
-        except (OutsideRoots, AgentRefused, AppError, ValueError) as exc:
+        except (StepsmithError, ValueError) as exc:
             raise ToolError(str(exc)) from exc
         except OSError as exc:  # a symlinked .stepsmith, a read-only folder: say which
             raise ToolError(f"refused: {exc.strerror or exc}"
