@@ -7,7 +7,9 @@ stdio) report the same problems for every file: code, path, span, severity and m
 Each front end runs in the tree's root (SF001's message names paths as the current folder
 shows them). The server's ranges are turned back into code points on the text it was given,
 in the encoding it negotiated; every file of the tree is opened, so a file one front end
-leaves out is a difference too."""
+leaves out is a difference too. A position past the end of its line (a one-character span
+after the last character of a file that stops short) is as the editor must show it: at the
+line's end (LSP clamps a character beyond the line to its length)."""
 
 from __future__ import annotations
 
@@ -182,6 +184,16 @@ def tree(tmp_path) -> Path:
     return write_tree(tmp_path / "tree")
 
 
+def _clamped(root: Path, found: set[Key]) -> set[Key]:
+    out = set()
+    for path, code, line, col, end_line, end_col, severity, message in found:
+        lines = (root / path).read_text(encoding="utf-8").split("\n")
+        col = min(col, len(lines[line - 1]))
+        end_col = min(end_col, len(lines[min(end_line, len(lines)) - 1]))
+        out.add((path, code, line, col, end_line, end_col, severity, message))
+    return out
+
+
 def _by_file(found: set[Key]) -> dict[str, list[Key]]:
     out: dict[str, list[Key]] = {}
     for k in sorted(found):
@@ -200,6 +212,8 @@ async def test_cli_server_and_mcp_report_the_same_problems_for_every_file(tree):
     want = _by_file(cli)
     mcp = _by_file(await from_mcp(tree))
     assert mcp == want
+    in_editor = _by_file(_clamped(tree, cli))
+    assert in_editor != want  # (the tree holds a span past its line's end: SF002 at the end)
     for mode in ("push", "pull"):
         got = _by_file(await from_server(tree, mode))
-        assert got == want, mode
+        assert got == in_editor, mode
