@@ -39,9 +39,10 @@ def register(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="folders, manifests or step files (default: .)")
+    from stepsmith.runner.cli.check_formats import ALIASES, OUTPUT_FORMATS
+
     p.add_argument("--output-format", "--format", dest="format", default="full",
-                   choices=("full", "text", "concise", "json", "json-lines", "github", "gitlab",
-                            "sarif", "junit"),
+                   choices=tuple(dict.fromkeys(("full", *ALIASES, *OUTPUT_FORMATS))),
                    help="full (default; `text` is the same), concise, json, json-lines, github "
                    "(workflow commands), gitlab (Code Quality), sarif (2.1.0), junit")
     add_switches(p, statistics="count the findings per rule instead of listing them")
@@ -121,123 +122,40 @@ def run(args) -> int:
             raise
         print(f"stepsmith check: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
-    results, steps_of, stale = report.problems, report.steps_of, report.stale
-
-    rows = []
-    if any(results.values()):  # (the renderers of findings: not needed by a clean tree)
-        from stepsmith.runner.problem_steps import steps_for
-    # the rows: files with findings (a clean file of a large tree costs no path arithmetic)
-    for path in sorted((p for p, probs in results.items() if probs), key=_display):
-        shown = _display(path)
-        for pr in sorted(results[path], key=lambda p: (p.span.line, p.span.column, p.code)):
-            rows.append((shown, pr, steps_for(pr, path, steps_of)))
-    n_files = len({row[0] for row in rows})
-    stale = stale if results else []
-
-    if args.format not in ("full", "text", "json"):
-        return _render_other(args, results, rows, stale)
-    if args.statistics:
-        return _render_statistics(args, rows, results, stale)
-    if args.format == "json":
-        from stepsmith.runner.cli.check_formats import Finding, problem_json
-
-        out = []
-        for shown, pr, _steps in rows:
-            out.append(problem_json(Finding(shown, pr)))
-        json.dump(
-            {"problems": out, "files_checked": len(results), "files_with_problems": n_files,
-             "warnings": [w.to_json() for w in stale]},
-            sys.stdout,
-            indent=2,
-        )
-        sys.stdout.write("\n")
-    else:
-        if not results:
-            print("stepsmith check: no workflow manifests or step files found under "
-                  + ", ".join(paths), file=sys.stderr)
-            # a folder named on the command line that holds nothing to check is a mistake
-            # (exit 2); the bare default `.` (pre-commit in a repo without workflows) is not
-            return 2 if args.paths else 0
-        if rows:
-            from stepsmith.runner.problems import message_with_step
-        for shown, pr, steps in rows:
-            print(f"{shown}:{pr.span.line}:{pr.span.column + 1}: {pr.code} "
-                  f"{message_with_step(pr, steps)}")
-        for w in stale:
-            print(f"{w.fixture}: {'error' if args.strict else 'warning'}: {w.message}")
-        n_fixed = sum(fixed_counts.values()) if fixed_counts else 0
-        if rows:
-            noun = "problem" if len(rows) + n_fixed == 1 else "problems"  # all that were found
-            fnoun = "file" if n_files == 1 else "files"
-            done = f" ({n_fixed} fixed, {len(rows)} remaining)" if n_fixed else ""
-            print(f"Found {len(rows) + n_fixed} {noun} in {n_files} {fnoun}{done}."
-                  if n_fixed else f"Found {len(rows)} {noun} in {n_files} {fnoun}.")
-            from stepsmith.runner.cli.check_fix import fixable_hint
-
-            fixable_hint([row[1] for row in rows], unsafe=args.unsafe_fixes)
-        elif n_fixed:
-            print(f"Found {n_fixed} problem(s) ({n_fixed} fixed, 0 remaining).")
-        else:
-            print("All checks passed!")
-    if not results:
-        return 2 if args.paths else 0
-    return _status(rows, stale, args.strict)
-
-
-def _render_other(args, results, rows, stale) -> int:
-    """The CI formats: one document on stdout, whatever it holds; exit status as `full`."""
     from stepsmith.runner.cli import check_formats as fm
 
+    view = fm.View.of(report, _display)
     if args.statistics:
-        return _render_statistics(args, rows, results, stale)
-    findings = [fm.Finding(shown, pr) for shown, pr, _steps in rows]
-    findings += _stale_findings(stale)
-    if args.format == "concise":
-        text = fm.render_concise(findings)
-    elif args.format == "json-lines":
-        text = fm.render_json_lines(findings)
-    elif args.format == "github":
-        text = fm.render_github(findings)
-    elif args.format == "gitlab":
-        text = fm.render_gitlab(findings)
-    elif args.format == "sarif":
-        from stepsmith import __version__
-
-        text = fm.render_sarif(findings, version=__version__)
-    else:
-        text = fm.render_junit(findings, sorted({_display(p) for p in results}))
+        return _render_statistics(args, view, report)
+    name = fm.ALIASES.get(args.format, args.format)
+    if name == "full" and not report.problems:
+        print("stepsmith check: no workflow manifests or step files found under "
+              + ", ".join(paths), file=sys.stderr)
+        # a folder named on the command line that holds nothing to check is a mistake
+        # (exit 2); the bare default `.` (pre-commit in a repo without workflows) is not
+        return 2 if args.paths else 0
+    from stepsmith import __version__
     from stepsmith.runner.display import display_text, json_text
 
-    # JSON as \u escapes (same value), text and XML with visible escapes: no control reaches
-    # a terminal that shows this output
-    json_like = args.format in ("json-lines", "gitlab", "sarif")
-    sys.stdout.write(json_text(text) if json_like else display_text(text))
-    if not results:
-        return 2 if args.paths else 0
-    return _status(rows, stale, args.strict)
+    opts = fm.Options(strict=args.strict, unsafe=args.unsafe_fixes,
+                      fixed=sum(fixed_counts.values()) if fixed_counts else 0,
+                      version=__version__)
+    text = fm.OUTPUT_FORMATS[name](view, opts)
+    # no control reaches a terminal that shows this output
+    sys.stdout.write(json_text(text) if name in fm.JSON_FORMATS else display_text(text))
+    return _status(args, view, report)
 
 
-def _stale_findings(stale) -> list:
-    """The SF001 warnings (`--strict` fails on them) as findings: a format that left them
-    out would pass what the exit status fails."""
-    from stepsmith.runner.cli.check_formats import Finding
-
-    return [Finding(w.fixture, w.problem()) for w in stale]
-
-
-def _render_statistics(args, rows, results, stale) -> int:
+def _render_statistics(args, view, report) -> int:
     from stepsmith.runner.cli import check_formats as fm
 
-    stats = fm.statistics([fm.Finding(shown, pr) for shown, pr, _steps in rows]
-                          + _stale_findings(stale))
+    stats = fm.statistics(view.findings)
     if args.format in ("json", "json-lines"):
         json.dump(stats, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         sys.stdout.write(fm.render_statistics(stats))
-    if not results:
-        return 2 if args.paths else 0
-    return _status(rows, stale, args.strict)
+    return _status(args, view, report)
 
 
 def _watch(args, paths) -> int:
@@ -260,10 +178,13 @@ def _watch(args, paths) -> int:
     return watch.loop(list(paths), once)
 
 
-def _status(rows, stale, strict: bool) -> int:
-    """1 when an error was found; warnings (SM401, stale fixtures) only with --strict."""
-    errors = [row[1] for row in rows if row[1].severity != "warning"]
-    return 1 if errors or (strict and (rows or stale)) else 0
+def _status(args, view, report) -> int:
+    """1 when an error was found; warnings (SM401, stale fixtures) only with --strict; 2
+    when a PATH named on the command line holds nothing to check."""
+    if not report.problems:
+        return 2 if args.paths else 0
+    errors = [row[1] for row in view.rows if row[1].severity != "warning"]
+    return 1 if errors or (args.strict and (view.rows or view.stale)) else 0
 
 
 def _git_error() -> type[Exception]:
