@@ -359,7 +359,9 @@ class Scheduler:
             if u is not None:
                 self.schedule("doc", u)
         fixtures = os.path.join(os.path.dirname(path), FIXTURES_DIR) + os.sep
-        for u in session.docs.uris():  # the open fixture files its steps decide about
+        with session.docs.lock:  # (the loop opens and closes documents meanwhile)
+            uris = session.docs.uris()
+        for u in uris:  # the open fixture files its steps decide about
             if (uri_to_path(u) or "").startswith(fixtures):
                 self.schedule("doc", u)
         self.post(self.sink.manifest_checked, path)

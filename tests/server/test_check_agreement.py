@@ -24,6 +24,7 @@ import stepsmith_wfkit as wfkit
 from lsprotocol import types as T
 from lsp_harness import (
     SERVER,
+    kill_server,
     make_client,
     open_doc,
     pull_capabilities,
@@ -51,7 +52,8 @@ def write_tree(root: Path) -> Path:
         "add/x": wfkit.add_case("1.00", None, "1.50"),
         "double/wired": STALE,  # SF001
         "add/notjson": '{"inputs": {"a": ',  # SF002
-        "add/typo": '{"inputs": {"a": "1.00"}, "note": "🎉", "expectd": {"output": 1}}\n',  # SF003
+        # SF003, after a wide character
+        "add/typo": '{"inputs": {"a": "1.00"}, "note": "🎉", "expectd": {"output": 1}}\n',
         "ad/y": wfkit.add_case("1.00", None, "1.50"),  # SF004
         "add/extra": wfkit.add_case("1.00", None, "1.50", inputs={"a": "1", "c": "2"}),  # SF005
         "add/missing": {**wfkit.add_case("1.00", None, "1.50"), "inputs": {}},  # SF006
@@ -77,7 +79,8 @@ def tree_files(root: Path) -> list[Path]:
                   and p.suffix in (".yaml", ".py", ".json"))
 
 
-Key = tuple  # (path relative to the root, code, line, column, end_line, end_column, severity, message)
+# (path relative to the root, code, line, column, end_line, end_column, severity, message)
+Key = tuple
 
 
 def from_cli(root: Path) -> set[Key]:
@@ -151,9 +154,7 @@ async def from_server(root: Path, mode: str) -> set[Key]:
         await asyncio.wait_for(client.shutdown_session(), 10)
         return out
     finally:
-        if client._server is not None and client._server.returncode is None:
-            client._server.kill()
-            await client._server.wait()
+        await kill_server(client)
 
 
 async def _settled(client, u: str, mode: str, timeout: float = 30.0) -> list:
