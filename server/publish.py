@@ -52,7 +52,8 @@ class Publisher:
         if ls.runs is not None and path and analysed(path, doc.language_id):
             diags += [to_diagnostic(p, res.lines, enc, source=FIXTURE_SOURCE, rule_docs=docs)
                       for p in ls.runs.results.problems_of(path)]
-        elif ls.runs is not None and path:  # a fixture file: its run results at its top
+        elif ls.runs is not None and path and not ls.session.client.pull:
+            # a fixture file's run results, at its top (a pull client has them pushed apart)
             diags += ls.runs.results.fixture_diagnostics(path, res.lines, enc, docs)
         mutants = getattr(ls, "mutant_runs", None)  # survivors, on the text they ran on
         if mutants is not None and path:
@@ -104,10 +105,31 @@ class Publisher:
             self.closed_fixture_file(path)
 
     def open_fixture_file(self, uri: str, path: str) -> None:
-        """Fixture-run results on an open fixture file: published with what `check` says of
-        its current version (the scheduler's result; each edit analyses it again)."""
-        if self.ls.scheduler.current(uri) is not None:
-            self.publish(uri, refresh=True)
+        """Fixture-run results on an open fixture file. A push client gets them with what
+        `check` says of its current version (the scheduler's result; each edit analyses it
+        again). A pull client pulls the check's findings and has the results pushed apart,
+        positioned on the current text and with its version: documents change only on the
+        loop, so version and text agree; each edit republishes."""
+        ls = self.ls
+        if not ls.session.client.pull:
+            if ls.scheduler.current(uri) is not None:
+                self.publish(uri)
+            return
+        if ls.runs is None or not ls.runs.results.problems_of(path):
+            return
+        with ls.session.docs.lock:
+            doc = ls.session.docs.get(uri)
+            if doc is None or analysed(path, doc.language_id):
+                return
+            version, lines = doc.version, tuple(doc.lines)
+        diags = ls.runs.results.fixture_diagnostics(path, lines, ls.session.encoding,
+                                                    ls.session.settings.ruleDocsUrl)
+        key = (version, diags)
+        if self.published.get(uri) == key:
+            return
+        self.published[uri] = key
+        ls.send_raw(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
+                    {"uri": uri, "version": version, "diagnostics": diags})
 
     def closed_fixture_file(self, path: str) -> None:
         """A fixture file that is not open: its results on the disk text, without a version.
