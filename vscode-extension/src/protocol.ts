@@ -1,43 +1,13 @@
 // Types of the stepsmith language server's custom protocol (server/PROTOCOL.md). Pure.
 
-export interface LspPosition { line: number; character: number }
-export interface LspRange { start: LspPosition; end: LspPosition }
-export interface LspLocation { uri: string; range: LspRange }
+// The shapes declared once in Python (server/protocol.py, runner/app/shapes.py), generated.
+import type { LspRange } from './generated/protocol';
+export type {
+  CheckInput, ExplainRuleInput, Interpreter, LspLocation, LspPosition, LspRange, ProposeFixtureInput, ReachChange,
+  ReachInput, ReachResponse, ReachStep, ReachWorkflow, RunStepInput, SinceHead, TestInput, WorkflowPython,
+} from './generated/protocol';
 
 export const REACH_SENTENCE = 'This is what each step is permitted to reach, not a review of what its code does.';
-
-export interface ReachStep {
-  id: string;
-  function: string;
-  network: 'none' | 'public_egress' | string;
-  connections: string[];
-  sources: string[];
-  effects: string[];
-  /** what each effect does where: "create via xero", "send to channel finance-requests" */
-  effectTargets?: Record<string, string>;
-  explanation: string;
-  reachesNothing: boolean;
-  location?: LspLocation | null;
-  codeLocation?: LspLocation | null;
-  /** what changed in this step's reach since git's HEAD (trusted workspaces in a repository) */
-  changesSinceHead?: ReachChange[];
-}
-
-/** One change of reach since a git revision (runner/revisions/reach_changes.py). */
-export interface ReachChange {
-  kind: string; step: string; before: string | null; after: string | null; widens: boolean; description: string;
-}
-
-export interface ReachWorkflow {
-  manifestUri: string;
-  workflow: string;
-  sentence?: string;
-  steps: ReachStep[];
-  error?: string;
-  sinceHead?: { status: 'unchanged' | 'changed' | 'added' | 'unreadable'; widens: boolean; changes: ReachChange[] };
-}
-
-export interface ReachResponse { workflows: ReachWorkflow[] }
 
 export type FixtureStatus = 'passed' | 'failed' | 'error' | 'recorded';
 
