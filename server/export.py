@@ -13,7 +13,6 @@ Both are checked in; tests/server/test_protocol_export.py fails when either drif
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 #: Relative to the repository root.
@@ -117,21 +116,19 @@ def repo_root() -> Path:
     return Path(__file__).resolve().parents[1]
 
 
+def _write() -> str:
+    ts = repo_root() / PROTOCOL_TS
+    ts.parent.mkdir(parents=True, exist_ok=True)
+    ts.write_text(protocol_ts(), encoding="utf-8")
+    pkg = repo_root() / PACKAGE_JSON
+    pkg.write_text(package_json_text(pkg.read_text(encoding="utf-8")), encoding="utf-8")
+    return f"{ts} and {pkg}'s languageModelTools input schemas"
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if args == ["--write"]:
-        ts = repo_root() / PROTOCOL_TS
-        ts.parent.mkdir(parents=True, exist_ok=True)
-        ts.write_text(protocol_ts(), encoding="utf-8")
-        pkg = repo_root() / PACKAGE_JSON
-        pkg.write_text(package_json_text(pkg.read_text(encoding="utf-8")), encoding="utf-8")
-        print(f"wrote {ts} and {pkg}'s languageModelTools input schemas")
-        return 0
-    if args:
-        print("usage: python -m stepsmith.server.export [--write]", file=sys.stderr)
-        return 2
-    sys.stdout.write(protocol_ts())
-    return 0
+    from stepsmith.runner.model.export import generator_main
+
+    return generator_main(argv, "stepsmith.server.export", protocol_ts, _write)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ from stepsmith.server.export import (
 from stepsmith.server.handlers.agent_tools import READ_ONLY, RUNS
 
 REPO = Path(__file__).resolve().parents[2]
-REGENERATE = "regenerate with `python -m stepsmith.server.export --write`"
+REGENERATE = "regenerate with `scripts/gen-protocol`"
 
 
 def test_generated_protocol_ts_matches_the_declaration():
