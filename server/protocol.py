@@ -63,5 +63,66 @@ class ReachResponse(shapes.ReachReport):
     workflows: list[ReachWorkflow]
 
 
-#: The shapes generated into protocol.ts, in the order written there.
-GENERATED = (ReachResponse, *shapes.AGENT_TOOL_INPUTS.values())
+class FixtureInfo(Shape):
+    name: str
+    uri: str
+    lastResult: Literal["passed", "failed", "error", "recorded"] | None = Field(
+        None, description="its last run's outcome in this session (null: not run)")
+
+
+class FixtureStep(Shape):
+    id: str
+    uri: str = Field(description="the step function's file (the manifest when it is missing)")
+    range: LspRange | None = Field(None, description="its `def` (else the manifest entry)")
+    fixtures: list[FixtureInfo]
+
+
+class FixtureWorkflow(Shape):
+    manifestUri: str
+    workflow: str | None
+    steps: list[FixtureStep]
+
+
+class FixturesResponse(Shape):
+    """stepsmith/fixtures {uri?}: each workflow's steps and their fixtures."""
+
+    workflows: list[FixtureWorkflow]
+
+
+class StatusResponse(Shape):
+    """stepsmith/status: whether steps can run here."""
+
+    sandboxAvailable: bool
+    reason: str = Field(description='empty when available, else e.g. "bwrap not found: ..."')
+    version: str
+
+
+class PythonResponse(Shape):
+    """stepsmith/python {uri}: the interpreter the document's workflow is checked and run on
+    (null: no workflow)."""
+
+    manifestUri: str
+    pin: str | None = Field(description="the manifest's `python:` as written; null: none")
+    version: str | None
+    path: str | None
+    build: str | None
+    running: bool = Field(description="the interpreter stepsmith itself runs on")
+    problem: str | None = Field(description="why there is none (where stepsmith looked and "
+                                "how to install it), else null")
+    summary: str
+
+
+class RuleDoc(Shape):
+    """stepsmith/rule {code}: a rule of the catalogue (null: no such rule)."""
+
+    code: str
+    name: str
+    summary: str
+    rationale: str
+    security: bool
+    markdown: str
+
+
+#: The shapes generated into protocol.ts (written sorted by name).
+GENERATED = (ReachResponse, FixturesResponse, StatusResponse, PythonResponse, RuleDoc,
+             *shapes.AGENT_TOOL_INPUTS.values())

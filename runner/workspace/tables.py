@@ -63,5 +63,7 @@ def fixture_listing(snapshot: WorkspaceSnapshot, path: str | None) -> list[Workf
             if s.code is not None and any(f.name == s.code.function for f in snapshot.functions(s.target)):
                 loc = snapshot.function_location(s.target, s.code.function)
             steps.append(StepFixtures(s.id, loc, tuple(fixture_files(m.path, s.id))))
-        out.append(WorkflowFixtures(m.path, data.get("workflow"), tuple(steps)))
+        name = data.get("workflow")  # workflow data: any YAML value until it validates
+        out.append(WorkflowFixtures(m.path, name if isinstance(name, str) else None,
+                                    tuple(steps)))
     return out

@@ -219,6 +219,16 @@ async def test_custom_requests(client, workspace):
     assert set(st) == {"sandboxAvailable", "reason", "version"}
     rule = await request(client, "stepsmith/rule", {"code": "SS101"})
     assert rule["code"] == "SS101" and rule["security"] is True
+    python = await request(client, "stepsmith/python",
+                           {"uri": uri(workspace / "billing" / "workflow.yaml")})
+    assert python["manifestUri"].endswith("billing/workflow.yaml")
+    # every answer is its declared shape (server/protocol.py: no key beyond it, none missing)
+    from stepsmith.server import protocol
+
+    for shape, answer in ((protocol.ReachResponse, res), (protocol.ReachResponse, one),
+                          (protocol.FixturesResponse, fx), (protocol.StatusResponse, st),
+                          (protocol.RuleDoc, rule), (protocol.PythonResponse, python)):
+        shape.model_validate(answer)
 
 
 async def test_code_lens_counts_fixtures(client, workspace):

@@ -174,7 +174,7 @@ export function testTree(resp: FixturesResponse | undefined | null): TestNode[] 
   const out: TestNode[] = [];
   for (const wf of resp?.workflows ?? []) {
     const wfNode: TestNode = {
-      id: workflowTestId(wf.manifestUri), kind: 'workflow', label: wf.workflow, uri: wf.manifestUri,
+      id: workflowTestId(wf.manifestUri), kind: 'workflow', label: wf.workflow ?? wf.manifestUri.split('/').slice(-2).join('/'), uri: wf.manifestUri,
       manifestUri: wf.manifestUri, children: [],
     };
     for (const s of wf.steps) {

@@ -3,37 +3,14 @@
 // The shapes declared once in Python (server/protocol.py, runner/app/shapes.py), generated.
 import type { LspRange } from './generated/protocol';
 export type {
-  CheckInput, ExplainRuleInput, Interpreter, LspLocation, LspPosition, LspRange, ProposeFixtureInput, ReachChange,
-  ReachInput, ReachResponse, ReachStep, ReachWorkflow, RunStepInput, SinceHead, TestInput, WorkflowPython,
+  CheckInput, ExplainRuleInput, FixtureInfo, FixtureStep, FixtureWorkflow, FixturesResponse, Interpreter, LspLocation,
+  LspPosition, LspRange, ProposeFixtureInput, PythonResponse, ReachChange, ReachInput, ReachResponse, ReachStep,
+  ReachWorkflow, RuleDoc, RunStepInput, SinceHead, StatusResponse, TestInput, WorkflowPython,
 } from './generated/protocol';
 
 export const REACH_SENTENCE = 'This is what each step is permitted to reach, not a review of what its code does.';
 
 export type FixtureStatus = 'passed' | 'failed' | 'error' | 'recorded';
-
-export interface FixtureInfo { name: string; uri: string; lastResult?: FixtureStatus | null }
-export interface FixtureStep { id: string; uri: string; range?: LspRange | null; fixtures: FixtureInfo[] }
-export interface FixtureWorkflow { manifestUri: string; workflow: string; steps: FixtureStep[] }
-export interface FixturesResponse { workflows: FixtureWorkflow[] }
-
-export interface StatusResponse { sandboxAvailable: boolean; reason: string; version: string }
-
-/** stepsmith/python {uri}: the interpreter the document's workflow is checked and run on (null: no workflow). */
-export interface PythonResponse {
-  manifestUri: string;
-  /** the manifest's `python:` as written; null when it has none */
-  pin: string | null;
-  version: string | null;
-  path: string | null;
-  build: string | null;
-  /** the interpreter stepsmith itself runs on */
-  running: boolean;
-  /** why there is none (where stepsmith looked and how to install it), else null */
-  problem: string | null;
-  summary: string;
-}
-
-export interface RuleDoc { code: string; name: string; summary: string; rationale: string; security: boolean; markdown: string }
 
 /** A fixture run's result, structured (server/PROTOCOL.md): `differences` typed, `diff` their rendering. */
 export interface FixtureDifference { path: string; kind: string; message: string; expected?: unknown; actual?: unknown; note?: string }

@@ -11,6 +11,33 @@ export interface ExplainRuleInput {
   code: string;
 }
 
+export interface FixtureInfo {
+  name: string;
+  uri: string;
+  /** its last run's outcome in this session (null: not run) */
+  lastResult?: "passed" | "failed" | "error" | "recorded" | null;
+}
+
+export interface FixtureStep {
+  id: string;
+  /** the step function's file (the manifest when it is missing) */
+  uri: string;
+  /** its `def` (else the manifest entry) */
+  range?: LspRange | null;
+  fixtures: FixtureInfo[];
+}
+
+export interface FixtureWorkflow {
+  manifestUri: string;
+  workflow: string | null;
+  steps: FixtureStep[];
+}
+
+/** stepsmith/fixtures {uri?}: each workflow's steps and their fixtures. */
+export interface FixturesResponse {
+  workflows: FixtureWorkflow[];
+}
+
 /** The interpreter a workflow's pin names on this machine. */
 export interface Interpreter {
   /** the real binary */
@@ -49,6 +76,21 @@ export interface ProposeFixtureInput {
   evaluation_time?: string | null;
   /** the sampling seed */
   seed?: number | null;
+}
+
+/** stepsmith/python {uri}: the interpreter the document's workflow is checked and run on (null: no workflow). */
+export interface PythonResponse {
+  manifestUri: string;
+  /** the manifest's `python:` as written; null: none */
+  pin: string | null;
+  version: string | null;
+  path: string | null;
+  build: string | null;
+  /** the interpreter stepsmith itself runs on */
+  running: boolean;
+  /** why there is none (where stepsmith looked and how to install it), else null */
+  problem: string | null;
+  summary: string;
 }
 
 /** One change of a step's reach since a git revision (runner/revisions/reach_changes.py). */
@@ -120,6 +162,16 @@ export interface ReachWorkflow {
   sinceHead?: SinceHead | null;
 }
 
+/** stepsmith/rule {code}: a rule of the catalogue (null: no such rule). */
+export interface RuleDoc {
+  code: string;
+  name: string;
+  summary: string;
+  rationale: string;
+  security: boolean;
+  markdown: string;
+}
+
 export interface RunStepInput {
   /** the workflow folder or its manifest, relative to the workspace */
   workflow: string;
@@ -137,6 +189,14 @@ export interface SinceHead {
   status: "unchanged" | "changed" | "added" | "unreadable";
   widens: boolean;
   changes: ReachChange[];
+}
+
+/** stepsmith/status: whether steps can run here. */
+export interface StatusResponse {
+  sandboxAvailable: boolean;
+  /** empty when available, else e.g. "bwrap not found: ..." */
+  reason: string;
+  version: string;
 }
 
 export interface TestInput {
