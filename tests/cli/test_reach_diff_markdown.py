@@ -90,3 +90,45 @@ def test_a_folder_named_for_a_user_does_not_ping_them(tmp_path, monkeypatch, cap
     shown = "".join(rendered.parts)
     assert "@octocat/#42/workflow.yaml" in shown.replace(ZWSP, "")
     assert rendered.links == 0 and not LINKED.search(shown), shown
+
+
+def _report(text: str):
+    from pathlib import Path
+
+    from stepsmith.runner.app.reach import ReachReport, WorkflowReach
+    from stepsmith.runner.pythons.report import WorkflowPython
+    from stepsmith.runner.reach import StepReach
+
+    manifest = Path("wf/workflow.yaml")  # a hostile folder name: the --diff test above
+    step = StepReach(text, "f", "steps/f.py:f", "none", (text,), ("s",), ("e",), text, False,
+                     source_origins=(("s", f"channel {text}"),), effect_targets=(("e", text),))
+    return ReachReport((WorkflowReach(manifest, text, 1, WorkflowPython(manifest, None),
+                                      (step,)),
+                        WorkflowReach(manifest, None, None, WorkflowPython(manifest, None),
+                                      error=f"SM005 at 1:1: {text}")))
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_the_reach_report_as_markdown_renders_its_data_as_text(text):
+    """`reach --format markdown` (no --diff): the whole report, a table per workflow."""
+    from stepsmith.runner.cli.reach import markdown as report_markdown
+
+    rendered = render(report_markdown(_report(text)))
+    assert rendered.links == 0
+    shown = "".join(rendered.parts)
+    assert not LINKED.search(shown), shown
+    plain = "".join(rendered.seen).replace(ZWSP, "")
+    # the workflow, the step id, connection, source origin, effect target and the unreadable
+    # one's error
+    assert plain.count(text) == 6, plain
+
+
+def test_reach_as_markdown_from_the_command_line(tmp_path, monkeypatch, capsys):
+    write_workflow(tmp_path / "wf", BASE)
+    monkeypatch.chdir(tmp_path)
+    assert main(["reach", "--format", "markdown", "wf"]) == 0
+    md = capsys.readouterr().out
+    rendered = render(md)
+    assert "purchase_orders (connection xero)" in "".join(rendered.seen)
+    assert md.count("| match |") == 1 and md.rstrip().endswith("not a review of what its code "
+                                                               "does._")
