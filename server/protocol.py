@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import Field
-
 from stepsmith.runner.app import shapes
 from stepsmith.runner.app.shapes import Shape
 

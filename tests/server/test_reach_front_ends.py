@@ -16,7 +16,14 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsp_harness import EXAMPLES, SERVER, initialize, make_client, plain, pull_capabilities
+from lsp_harness import (
+    EXAMPLES,
+    SERVER,
+    initialize,
+    make_client,
+    plain,
+    pull_capabilities,
+)
 from mcp import Client, StdioServerParameters
 from pytest_lsp import ClientServerConfig
 
