@@ -12,6 +12,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from stepsmith.runner.app.shapes import ReachReport
+
 from .scope import Scope
 
 
@@ -52,31 +54,6 @@ class CheckOutput(BaseModel):
     clean: bool
     files_checked: int
     problems: list[ProblemOut]
-
-
-class ReachStepOut(BaseModel):
-    step_id: str
-    function: str
-    code: str
-    network: str = Field(description="none | public_egress")
-    connections: list[str]
-    sources: list[str]
-    effects: list[str]
-    explanation: str
-    reaches_nothing: bool
-
-
-class ReachWorkflowOut(BaseModel):
-    manifest: str
-    workflow: str | None
-    version: int | None
-    error: str | None = Field(default=None, description="why the manifest could not be read")
-    steps: list[ReachStepOut]
-
-
-class ReachOutput(BaseModel):
-    sentence: str = Field(description="what this table is, and what it is not")
-    workflows: list[ReachWorkflowOut]
 
 
 class RuleOut(BaseModel):
@@ -121,32 +98,13 @@ def check(scope: Scope, paths: list[str] | None = None) -> CheckOutput:
                        problems=problems)
 
 
-def reach(scope: Scope, path: str | None = None) -> ReachOutput:
-    """Every step of every workflow under `path`, including those reaching nothing."""
-    from stepsmith.runner.manifest import parse_manifest, read_manifest_text
-    from stepsmith.runner.reach import REACH_SENTENCE, reach_rows
-    from stepsmith.runner.workspace.discovery import discover
+def reach(scope: Scope, path: str | None = None) -> ReachReport:
+    """Every step of every workflow under `path`, including those reaching nothing: the one
+    report (runner/app/reach.py), paths shown relative to the first root."""
+    from stepsmith.runner.app.reach import reach_report
 
-    target = scope.resolve(path)
-    out = []
-    for found in discover([target]):
-        m = found.manifest
-        text, problems = read_manifest_text(m)
-        doc = parse_manifest(text, str(m)) if text is not None else None
-        if doc is None or doc.workflow is None:
-            first = (problems or (doc.problems if doc else []))[:1]
-            why = f"{first[0].code} {first[0].message}" if first else "not a workflow"
-            out.append(ReachWorkflowOut(manifest=scope.shown(m), workflow=None, version=None,
-                                        error=why, steps=[]))
-            continue
-        wf = doc.workflow
-        steps = []
-        for r in reach_rows(wf):
-            d = r.to_json()
-            steps.append(ReachStepOut(**{k: d[k] for k in ReachStepOut.model_fields}))
-        out.append(ReachWorkflowOut(manifest=scope.shown(m), workflow=wf.workflow,
-                                    version=wf.version, steps=steps))
-    return ReachOutput(sentence=REACH_SENTENCE, workflows=out)
+    report = reach_report([scope.resolve(path)])
+    return ReachReport.model_validate(report.to_json(scope.shown))
 
 
 def explain_rule(code: str) -> RuleOut:
