@@ -84,8 +84,15 @@ def run_mutants(req: MutantsRequest, *, on_progress: Callable[[int, int], None] 
     cache = Cache(on=req.cache and enabled())
     try:
         judge = _Judge(files, req, cache, report, stop, on_progress, pool, group)
-        judge.baseline()
-        judge.mutate()
+        # the mutants are worked out (parsing, validating each) while the baseline's
+        # sandboxes run: neither needs the other
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(1, thread_name_prefix="stepsmith-mutants-plan") as planner:
+            planned = planner.submit(judge.plan)
+            judge.baseline()
+            work = planned.result()
+        judge.mutate(work)
     finally:
         cache.close()
     report.cancelled = stop.is_set()
@@ -275,7 +282,9 @@ class _Judge:
                 pool.shutdown(wait=False, cancel_futures=True)
 
     # ------------------------------------------------------------------ mutants
-    def mutate(self) -> None:
+    def plan(self) -> list:
+        """Every mutant of the chosen files, with the steps whose code it is in and the
+        statement it changes (nothing runs)."""
         from stepsmith.runner.coverage.static import analyse
         from stepsmith.runner.mutants.generate import closure, file_mutants
 
@@ -293,6 +302,10 @@ class _Judge:
             for m in found.mutants:
                 steps = [s for s in f.steps if m.function in closures[s.id]]
                 work.append((f, m, steps, shape.statement_of(m.line)))
+        return work
+
+    def mutate(self, work: list) -> None:
+        """Judge the planned mutants against the fixtures the baseline says reach them."""
         total, done = len(work), [0]
 
         def one(item) -> None:

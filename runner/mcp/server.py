@@ -138,7 +138,7 @@ def build(root: Path, *, bounded: bool = False) -> MCPServer:
     @answered
     async def reach(roots: Roots, path: Annotated[str | None, Field(
             description="a workflow folder or manifest (default: the workspace)")] = None,
-    ) -> Annotated[CallToolResult, tools.ReachOutput]:
+    ) -> Annotated[CallToolResult, tools.ReachReport]:
         """What each step is permitted to reach (network, connections, sources, effects):
         every step, also those reaching nothing. Not a review of what the code does."""
         s = scope(roots)

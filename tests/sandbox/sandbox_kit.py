@@ -27,8 +27,9 @@ def sandbox_pids_with(marker: str) -> list[int]:
     return out
 
 
-def my_children() -> list[tuple[int, str]]:
-    """(pid, state) of every process whose parent is this test process (zombies too)."""
+def my_children() -> list[tuple[int, str, str]]:
+    """(pid, state, command line) of every process whose parent is this test process (zombies
+    too): the command line says which part left it when a test fails."""
     me = os.getpid()
     out = []
     for name in os.listdir("/proc"):
@@ -41,7 +42,12 @@ def my_children() -> list[tuple[int, str]]:
             continue
         rest = stat.rsplit(")", 1)[1].split()
         if int(rest[1]) == me:
-            out.append((int(name), rest[0]))
+            try:
+                with open(f"/proc/{name}/cmdline", "rb") as f:
+                    cmd = f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+            except OSError:
+                cmd = ""
+            out.append((int(name), rest[0], cmd))
     return out
 
 
