@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from stepsmith.runner.app.check_units import check_unit, python_unchanged
-from stepsmith.runner.app.errors import UsageError
+from stepsmith.runner.errors import UsageError
 from stepsmith.runner.problems import Problem, Span
 
 

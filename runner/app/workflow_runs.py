@@ -1,7 +1,7 @@
 """Whole-workflow use cases: record a workflow case (one fixture per step), run a workflow
 (accepting each step's result into the store), replay an accepted run. Each checks the
 request before anything runs or is stored and raises the typed errors of
-runner/app/errors.py; the outcomes are the store's and the recorder's typed reports."""
+runner/errors.py; the outcomes are the store's and the recorder's typed reports."""
 
 from __future__ import annotations
 

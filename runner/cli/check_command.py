@@ -105,7 +105,7 @@ def run(args) -> int:
         if fixed_counts is None:
             return 2
     from stepsmith.runner.app.check import check
-    from stepsmith.runner.app.errors import UsageError
+    from stepsmith.runner.errors import UsageError
     # (git's error only when git is asked: a plain check does not import it)
     GitError = _git_error() if args.base is not None else ()
 
