@@ -97,9 +97,9 @@ def record_reply(mp: str | None, step_id: str, name: str, inputs: Any, at: str |
                  target: Callable[[str], dict | None]) -> RunReply:
     """The record use case (runner.app.record, as `stepsmith record`); refusals as results.
     `target(path)`: `fixture_target` of a fixture file."""
-    from stepsmith.runner.errors import StepsmithError
     from stepsmith.runner.app.record import RecordRequest, record_fixture
     from stepsmith.runner.app.step import StepRequest
+    from stepsmith.runner.errors import StepsmithError
 
     if not mp:
         return error_reply(name, "", "manifestUri is not a file URI")

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from stepsmith.runner.errors import Refused, SandboxUnavailable, UsageError
 from stepsmith.runner.app.step import ensure_sandbox
+from stepsmith.runner.errors import Refused, SandboxUnavailable, UsageError
 
 
 @dataclass

@@ -134,8 +134,9 @@ def run(args) -> int:
         # a folder named on the command line that holds nothing to check is a mistake
         # (exit 2); the bare default `.` (pre-commit in a repo without workflows) is not
         return 2 if args.paths else 0
-    from stepsmith import __version__
     from stepsmith.runner.display import display_text, json_text
+
+    from stepsmith import __version__
 
     opts = fm.Options(strict=args.strict, unsafe=args.unsafe_fixes,
                       fixed=sum(fixed_counts.values()) if fixed_counts else 0,

@@ -50,11 +50,11 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from stepsmith.runner.errors import StepsmithError
     from stepsmith.runner.app.record import RecordRequest, record_fixture
     from stepsmith.runner.app.step import StepRequest
     from stepsmith.runner.cli.console import SafeConsole as Console
     from stepsmith.runner.cli.render import print_result
+    from stepsmith.runner.errors import StepsmithError
     from stepsmith.runner.fixtures.invoke import display_path
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)

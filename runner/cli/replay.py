@@ -32,10 +32,10 @@ def register(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from stepsmith.runner.errors import StepsmithError
     from stepsmith.runner.app.workflow_runs import replay
     from stepsmith.runner.cli.console import SafeConsole as Console
     from stepsmith.runner.cli.render import StepLog
+    from stepsmith.runner.errors import StepsmithError
 
     out = Console(highlight=False, soft_wrap=True)
     text = args.format == "text"

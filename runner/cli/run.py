@@ -22,10 +22,10 @@ def register(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from stepsmith.runner.errors import SandboxUnavailable
     from stepsmith.runner.app.step import StepRequest, ensure_sandbox, execute, prepare
     from stepsmith.runner.cli.console import SafeConsole as Console
     from stepsmith.runner.cli.render import print_result
+    from stepsmith.runner.errors import SandboxUnavailable
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     if args.path.endswith(".json") and args.step is None and args.inputs is None:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 def watch(args, req) -> int:
     from stepsmith.runner.app import cases as suite
-    from stepsmith.runner.errors import StepsmithError
     from stepsmith.runner.cli import watch as w
     from stepsmith.runner.cli.console import SafeConsole as Console
+    from stepsmith.runner.errors import StepsmithError
 
     out = Console(highlight=False, soft_wrap=True)
     err = Console(stderr=True, highlight=False, soft_wrap=True)

@@ -25,7 +25,6 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from mcp_types import CallToolResult, ListRootsResult, TextContent
 from pydantic import BaseModel, Field
-
 from stepsmith.runner.mutants import mcp_tool as mutants_tool
 
 from . import run_tools, tools

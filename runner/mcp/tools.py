@@ -11,7 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from pydantic import BaseModel, Field
-
 from stepsmith.runner.app.shapes import ReachReport
 
 from .scope import Scope

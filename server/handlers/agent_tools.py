@@ -49,10 +49,10 @@ def register(ls) -> None:
     @ls.feature("stepsmith/agentTool")
     @safe
     async def agent_tool(ls, params):
+        import json
+
         from stepsmith.runner.errors import StepsmithError
         from stepsmith.runner.mcp.scope import Scope
-
-        import json
 
         tool = param(params, "tool")
         if tool not in READ_ONLY + RUNS:

@@ -1,8 +1,8 @@
 """ManifestDoc.locate / path_at (for the language server) and reach rows."""
 
 from manifest_kit import BASE, pos
-from stepsmith.runner.manifest import parse_manifest
 from stepsmith.runner.language.cards import reach_card
+from stepsmith.runner.manifest import parse_manifest
 from stepsmith.runner.reach import REACH_SENTENCE, reach_rows
 
 

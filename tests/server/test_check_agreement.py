@@ -21,7 +21,6 @@ from pathlib import Path
 
 import pytest
 import stepsmith_wfkit as wfkit
-from lsprotocol import types as T
 from lsp_harness import (
     SERVER,
     kill_server,
@@ -31,6 +30,7 @@ from lsp_harness import (
     push_capabilities,
     uri,
 )
+from lsprotocol import types as T
 
 pytestmark = pytest.mark.asyncio(loop_scope="function")
 

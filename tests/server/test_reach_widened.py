@@ -7,7 +7,6 @@ import asyncio
 import shutil
 import subprocess
 
-
 import pytest
 import pytest_lsp
 from lsp_harness import CONFIG, DATA, initialize, open_doc, plain, push_capabilities
