@@ -43,7 +43,8 @@ def pytest_configure(config) -> None:
     paths = config.getoption("stepsmith", default=None)
     if not paths:
         return
-    from stepsmith.runner.fixtures.selection import SelectionError, parse_target
+    from stepsmith.runner.errors import UsageError
+    from stepsmith.runner.fixtures.selection import parse_target
 
     if "" in paths:  # the bare flag: the configured paths, else "."
         paths = [p for p in paths if p] + _configured_paths()
@@ -64,7 +65,7 @@ def pytest_configure(config) -> None:
                 args.remove(a)
         if picked:  # `pytest --stepsmith wf wf::add::simple` runs just that, as pytest would
             targets = [t for t in targets if t.narrowed] + picked
-    except SelectionError as exc:
+    except UsageError as exc:
         raise pytest.UsageError(f"--stepsmith: {exc}") from None
     config._stepsmith_manifests = {m.resolve() for t in targets for m in t.manifests}
     config._stepsmith_targets = targets

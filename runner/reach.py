@@ -1,7 +1,9 @@
 """What each step is permitted to reach: every step, including the ones that reach nothing.
 
 Built from the manifest alone (declared permissions), never from reading the code: the honest
-sentence says so wherever the table is shown.
+sentence says so wherever the table is shown. `StepReach` is the one record of a step's reach:
+every front end renders it (runner/app/reach.py gathers the records of a workflow), and
+`reach --diff` compares two workflows' records (runner/revisions/reach_changes.py).
 """
 
 from __future__ import annotations
@@ -48,18 +50,10 @@ class StepReach:
         target = dict(self.effect_targets).get(name)
         return f"{name} ({target})" if target else name
 
-    def summary(self) -> str:
-        """One line for hovers: 'network: none; connections: xero; sources: invoices; effects: -'."""
-        if self.reaches_nothing:
-            return "reaches nothing: no network, no connections, no sources, no effects"
-        parts = [f"network: {self.network_label}"]
-        for label, values in (
-            ("connections", self.connections),
-            ("sources", self.sources),
-            ("effects", self.effects),
-        ):
-            parts.append(f"{label}: {', '.join(values) if values else 'none'}")
-        return "; ".join(parts)
+    def source_text(self, name: str) -> str:
+        """"invoices (connection xero)", or the name alone."""
+        origin = dict(self.source_origins).get(name)
+        return f"{name} ({origin})" if origin else name
 
 
 def reach_rows(workflow) -> list[StepReach]:
@@ -89,30 +83,6 @@ def reach_rows(workflow) -> list[StepReach]:
     return rows
 
 
-def reach_markdown(row: StepReach, workflow=None) -> str:
-    """Hover text for one step (Markdown), ending with the honest sentence."""
-    lines = [f"**Step `{row.step_id}`** — `{row.code}`", "", row.explanation, ""]
-    if row.reaches_nothing:
-        lines.append("Reaches **nothing**: no network, no connections, no sources, no effects.")
-    else:
-        lines.append(f"- network: **{row.network_label}**")
-        lines.append(f"- connections: {', '.join(f'`{c}`' for c in row.connections) or 'none'}")
-        src = [f"`{s}`" + (f" ({_origin_md(workflow, s)})" if workflow is not None
-                           and s in workflow.sources else "") for s in row.sources]
-        lines.append(f"- sources read: {', '.join(src) or 'none'}")
-        eff = []
-        for e in row.effects:
-            desc = ""
-            if workflow is not None and e in workflow.effects:
-                ef = workflow.effects[e]
-                desc = (f" ({ef.kind} to channel `{ef.channel}`)" if ef.channel is not None
-                        else f" ({ef.kind} via `{ef.connection}`)")
-            eff.append(f"`{e}`{desc}")
-        lines.append(f"- effects: {', '.join(eff) or 'none'}")
-    lines += ["", f"_{REACH_SENTENCE}_"]
-    return "\n".join(lines)
-
-
 def source_origin(workflow, name: str) -> str:
     """Where a source's data comes from, by kind: "connection xero", "channel alerts",
     "graph query account_owners" ("" when the source is not declared)."""
@@ -125,22 +95,3 @@ def effect_target(workflow, name: str) -> str:
     when the effect is not declared)."""
     eff = (getattr(workflow, "effects", None) or {}).get(name)
     return "" if eff is None else eff.reach
-
-
-def _origin_md(workflow, name: str) -> str:
-    src = workflow.sources[name]
-    if src.kind == "channel":
-        return f"channel `{src.channel}`"
-    if src.kind == "graph":
-        return f"graph query `{src.query}`"
-    return f"via `{src.connection}`"
-
-
-def describe_source(workflow, name: str) -> str:
-    """"invoices (via xero)", "alerts (channel billing)", "owners (graph query q)"."""
-    src = (getattr(workflow, "sources", None) or {}).get(name)
-    if src is None:
-        return name
-    if src.kind == "connection":
-        return f"{name} (via {src.connection})"
-    return f"{name} ({src.origin})"

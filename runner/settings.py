@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from stepsmith.runner.errors import UsageError
+
 # the engine's limits (runner/sandbox/result.py Limits), in the units users write
 ENGINE_LIMITS = {"cpu_seconds": 2, "wall_seconds": 5.0, "memory_mb": 256, "output_kb": 256}
 LIMIT_MINIMUM = {"cpu_seconds": 1, "wall_seconds": 0.5, "memory_mb": 64, "output_kb": 1}
@@ -39,8 +41,8 @@ TOP_KEYS = ("paths", "jobs", "limits", "pythons")
 CONFIG_CAP = 1024 * 1024  # a pyproject.toml is a few KiB; this only stops a hostile one
 
 
-class SettingsError(Exception):
-    """A bad configuration file: the CLI exits 2 with this message."""
+class SettingsError(UsageError):
+    """A bad configuration file (the CLI exits 2 with this message)."""
 
 
 @dataclass

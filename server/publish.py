@@ -5,9 +5,11 @@ clients that pull. Nothing is published for a version that is not the document's
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from lsprotocol import types as T
+from stepsmith.runner.model.grammar import FIXTURES_DIR
 from stepsmith.server.convert import to_diagnostic
 from stepsmith.server.workspace import is_manifest_path, path_to_uri, uri_to_path
 
@@ -20,6 +22,12 @@ FIXTURE_SOURCE = "stepsmith-fixtures"
 def analysed(path: str | None, language_id: str = "") -> bool:
     """Documents the server checks (step files, manifests); others only get run results."""
     return bool(path) and (path.endswith(".py") or is_manifest_path(path)) or language_id == "python"
+
+
+def checked(path: str | None) -> bool:
+    """Documents with `check` findings: step files, manifests and fixture files."""
+    return analysed(path) or bool(path) and path.endswith(".json") and (
+        FIXTURES_DIR in path.split(os.sep)[-3:-1])
 
 
 class Publisher:
@@ -44,6 +52,9 @@ class Publisher:
         if ls.runs is not None and path and analysed(path, doc.language_id):
             diags += [to_diagnostic(p, res.lines, enc, source=FIXTURE_SOURCE, rule_docs=docs)
                       for p in ls.runs.results.problems_of(path)]
+        elif ls.runs is not None and path and not ls.session.client.pull:
+            # a fixture file's run results, at its top (a pull client has them pushed apart)
+            diags += ls.runs.results.fixture_diagnostics(path, res.lines, enc, docs)
         mutants = getattr(ls, "mutant_runs", None)  # survivors, on the text they ran on
         if mutants is not None and path:
             diags += mutants.diagnostics(path, doc.text, res.lines, enc)
@@ -52,11 +63,13 @@ class Publisher:
     def publish(self, uri: str, refresh: bool = False) -> None:
         ls = self.ls
         doc = ls.session.docs.get(uri)
-        if doc is None or not analysed(uri_to_path(uri), doc.language_id):
-            return  # e.g. fixture JSON: only fixture-run results (publish_fixture_results)
+        if doc is None:
+            return
         diags = self.combined(uri)
         if diags is None:
             return
+        if not diags and uri not in self.published and not checked(uri_to_path(uri)):
+            return  # a document stepsmith has nothing to say about, and never had
         if ls.session.client.pull:
             if refresh:
                 self.request_refresh()
@@ -92,10 +105,16 @@ class Publisher:
             self.closed_fixture_file(path)
 
     def open_fixture_file(self, uri: str, path: str) -> None:
-        """Fixture-run results on an open document the server does not analyse (a fixture JSON
-        file): positioned on its current text and pushed with its current version. Documents
-        change only on the loop, so version and text agree; each edit republishes."""
+        """Fixture-run results on an open fixture file. A push client gets them with what
+        `check` says of its current version (the scheduler's result; each edit analyses it
+        again). A pull client pulls the check's findings and has the results pushed apart,
+        positioned on the current text and with its version: documents change only on the
+        loop, so version and text agree; each edit republishes."""
         ls = self.ls
+        if not ls.session.client.pull:
+            if ls.scheduler.current(uri) is not None:
+                self.publish(uri)
+            return
         if ls.runs is None or not ls.runs.results.problems_of(path):
             return
         with ls.session.docs.lock:

@@ -97,9 +97,9 @@ def record_reply(mp: str | None, step_id: str, name: str, inputs: Any, at: str |
                  target: Callable[[str], dict | None]) -> RunReply:
     """The record use case (runner.app.record, as `stepsmith record`); refusals as results.
     `target(path)`: `fixture_target` of a fixture file."""
-    from stepsmith.runner.app.errors import AppError
     from stepsmith.runner.app.record import RecordRequest, record_fixture
     from stepsmith.runner.app.step import StepRequest
+    from stepsmith.runner.errors import StepsmithError
 
     if not mp:
         return error_reply(name, "", "manifestUri is not a file URI")
@@ -116,7 +116,7 @@ def record_reply(mp: str | None, step_id: str, name: str, inputs: Any, at: str |
         return error_reply(name, "", f"sandbox unavailable: {reason}")
     try:
         rec = record_fixture(RecordRequest(StepRequest(mp, step_id, inputs, at=at or None), name))
-    except AppError as exc:
+    except StepsmithError as exc:
         there = Path(uri_to_path(uri)).exists()
         return error_reply(name, uri if there else "", " ".join([str(exc), *exc.lines]),
                            target(uri_to_path(uri)) if there else None)

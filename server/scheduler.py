@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from stepsmith.runner.language.lines import signature_fingerprint
+from stepsmith.runner.model.grammar import FIXTURES_DIR
 from stepsmith.runner.problems import Problem, Span
 from stepsmith.runner.workspace.snapshot import Buffer
 from stepsmith.server.workspace import is_manifest_path, uri_to_path
@@ -226,7 +227,18 @@ class Scheduler:
             self._first_checks(path)
             self._analyze_step(snap, path)
         else:
-            self._send(uri, snap.version, [], snap.lines)
+            self._send(uri, snap.version, self._other_problems(path, snap), snap.lines)
+
+    def _other_problems(self, path: str | None, snap) -> list[Problem]:
+        """A document that is neither a manifest nor a step file: a fixture file has what
+        `check` reports for it (runner/app/check.py), on this version's text; others none."""
+        from stepsmith.runner.app.check import fixture_file_problems
+
+        ws = self.session.snapshot()
+        buf = ws.buffer(path) if path else None
+        if buf is None or buf.version != snap.version:
+            return []  # changed meanwhile: dropped at the gate, the newer job answers
+        return fixture_file_problems(ws, path) or []
 
     def discover(self, force: bool = False) -> None:
         """Find the manifests of the workspace folders (once, or again when forced)."""
@@ -345,5 +357,11 @@ class Scheduler:
         for key in changed:  # their context or their cross-file problems changed
             u = session.open_uri(key)
             if u is not None:
+                self.schedule("doc", u)
+        fixtures = os.path.join(os.path.dirname(path), FIXTURES_DIR) + os.sep
+        with session.docs.lock:  # (the loop opens and closes documents meanwhile)
+            uris = session.docs.uris()
+        for u in uris:  # the open fixture files its steps decide about
+            if (uri_to_path(u) or "").startswith(fixtures):
                 self.schedule("doc", u)
         self.post(self.sink.manifest_checked, path)

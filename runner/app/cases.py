@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from stepsmith.runner.app.errors import SandboxUnavailable
+from stepsmith.runner.errors import SandboxUnavailable
 from stepsmith.runner.fixtures.suite import Case, CaseResult
 
 OUTCOMES = ("passed", "recorded", "failed", "error")

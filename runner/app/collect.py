@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from stepsmith.runner.app.errors import UsageError
+from stepsmith.runner.errors import UsageError
 
 
 class Collection:
@@ -24,7 +24,6 @@ class Collection:
 
     def __init__(self, req) -> None:
         from stepsmith.runner.fixtures.selection import (
-            SelectionError,
             compile_keywords,
             manifests_of,
             parse_target,
@@ -36,11 +35,8 @@ class Collection:
             raise UsageError("--maxfail must be at least 1")
         if req.repeat < 1:
             raise UsageError("--repeat must be at least 1")
-        try:
-            self.targets = [parse_target(p) for p in req.paths]
-            self.keywords = compile_keywords(req.keywords)
-        except SelectionError as exc:
-            raise UsageError(str(exc)) from None
+        self.targets = [parse_target(p) for p in req.paths]
+        self.keywords = compile_keywords(req.keywords)
         self.req = req
         self.manifests = manifests_of(self.targets)
         if not self.manifests:
@@ -58,7 +54,7 @@ class Collection:
 
     def each(self) -> Iterator[list]:
         from stepsmith.runner.fixtures.invoke import InvokeError
-        from stepsmith.runner.fixtures.selection import SelectionError, select_cases
+        from stepsmith.runner.fixtures.selection import select_cases
         from stepsmith.runner.fixtures.suite import load_one
 
         for manifest in self.manifests:
@@ -68,10 +64,7 @@ class Collection:
                 raise UsageError(str(exc)) from None
             self.workflows.append(lw)
             self.cases.extend(cases)
-            try:
-                chosen = select_cases(cases, self.targets, self.req.steps, self.keywords)
-            except SelectionError as exc:
-                raise UsageError(str(exc)) from None
+            chosen = select_cases(cases, self.targets, self.req.steps, self.keywords)
             self.chosen.extend(chosen)
             yield chosen
 

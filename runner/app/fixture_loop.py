@@ -11,12 +11,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from stepsmith.runner.errors import UsageError
 from stepsmith.runner.fixtures import pending
 from stepsmith.runner.fixtures.pending import Conflict, PendingChange, PendingProblem
-
-
-class SelectionError(Exception):
-    """A bad -k expression: exit 2."""
 
 
 @dataclass(frozen=True)
@@ -64,8 +61,8 @@ def keyword_filter(expr: str | None):
     try:
         compiled = Expression.compile(expr)
     except SyntaxError as exc:
-        raise SelectionError(f"-k {expr!r}: invalid expression at column {exc.offset or 1}: "
-                             f"{exc.msg}") from None
+        raise UsageError(f"-k {expr!r}: invalid expression at column {exc.offset or 1}: "
+                         f"{exc.msg}") from None
 
     def keep(item_id: str) -> bool:
         low = item_id.lower()

@@ -23,7 +23,7 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from stepsmith.runner.app.errors import UsageError
+from stepsmith.runner.errors import UsageError
 from stepsmith.runner.mutants.verdicts import (
     LIMITS,
     NOT_REACHED,
@@ -84,8 +84,15 @@ def run_mutants(req: MutantsRequest, *, on_progress: Callable[[int, int], None] 
     cache = Cache(on=req.cache and enabled())
     try:
         judge = _Judge(files, req, cache, report, stop, on_progress, pool, group)
-        judge.baseline()
-        judge.mutate()
+        # the mutants are worked out (parsing, validating each) while the baseline's
+        # sandboxes run: neither needs the other
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(1, thread_name_prefix="stepsmith-mutants-plan") as planner:
+            planned = planner.submit(judge.plan)
+            judge.baseline()
+            work = planned.result()
+        judge.mutate(work)
     finally:
         cache.close()
     report.cancelled = stop.is_set()
@@ -95,13 +102,9 @@ def run_mutants(req: MutantsRequest, *, on_progress: Callable[[int, int], None] 
 
 def _files(selection, req: MutantsRequest, report: MutantsReport) -> list[_File]:
     from stepsmith.runner.fixtures.invoke import InvokeError, display_path, step_code
-    from stepsmith.runner.fixtures.selection import SelectionError
     from stepsmith.runner.mutants.select import chosen_steps
 
-    try:
-        chosen = chosen_steps(selection, req.paths, req.steps, req.keywords)
-    except SelectionError as exc:
-        raise UsageError(str(exc)) from None
+    chosen = chosen_steps(selection, req.paths, req.steps, req.keywords)
     texts = {Path(p).resolve(): t for p, t in req.texts.items()}
     files: dict[tuple[Path, Path], _File] = {}
     for lw in selection.workflows:
@@ -279,7 +282,9 @@ class _Judge:
                 pool.shutdown(wait=False, cancel_futures=True)
 
     # ------------------------------------------------------------------ mutants
-    def mutate(self) -> None:
+    def plan(self) -> list:
+        """Every mutant of the chosen files, with the steps whose code it is in and the
+        statement it changes (nothing runs)."""
         from stepsmith.runner.coverage.static import analyse
         from stepsmith.runner.mutants.generate import closure, file_mutants
 
@@ -297,6 +302,10 @@ class _Judge:
             for m in found.mutants:
                 steps = [s for s in f.steps if m.function in closures[s.id]]
                 work.append((f, m, steps, shape.statement_of(m.line)))
+        return work
+
+    def mutate(self, work: list) -> None:
+        """Judge the planned mutants against the fixtures the baseline says reach them."""
         total, done = len(work), [0]
 
         def one(item) -> None:

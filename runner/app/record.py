@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from stepsmith.runner.app.errors import Refused, SandboxUnavailable, UsageError
 from stepsmith.runner.app.step import StepRequest, ensure_sandbox, execute, prepare
+from stepsmith.runner.errors import Refused, SandboxUnavailable, UsageError
 from stepsmith.runner.model.grammar import CASE_RE, CASE_RULE
 
 CASE_NAME = CASE_RE  # the one case-name grammar (runner/model/grammar)

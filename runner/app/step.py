@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from stepsmith.runner.app.errors import Refused, SandboxUnavailable, UsageError
+from stepsmith.runner.errors import Refused, SandboxUnavailable, UsageError
 
 
 @dataclass(frozen=True)

@@ -1,15 +1,15 @@
 """Whole-workflow use cases: record a workflow case (one fixture per step), run a workflow
 (accepting each step's result into the store), replay an accepted run. Each checks the
 request before anything runs or is stored and raises the typed errors of
-runner/app/errors.py; the outcomes are the store's and the recorder's typed reports."""
+runner/errors.py; the outcomes are the store's and the recorder's typed reports."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from stepsmith.runner.app.errors import Refused, SandboxUnavailable, UsageError
 from stepsmith.runner.app.step import ensure_sandbox
+from stepsmith.runner.errors import Refused, SandboxUnavailable, UsageError
 
 
 @dataclass

@@ -236,11 +236,11 @@ def _dispatch_args(parser: argparse.ArgumentParser, argv: list[str]) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    from stepsmith.runner.app.errors import AppError
+    from stepsmith.runner.errors import StepsmithError
 
     try:
         return int(args.func(args) or 0)
-    except AppError as exc:  # a use case's typed refusal: the one mapping to exit codes
+    except StepsmithError as exc:  # a use case's typed refusal: the one mapping to exit codes
         from stepsmith.runner.cli.errors import report
 
         return report(args.command, exc)

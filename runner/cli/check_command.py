@@ -23,8 +23,6 @@ import os
 import sys
 from pathlib import Path
 
-from stepsmith.runner.cli.check_units import check_unit, python_unchanged
-
 # workflow data reaches these lines (names, messages): print is the one display filter
 from stepsmith.runner.display import safe_print as print
 
@@ -41,9 +39,10 @@ def register(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="folders, manifests or step files (default: .)")
+    from stepsmith.runner.cli.check_formats import ALIASES, OUTPUT_FORMATS
+
     p.add_argument("--output-format", "--format", dest="format", default="full",
-                   choices=("full", "text", "concise", "json", "json-lines", "github", "gitlab",
-                            "sarif", "junit"),
+                   choices=tuple(dict.fromkeys(("full", *ALIASES, *OUTPUT_FORMATS))),
                    help="full (default; `text` is the same), concise, json, json-lines, github "
                    "(workflow commands), gitlab (Code Quality), sarif (2.1.0), junit")
     add_switches(p, statistics="count the findings per rule instead of listing them")
@@ -83,116 +82,6 @@ def _display(path: Path) -> str:
     return str(path) if rel.startswith(".." + os.sep + "..") else rel
 
 
-def _first_per_step(problems):
-    from stepsmith.runner.validator import first_violation_per_step
-
-    return first_violation_per_step(problems)
-
-
-def _validate_alone(path: Path):
-    from stepsmith.runner import safeio
-    from stepsmith.runner.problems import Problem, Span
-
-    try:
-        data = safeio.read_bytes(path, root=path.parent, cap=safeio.STEP_FILE_CAP)
-    except OSError as exc:
-        return [Problem(code="SS004", message=f"cannot read file: {exc.strerror or exc}",
-                        span=Span(1, 0, 1, 1), path=str(path))]
-    try:
-        from stepsmith.runner.validator import validate
-    except ImportError as exc:
-        return [Problem(code="SS003", message=f"step validator unavailable ({exc}); the file was "
-                        "not checked", span=Span(1, 0, 1, 1), path=str(path))]
-    import dataclasses
-
-    from stepsmith.runner.fix_safety import vet
-
-    return [dataclasses.replace(p, path=str(path))
-            for p in vet(data, validate(data, python="3.11", uses=()))]
-
-
-def collect(paths: list[str], first: bool = False,
-            steps_of: dict[tuple[Path, str], list[str]] | None = None,
-            stale: list | None = None, cache: bool = True):
-    """Returns problems_by_path: dict[Path, list[Problem]]; `steps_of`, when given, receives
-    step_ids_by_function of every workflow checked, `stale` their SF001 warnings. `cache`:
-    answer unchanged workflows from the check cache (runner/cli/check_cache.py)."""
-    from stepsmith.runner.cli import check_cache
-    from stepsmith.runner.model.grammar import is_manifest_name
-    from stepsmith.runner.workspace.discovery import discover
-
-    cache = cache and check_cache.enabled()
-
-    manifests: list[Path] = []
-    py_files: list[Path] = []
-    for raw in paths:
-        p = Path(raw)
-        if p.is_file() and not is_manifest_name(p.name) and p.suffix in (".yaml", ".yml"):
-            manifests.append(p)  # any YAML file named on the command line is checked as one
-            continue
-        if p.is_file() and p.suffix != ".py" and not is_manifest_name(p.name):
-            raise UsageError(f"{raw}: not a folder, workflow manifest or step .py file")
-        if p.suffix == ".py" and p.is_file():
-            py_files.append(p)
-        manifests.extend(f.manifest for f in discover([p]))
-
-    results: dict[Path, list] = {}
-    step_files: set[Path] = set()
-    manifest_keys: set[Path] = set()
-    seen: set[Path] = set()
-    seen_problems: dict[Path, set] = {}
-    for m in manifests:
-        key = m.resolve()
-        if key in seen:
-            continue
-        seen.add(key)
-        slot = check_cache.slot(key, first) if cache else None
-        unit = check_cache.get(slot)
-        if unit is not None and not python_unchanged(unit, key):
-            unit = None  # checked with another interpreter than the pin names now
-        if unit is None:
-            # a step file alone changed: the rest of the answer is the cache's (check_units.py)
-            fkey = check_cache.facts_key(slot)
-            facts = check_cache.get_facts(fkey)
-            unit = check_unit(m, facts)
-            found_facts = unit.pop("facts")
-            if check_cache.put(slot, unit) and facts is None:
-                check_cache.put_facts(fkey, found_facts)
-        for path, dicts in unit["problems"]:
-            probs = [check_cache.problem_from_json(d) for d in dicts]
-            rkey = Path(path)
-            if rkey == key:
-                manifest_keys.add(rkey)
-            if first and rkey != key:
-                probs = _first_per_step(probs)
-            bucket = results.setdefault(rkey, [])
-            seen_in = seen_problems.setdefault(rkey, set())
-            for pr in probs:
-                if pr not in seen_in:  # a step file shared by two workflows: report once
-                    seen_in.add(pr)
-                    bucket.append(pr)
-        step_files.update(Path(p) for p in unit["step_files"])
-        if steps_of is not None:
-            for p, function, ids in unit["steps_of"]:
-                have = steps_of.setdefault((Path(p), function), [])
-                have.extend(i for i in ids if i not in have)
-        if stale is not None and unit["stale"]:
-            from stepsmith.runner.fixtures.stale import StaleFixture
-
-            stale.extend(StaleFixture(**d) for d in unit["stale"])
-    for py in py_files:
-        key = py.resolve()
-        if key in step_files or key in results:
-            continue
-        probs = _validate_alone(py)
-        results[key] = _first_per_step(probs) if first else probs
-    return results
-
-
-class UsageError(Exception):
-    pass
-
-
 def run(args) -> int:
     from stepsmith.runner.settings import active
 
@@ -215,139 +104,59 @@ def run(args) -> int:
         fixed_counts = apply_fixes(paths, unsafe=args.unsafe_fixes, show=args.show_fixes)
         if fixed_counts is None:
             return 2
-    steps_of: dict[tuple[Path, str], list[str]] = {}
-    stale: list = []
+    from stepsmith.runner.app.check import check
+    from stepsmith.runner.errors import UsageError
+    # (git's error only when git is asked: a plain check does not import it)
+    GitError = _git_error() if args.base is not None else ()
+
     try:
-        results = collect(paths, first=args.first, steps_of=steps_of, stale=stale,
-                          cache=not args.no_cache)
+        report = check(paths, first=args.first, cache=not args.no_cache, base=args.base)
     except UsageError as exc:
         print(f"stepsmith check: {exc}", file=sys.stderr)
+        return 2
+    except GitError as exc:
+        print(f"stepsmith check --base: {exc}", file=sys.stderr)
         return 2
     except Exception as exc:  # an internal error must not look like a clean run
         if os.environ.get("STEPSMITH_DEBUG"):
             raise
         print(f"stepsmith check: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
-
-    if args.base is not None:
-        status = _add_version_problems(paths, args.base, results)
-        if status:
-            return status
-    rows = []
-    if any(results.values()):  # (the renderers of findings: not needed by a clean tree)
-        from stepsmith.runner.problem_steps import steps_for
-    # the rows: files with findings (a clean file of a large tree costs no path arithmetic)
-    for path in sorted((p for p, probs in results.items() if probs), key=_display):
-        shown = _display(path)
-        for pr in sorted(results[path], key=lambda p: (p.span.line, p.span.column, p.code)):
-            rows.append((shown, pr, steps_for(pr, path, steps_of)))
-    n_files = len({row[0] for row in rows})
-    stale = stale if results else []
-
-    if args.format not in ("full", "text", "json"):
-        return _render_other(args, results, rows, stale)
-    if args.statistics:
-        return _render_statistics(args, rows, results, stale)
-    if args.format == "json":
-        from stepsmith.runner.cli.check_formats import Finding, problem_json
-
-        out = []
-        for shown, pr, _steps in rows:
-            out.append(problem_json(Finding(shown, pr)))
-        json.dump(
-            {"problems": out, "files_checked": len(results), "files_with_problems": n_files,
-             "warnings": [w.to_json() for w in stale]},
-            sys.stdout,
-            indent=2,
-        )
-        sys.stdout.write("\n")
-    else:
-        if not results:
-            print("stepsmith check: no workflow manifests or step files found under "
-                  + ", ".join(paths), file=sys.stderr)
-            # a folder named on the command line that holds nothing to check is a mistake
-            # (exit 2); the bare default `.` (pre-commit in a repo without workflows) is not
-            return 2 if args.paths else 0
-        if rows:
-            from stepsmith.runner.problems import message_with_step
-        for shown, pr, steps in rows:
-            print(f"{shown}:{pr.span.line}:{pr.span.column + 1}: {pr.code} "
-                  f"{message_with_step(pr, steps)}")
-        for w in stale:
-            print(f"{w.fixture}: {'error' if args.strict else 'warning'}: {w.message}")
-        n_fixed = sum(fixed_counts.values()) if fixed_counts else 0
-        if rows:
-            noun = "problem" if len(rows) + n_fixed == 1 else "problems"  # all that were found
-            fnoun = "file" if n_files == 1 else "files"
-            done = f" ({n_fixed} fixed, {len(rows)} remaining)" if n_fixed else ""
-            print(f"Found {len(rows) + n_fixed} {noun} in {n_files} {fnoun}{done}."
-                  if n_fixed else f"Found {len(rows)} {noun} in {n_files} {fnoun}.")
-            from stepsmith.runner.cli.check_fix import fixable_hint
-
-            fixable_hint([row[1] for row in rows], unsafe=args.unsafe_fixes)
-        elif n_fixed:
-            print(f"Found {n_fixed} problem(s) ({n_fixed} fixed, 0 remaining).")
-        else:
-            print("All checks passed!")
-    if not results:
-        return 2 if args.paths else 0
-    return _status(rows, stale, args.strict)
-
-
-def _render_other(args, results, rows, stale) -> int:
-    """The CI formats: one document on stdout, whatever it holds; exit status as `full`."""
     from stepsmith.runner.cli import check_formats as fm
 
+    view = fm.View.of(report, _display)
     if args.statistics:
-        return _render_statistics(args, rows, results, stale)
-    findings = [fm.Finding(shown, pr) for shown, pr, _steps in rows]
-    findings += _stale_findings(stale)
-    if args.format == "concise":
-        text = fm.render_concise(findings)
-    elif args.format == "json-lines":
-        text = fm.render_json_lines(findings)
-    elif args.format == "github":
-        text = fm.render_github(findings)
-    elif args.format == "gitlab":
-        text = fm.render_gitlab(findings)
-    elif args.format == "sarif":
-        from stepsmith import __version__
-
-        text = fm.render_sarif(findings, version=__version__)
-    else:
-        text = fm.render_junit(findings, sorted({_display(p) for p in results}))
+        return _render_statistics(args, view, report)
+    name = fm.ALIASES.get(args.format, args.format)
+    if name == "full" and not report.problems:
+        print("stepsmith check: no workflow manifests or step files found under "
+              + ", ".join(paths), file=sys.stderr)
+        # a folder named on the command line that holds nothing to check is a mistake
+        # (exit 2); the bare default `.` (pre-commit in a repo without workflows) is not
+        return 2 if args.paths else 0
     from stepsmith.runner.display import display_text, json_text
 
-    # JSON as \u escapes (same value), text and XML with visible escapes: no control reaches
-    # a terminal that shows this output
-    json_like = args.format in ("json-lines", "gitlab", "sarif")
-    sys.stdout.write(json_text(text) if json_like else display_text(text))
-    if not results:
-        return 2 if args.paths else 0
-    return _status(rows, stale, args.strict)
+    from stepsmith import __version__
+
+    opts = fm.Options(strict=args.strict, unsafe=args.unsafe_fixes,
+                      fixed=sum(fixed_counts.values()) if fixed_counts else 0,
+                      version=__version__)
+    text = fm.OUTPUT_FORMATS[name](view, opts)
+    # no control reaches a terminal that shows this output
+    sys.stdout.write(json_text(text) if name in fm.JSON_FORMATS else display_text(text))
+    return _status(args, view, report)
 
 
-def _stale_findings(stale) -> list:
-    """The SF001 warnings (`--strict` fails on them) as findings: a format that left them
-    out would pass what the exit status fails."""
-    from stepsmith.runner.cli.check_formats import Finding
-
-    return [Finding(w.fixture, w.problem()) for w in stale]
-
-
-def _render_statistics(args, rows, results, stale) -> int:
+def _render_statistics(args, view, report) -> int:
     from stepsmith.runner.cli import check_formats as fm
 
-    stats = fm.statistics([fm.Finding(shown, pr) for shown, pr, _steps in rows]
-                          + _stale_findings(stale))
+    stats = fm.statistics(view.findings)
     if args.format in ("json", "json-lines"):
         json.dump(stats, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         sys.stdout.write(fm.render_statistics(stats))
-    if not results:
-        return 2 if args.paths else 0
-    return _status(rows, stale, args.strict)
+    return _status(args, view, report)
 
 
 def _watch(args, paths) -> int:
@@ -370,28 +179,16 @@ def _watch(args, paths) -> int:
     return watch.loop(list(paths), once)
 
 
-def _status(rows, stale, strict: bool) -> int:
-    """1 when an error was found; warnings (SM401, stale fixtures) only with --strict."""
-    errors = [row[1] for row in rows if row[1].severity != "warning"]
-    return 1 if errors or (strict and (rows or stale)) else 0
+def _status(args, view, report) -> int:
+    """1 when an error was found; warnings (SM401, stale fixtures) only with --strict; 2
+    when a PATH named on the command line holds nothing to check."""
+    if not report.problems:
+        return 2 if args.paths else 0
+    errors = [row[1] for row in view.rows if row[1].severity != "warning"]
+    return 1 if errors or (args.strict and (view.rows or view.stale)) else 0
 
 
-def _add_version_problems(paths, base: str, results) -> int:
-    """`--base REV`: SM401/SM402 for every workflow under `paths`; 2 on a git error."""
-    from stepsmith.runner.revisions import GitError
-    from stepsmith.runner.revisions.gitrev import Revision
-    from stepsmith.runner.revisions.versions import version_problems
-    from stepsmith.runner.workspace.discovery import discover
+def _git_error() -> type[Exception]:
+    from stepsmith.runner.revisions.gitrev import GitError
 
-    try:
-        rev = None
-        for found in discover([Path(p) for p in paths]):
-            rev = rev or Revision(found.manifest, base)
-            for pr in version_problems(found.manifest, rev):
-                results.setdefault(found.manifest.resolve(), []).append(pr)
-    except GitError as exc:
-        print(f"stepsmith check --base: {exc}", file=sys.stderr)
-        return 2
-    return 0
-
-
+    return GitError

@@ -85,19 +85,3 @@ def print_diff(paths, *, unsafe: bool) -> int:
     if n:
         print(f"\nWould fix {n} problem(s).", file=sys.stderr)
     return 1 if fixes else 0
-
-
-def fixable_hint(problems, *, unsafe: bool) -> None:
-    """ruff's closing hint: how many of the findings `--fix` would take care of."""
-    from stepsmith.runner.fixes import fix_of
-
-    fixes = [fix_of(p) for p in problems]
-    safe = sum(1 for f in fixes if f is not None and f.safe)
-    n_unsafe = sum(1 for f in fixes if f is not None and not f.safe)
-    if safe:
-        print(f"[*] {safe} fixable with the `--fix` option"
-              + (f" ({n_unsafe} more with `--unsafe-fixes`)." if n_unsafe else "."))
-    elif n_unsafe and not unsafe:
-        print(f"{n_unsafe} fix(es) available with `--fix --unsafe-fixes`.")
-
-

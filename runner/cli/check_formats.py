@@ -1,9 +1,10 @@
-"""`stepsmith check --output-format`: findings where CI shows them.
+"""`stepsmith check --output-format`: the renderers of a `CheckReport` (runner/app/check.py),
+one per format name in `OUTPUT_FORMATS` (as ruff's `OutputFormat`): full / concise (terminal),
+json / json-lines (programs), github (workflow commands), gitlab (Code Quality report), sarif
+(2.1.0, for code scanning), junit (test reports).
 
-Every renderer takes the same typed findings (`Finding`: the shown path and the `Problem`) and
-returns the whole document as text, so each format is a pure function tested field by field:
-full / concise (terminal), json / json-lines (programs), github (workflow commands), gitlab
-(Code Quality report), sarif (2.1.0, for code scanning), junit (test reports).
+Every renderer takes the same `View` (the report's findings as shown rows) and `Options`, and
+returns the whole document as text, so each format is a pure function tested field by field.
 Positions: `Problem` columns are 0-based code points; every format here prints 1-based columns
 (SARIF says `columnKind: unicodeCodePoints`, so no UTF-16 conversion is implied).
 """
@@ -14,9 +15,8 @@ import hashlib
 import json
 import os
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-
-FORMATS = ("full", "concise", "json", "json-lines", "github", "gitlab", "sarif", "junit")
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,46 @@ class Finding:
         """The path with "/" separators: only the system's own separator is one (a backslash
         in a POSIX name is part of the name)."""
         return self.path.replace(os.sep, "/")
+
+
+@dataclass(frozen=True)
+class View:
+    """A report as the formats show it: `rows` (shown path, problem, the step ids running
+    it) of the files with findings, by shown path and position; `stale` (the SF001
+    warnings); `files`, the shown paths of every file checked."""
+
+    rows: list[tuple[str, object, list[str]]]
+    stale: list
+    files: list[str]
+
+    @classmethod
+    def of(cls, report, shown: Callable) -> View:
+        """`shown(path) -> str`: how a path is printed (relative to the current folder)."""
+        rows = []
+        if any(report.problems.values()):  # (not needed by a clean tree)
+            from stepsmith.runner.problem_steps import steps_for
+        for path in sorted((p for p, probs in report.problems.items() if probs), key=shown):
+            name = shown(path)
+            for pr in sorted(report.problems[path],
+                             key=lambda p: (p.span.line, p.span.column, p.code)):
+                rows.append((name, pr, steps_for(pr, path, report.steps_of)))
+        stale = report.stale if report.problems else []
+        return cls(rows, stale, sorted({shown(p) for p in report.problems}))
+
+    @property
+    def findings(self) -> list[Finding]:
+        """Every finding, the stale fixtures last (`--strict` fails on them: a format that
+        left them out would pass what the exit status fails)."""
+        return ([Finding(shown, pr) for shown, pr, _steps in self.rows]
+                + [Finding(w.fixture, w.problem()) for w in self.stale])
+
+
+@dataclass(frozen=True)
+class Options:
+    strict: bool = False  # the stale fixtures are errors
+    unsafe: bool = False  # --unsafe-fixes: the closing hint counts the guesses as taken
+    fixed: int = 0  # findings `--fix` fixed before this check
+    version: str = ""  # stepsmith's, for SARIF's driver
 
 
 def _rule(code: str):
@@ -60,6 +100,55 @@ def problem_json(f: Finding) -> dict:
     d["path"] = f.path
     d["url"] = rule_url(f.problem.code)
     return d
+
+
+# --- full (the default) and json -----------------------------------------------------------
+def render_full(view: View, opts: Options) -> str:
+    """ruff's `full`: one line per finding with the step ids running it, the stale fixtures,
+    the count and how many `--fix` would take care of."""
+    from stepsmith.runner.problems import message_with_step
+
+    out = [f"{shown}:{pr.span.line}:{pr.span.column + 1}: {pr.code} "
+           f"{message_with_step(pr, steps)}\n" for shown, pr, steps in view.rows]
+    out += [f"{w.fixture}: {'error' if opts.strict else 'warning'}: {w.message}\n"
+            for w in view.stale]
+    n, n_fixed = len(view.rows), opts.fixed
+    n_files = len({row[0] for row in view.rows})
+    if n:
+        noun = "problem" if n + n_fixed == 1 else "problems"  # all that were found
+        fnoun = "file" if n_files == 1 else "files"
+        out.append(f"Found {n + n_fixed} {noun} in {n_files} {fnoun} ({n_fixed} fixed, {n} "
+                   "remaining).\n" if n_fixed else f"Found {n} {noun} in {n_files} {fnoun}.\n")
+        out.append(_fixable_hint([row[1] for row in view.rows], unsafe=opts.unsafe))
+    elif n_fixed:
+        out.append(f"Found {n_fixed} problem(s) ({n_fixed} fixed, 0 remaining).\n")
+    else:
+        out.append("All checks passed!\n")
+    return "".join(out)
+
+
+def _fixable_hint(problems, *, unsafe: bool) -> str:
+    """ruff's closing hint: how many of the findings `--fix` would take care of."""
+    from stepsmith.runner.fixes import fix_of
+
+    fixes = [fix_of(p) for p in problems]
+    safe = sum(1 for f in fixes if f is not None and f.safe)
+    n_unsafe = sum(1 for f in fixes if f is not None and not f.safe)
+    if safe:
+        return (f"[*] {safe} fixable with the `--fix` option"
+                + (f" ({n_unsafe} more with `--unsafe-fixes`).\n" if n_unsafe else ".\n"))
+    if n_unsafe and not unsafe:
+        return f"{n_unsafe} fix(es) available with `--fix --unsafe-fixes`.\n"
+    return ""
+
+
+def render_json(view: View, opts: Options) -> str:
+    """The problems as the internal contract defines them, the stale fixtures apart."""
+    doc = {"problems": [problem_json(Finding(shown, pr)) for shown, pr, _steps in view.rows],
+           "files_checked": len(view.files),
+           "files_with_problems": len({row[0] for row in view.rows}),
+           "warnings": [w.to_json() for w in view.stale]}
+    return json.dumps(doc, indent=2) + "\n"
 
 
 def render_concise(findings: list[Finding]) -> str:
@@ -264,3 +353,21 @@ def render_statistics(stats: list[dict]) -> str:
     width = max((len(str(s["count"])) for s in stats), default=1)
     return "".join(f"{s['count']:>{width}}\t{s['code']}\t{'[*] ' if s['fixable'] else '    '}"
                    f"{s['name']}\n" for s in stats)
+
+
+# --- the registry -----------------------------------------------------------------------------
+Renderer = Callable[[View, Options], str]
+
+OUTPUT_FORMATS: dict[str, Renderer] = {
+    "full": render_full,
+    "concise": lambda v, o: render_concise(v.findings),
+    "json": render_json,
+    "json-lines": lambda v, o: render_json_lines(v.findings),
+    "github": lambda v, o: render_github(v.findings),
+    "gitlab": lambda v, o: render_gitlab(v.findings),
+    "sarif": lambda v, o: render_sarif(v.findings, version=o.version),
+    "junit": lambda v, o: render_junit(v.findings, v.files),
+}
+ALIASES = {"text": "full"}
+# written as JSON escapes (the same value); the others with visible escapes (display_text)
+JSON_FORMATS = frozenset({"json", "json-lines", "gitlab", "sarif"})

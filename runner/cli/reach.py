@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 # workflow data reaches these lines (names, messages): print is the one display filter
+from stepsmith.runner.display import display_text, json_text
 from stepsmith.runner.display import safe_print as print
 
 
@@ -32,7 +33,7 @@ def register(sub) -> None:
                    "manifest (default: the configured paths, else .)")
     add_switches(p, explain="also show each step's plain-language explanation")
     add_format(p, ("text", "json", "markdown"),
-               "output format (markdown: with --diff, for a pull-request comment)")
+               "output format (markdown: for a pull-request comment)")
     p.add_argument("--diff", nargs="?", const="HEAD", default=None, metavar="REV",
                    help="show only what changed since the git revision REV (default HEAD): "
                    "steps added or removed, network, connections, sources, effects")
@@ -41,19 +42,7 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def _manifests(path: Path) -> list[Path]:
-    """A manifest as given; a folder through the one discovery (the workflows below it, else
-    the one it lies in, found upward)."""
-    from stepsmith.runner.workspace.discovery import discover
-
-    if path.is_file() and path.suffix.lower() in (".yaml", ".yml"):
-        return [path]
-    return [f.manifest for f in discover([path])]
-
-
 def run(args) -> int:
-    from stepsmith.runner.manifest import parse_manifest, read_manifest_text
-    from stepsmith.runner.reach import REACH_SENTENCE, reach_rows
     from stepsmith.runner.settings import active
 
     if args.diff is not None and args.path is None and os.path.exists(args.diff):
@@ -74,51 +63,29 @@ def run(args) -> int:
         from stepsmith.runner.cli.reach_diff import run_diff
 
         return run_diff(args, path)
-    if args.format == "markdown" or args.fail_on_widen:
-        print("stepsmith reach: --format markdown and --fail-on-widen need --diff",
-              file=sys.stderr)
+    if args.fail_on_widen:
+        print("stepsmith reach: --fail-on-widen needs --diff", file=sys.stderr)
         return 2
-    manifests = _manifests(path)
-    if not manifests:
+    from stepsmith.runner.app.reach import reach_report
+
+    report = reach_report([path])
+    if not report.workflows:
         print(f"stepsmith reach: no workflow manifests found under {args.path}", file=sys.stderr)
         return 2
-
-    status = 0
-    results = []
-    for m in manifests:
-        text, problems = read_manifest_text(m)
-        doc = parse_manifest(text, str(m)) if text is not None else None
-        if doc is None or doc.workflow is None:
-            status = 1
-            probs = problems if doc is None else doc.problems
-            shown = os.path.relpath(m) if not os.path.isabs(str(m)) else str(m)
-            print(f"stepsmith reach: {shown} is not a valid workflow; run `stepsmith check`:",
+    for w in report.unreadable:
+        shown = os.path.relpath(w.manifest) if not w.manifest.is_absolute() else str(w.manifest)
+        print(f"stepsmith reach: {shown} is not a valid workflow; run `stepsmith check`:",
+              file=sys.stderr)
+        for pr in w.problems[:10]:
+            print(f"  {shown}:{pr.span.line}:{pr.span.column + 1}: {pr.code} {pr.message}",
                   file=sys.stderr)
-            for pr in probs[:10]:
-                print(f"  {shown}:{pr.span.line}:{pr.span.column + 1}: {pr.code} {pr.message}",
-                      file=sys.stderr)
-            continue
-        results.append((m, doc))
-
-    from stepsmith.runner.app.interpreters import workflow_python
-
-    pythons = {m: workflow_python(m, doc.workflow.python) for m, doc in results}
+    status = 1 if report.unreadable else 0
     if args.format == "json":
-        out = {"sentence": REACH_SENTENCE, "workflows": []}
-        for m, doc in results:
-            wf = doc.workflow
-            python = pythons[m].to_json()
-            python.pop("manifest")
-            out["workflows"].append({
-                "manifest": str(m),
-                "workflow": wf.workflow,
-                "version": wf.version,
-                "python": python,
-                "problems": len(doc.problems),
-                "steps": [r.to_json() for r in reach_rows(wf)],
-            })
-        json.dump(out, sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        sys.stdout.write(json_text(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+                         + "\n")
+        return status
+    if args.format == "markdown":
+        sys.stdout.write(display_text(markdown(report)))
         return status
 
     from stepsmith.runner.cli.console import SafeConsole as Console
@@ -127,32 +94,53 @@ def run(args) -> int:
     # COLUMNS gets room for the whole table
     fixed = sys.stdout.isatty() or os.environ.get("COLUMNS", "").isdigit()
     console = Console(highlight=False, width=None if fixed else 160)
-    for m, doc in results:
-        print_reach(console, doc.workflow, m, explain=args.explain)
-        console.print(_wrap(f"Steps run on {pythons[m].summary()}", console.width),
-                      markup=False)
-        if doc.problems:
-            console.print(f"[yellow]{len(doc.problems)} problem(s) in this manifest; "
+    shown_any = False
+    for w in report.workflows:
+        if w.error is not None:
+            continue
+        shown_any = True
+        print_reach(console, w, explain=args.explain)
+        console.print(_wrap(f"Steps run on {w.python.summary()}", console.width), markup=False)
+        if w.problems:
+            console.print(f"[yellow]{len(w.problems)} problem(s) in this manifest; "
                           "run `stepsmith check`.[/yellow]")
         console.print()
-    if results:
-        console.print(_wrap(REACH_SENTENCE, console.width))
+    if shown_any:
+        console.print(_wrap(report.sentence, console.width))
     return status
+
+
+def markdown(report) -> str:
+    """The report as Markdown (a pull-request comment, a wiki page): one table per workflow.
+    Every cell is workflow data, shown as plain text (reach_diff.md_plain)."""
+    from stepsmith.runner.cli.reach_diff import md_plain
+
+    out = ["### What each step can reach", ""]
+    for w in report.workflows:
+        out += [f"**{md_plain(w.workflow or '?')}** — {md_plain(str(w.manifest))}", ""]
+        if w.error is not None:
+            out += [f"> not a valid workflow: {md_plain(w.error)}", ""]
+            continue
+        out += [f"Steps run on {md_plain(w.python.summary())}.", ""]
+        out += ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+        out += ["| " + " | ".join(md_plain(c) for c in _cells(r)) + " |" for r in w.steps]
+        out.append("")
+    out += [f"_{report.sentence}_", ""]
+    return "\n".join(out)
 
 
 COLUMNS = ("Step", "Code", "Network", "Connections", "Sources read", "Effects")
 
 
-def _cells(wf, r) -> list[str]:
-    from stepsmith.runner.reach import describe_source
-
+def _cells(r) -> list[str]:
+    """One step record's cells: sources with where they come from, effects with their
+    target."""
     if r.reaches_nothing:
         return [r.step_id, r.code, "none", "nothing", "nothing", "nothing"]
-    sources = [describe_source(wf, s) for s in r.sources]
+    sources = [r.source_text(s) for s in r.sources]
     effects = [r.effect_text(e) for e in r.effects]
-    return [r.step_id, r.code, "public egress" if r.network == "public_egress" else "none",
-            ", ".join(r.connections) or "nothing", ", ".join(sources) or "nothing",
-            ", ".join(effects) or "nothing"]
+    return [r.step_id, r.code, r.network_label, ", ".join(r.connections) or "nothing",
+            ", ".join(sources) or "nothing", ", ".join(effects) or "nothing"]
 
 
 def _wrap(text: str, width: int, indent: str = "") -> str:
@@ -164,7 +152,7 @@ def _wrap(text: str, width: int, indent: str = "") -> str:
                                     break_on_hyphens=False)) or indent
 
 
-def print_reach(console, wf, manifest, *, explain: bool = False) -> None:
+def print_reach(console, w, *, explain: bool = False) -> None:
     """The table when it fits the console's width, otherwise one block per step; with
     `explain`, each step's explanation (wrapped between words)."""
     from io import StringIO
@@ -172,10 +160,9 @@ def print_reach(console, wf, manifest, *, explain: bool = False) -> None:
     from rich.markup import escape
     from rich.table import Table
     from stepsmith.runner.cli.console import SafeConsole as Console
-    from stepsmith.runner.reach import reach_rows
 
-    rows = [(r, _cells(wf, r)) for r in reach_rows(wf)]
-    title = f"{wf.workflow} v{wf.version} — {manifest}"
+    rows = [(r, _cells(r)) for r in w.steps]
+    title = f"{w.workflow} v{w.version} — {w.manifest}"
     width = console.width
     words = {w for _r, cells in rows for c in cells for w in c.split()}
 
@@ -198,7 +185,7 @@ def print_reach(console, wf, manifest, *, explain: bool = False) -> None:
             console.print(candidate)
             if explain:
                 for r, _cells_ in rows:
-                    console.print(_wrap(f"{r.step_id}: {wf.step(r.step_id).explanation}",
+                    console.print(_wrap(f"{r.step_id}: {r.explanation}",
                                         width), markup=False)
             return
     console.print(_wrap(title, width), markup=False)
@@ -206,7 +193,7 @@ def print_reach(console, wf, manifest, *, explain: bool = False) -> None:
     pad = max(len(lb) for lb in labels + ["explanation"]) + 2
     for r, cells in rows:
         console.print(_wrap(f"{cells[0]}  {cells[1]}", width), markup=False)
-        extra = [("explanation", wf.step(r.step_id).explanation)] if explain else []
+        extra = [("explanation", r.explanation)] if explain else []
         for label, value in list(zip(labels, cells[2:])) + extra:
             lines = _wrap(str(value), width - 2 - pad).splitlines() or [""]
             console.print("  " + label.ljust(pad) + lines[0], markup=False)

@@ -96,7 +96,7 @@ _MD_SPECIAL = re.compile(r"(?i)www(?=\.)|:(?=//)|[@#!~%$&](?=\w)|[\\`*_\[\]|<>~&
 _ZWSP = "&#8203;"
 
 
-def _md(text: str) -> str:
+def md_plain(text: str) -> str:
     """Plain text for a Markdown table cell: no markup, no links or references, no pipes, no
     line breaks."""
 
@@ -126,19 +126,19 @@ def markdown(diff) -> str:
     if not diff.changed:
         out += [NO_CHANGE, ""]
     for w in diff.changed:
-        title = f"**{_md(w.workflow)}** — {_md(w.path)} ({w.status})"
+        title = f"**{md_plain(w.workflow)}** — {md_plain(w.path)} ({w.status})"
         if w.version_before is not None and w.version_after is not None:
             title += (f", version {w.version_after} (not increased)"
                       if w.version_before == w.version_after
                       else f", version {w.version_before} → {w.version_after}")
         out += [title, ""]
         if w.error:
-            out += [f"> cannot compare: {_md(w.error)}", ""]
+            out += [f"> cannot compare: {md_plain(w.error)}", ""]
         if w.changes:
             out += ["| | step | change |", "|---|---|---|"]
             for c in w.changes:
-                out.append(f"| {'⚠️ widens' if c.widens else ''} | {_md(c.step)} | "
-                           f"{_md(c.describe())} |")
+                out.append(f"| {'⚠️ widens' if c.widens else ''} | {md_plain(c.step)} | "
+                           f"{md_plain(c.describe())} |")
             out.append("")
     out += [f"_{REACH_SENTENCE}_", ""]
     return "\n".join(out)

@@ -50,11 +50,11 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from stepsmith.runner.app.errors import AppError
     from stepsmith.runner.app.record import RecordRequest, record_fixture
     from stepsmith.runner.app.step import StepRequest
     from stepsmith.runner.cli.console import SafeConsole as Console
     from stepsmith.runner.cli.render import print_result
+    from stepsmith.runner.errors import StepsmithError
     from stepsmith.runner.fixtures.invoke import display_path
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
                         args.record_failure, args.response)
     try:
         rec = record_fixture(req)
-    except AppError as exc:
+    except StepsmithError as exc:
         if isinstance(exc.result, dict):  # the run that could not be recorded, then why
             print_result(err, exc.result, args.step)
         raise

@@ -32,17 +32,17 @@ def register(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from stepsmith.runner.app.errors import AppError
     from stepsmith.runner.app.workflow_runs import replay
     from stepsmith.runner.cli.console import SafeConsole as Console
     from stepsmith.runner.cli.render import StepLog
+    from stepsmith.runner.errors import StepsmithError
 
     out = Console(highlight=False, soft_wrap=True)
     text = args.format == "text"
     log = StepLog(out, text)
     try:
         report = replay(args.path, args.run_id, stored_code=args.stored_code, on_step=log)
-    except AppError as exc:
+    except StepsmithError as exc:
         if text and log.seen:  # a replay that started and then stopped: say so where it ran
             log.stopped(exc, f"replay {args.run_id}: stopped — {_counts(log.seen, 'recorded')}")
         raise

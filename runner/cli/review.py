@@ -77,11 +77,7 @@ def run(args: argparse.Namespace) -> int:
         err.print("stepsmith review: the interactive review needs a terminal; use --accept or "
                   "--reject (with PATH or -k to choose), or --list to see them", markup=False)
         return 2
-    try:
-        items = loop.find(args.paths, args.keyword)
-    except loop.SelectionError as exc:
-        err.print(f"stepsmith review: {exc}", markup=False)
-        return 2
+    items = loop.find(args.paths, args.keyword)
     if not items:
         out.print("no pending fixture changes" + (f" matching -k {args.keyword}"
                                                   if args.keyword else ""))

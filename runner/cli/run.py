@@ -22,10 +22,10 @@ def register(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from stepsmith.runner.app.errors import SandboxUnavailable
     from stepsmith.runner.app.step import StepRequest, ensure_sandbox, execute, prepare
     from stepsmith.runner.cli.console import SafeConsole as Console
     from stepsmith.runner.cli.render import print_result
+    from stepsmith.runner.errors import SandboxUnavailable
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     if args.path.endswith(".json") and args.step is None and args.inputs is None:
@@ -56,7 +56,7 @@ def _from_fixture(args: argparse.Namespace) -> None:
     given on the command line win); the workflow is the folder holding `fixtures/`."""
     from pathlib import Path
 
-    from stepsmith.runner.app.errors import UsageError
+    from stepsmith.runner.errors import UsageError
     from stepsmith.runner.fixtures.load import load_fixture, problem_text
 
     path = Path(args.path)

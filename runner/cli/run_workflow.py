@@ -55,13 +55,13 @@ def run(args: argparse.Namespace) -> int:
             out.print(f"[yellow]took the run over from {report.took_over_from}[/] "
                       "(that process is gone or its lease expired)")
 
-    from stepsmith.runner.app.errors import AppError
+    from stepsmith.runner.errors import StepsmithError
 
     log = StepLog(out, text)
     try:
         done = run_workflow(RunRequest(args.path, args.case, args.run_id, args.live, args.wait),
                             on_start=started, on_step=log)
-    except AppError as exc:
+    except StepsmithError as exc:
         if text and started_run:  # a run that started and then stopped: say so where it ran
             n = {k: sum(s.outcome == k for s in log.seen) for k in ("accepted", "reused")}
             reused = f", {n['reused']} reused" if n["reused"] else ""

@@ -94,13 +94,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     shard = None
     if args.shard is not None:
-        from stepsmith.runner.fixtures.shard import ShardError, parse_shard
+        from stepsmith.runner.fixtures.shard import parse_shard
 
-        try:
-            shard = parse_shard(args.shard)
-        except ShardError as exc:
-            err.print(f"stepsmith test: {exc}", markup=False)
-            return 2
+        shard = parse_shard(args.shard)
     req = suite.SuiteRequest(
         paths=args.paths or active().paths, steps=args.step, keywords=args.keyword,
         last_failed=args.last_failed, failed_first=args.failed_first, ci=_in_ci(),

@@ -9,9 +9,9 @@ from pathlib import Path
 
 def watch(args, req) -> int:
     from stepsmith.runner.app import cases as suite
-    from stepsmith.runner.app.errors import AppError
     from stepsmith.runner.cli import watch as w
     from stepsmith.runner.cli.console import SafeConsole as Console
+    from stepsmith.runner.errors import StepsmithError
 
     out = Console(highlight=False, soft_wrap=True)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -19,7 +19,7 @@ def watch(args, req) -> int:
     def once(changed: set[Path] | None) -> None:
         try:
             selection = suite.select(req)
-        except AppError as exc:  # a broken manifest mid-edit: say so, keep watching
+        except StepsmithError as exc:  # a broken manifest mid-edit: say so, keep watching
             w.clear(out)
             out.print(f"stepsmith test: {exc}", markup=False)
             return
@@ -35,7 +35,7 @@ def watch(args, req) -> int:
         if selection.selected:
             try:
                 outcome = suite.run(selection, req)
-            except AppError as exc:
+            except StepsmithError as exc:
                 out.print(f"stepsmith test: {exc}", markup=False)
             else:
                 from stepsmith.runner.cli.test import _print

@@ -23,17 +23,19 @@ def _names(values) -> str:
     return md.names(values)
 
 
-def _effects(row) -> str:
-    """Each effect with what it does where: `post_summary` (send to channel finance-requests)."""
-    if not row.effects:
-        return _names(row.effects)
-    targets = dict(getattr(row, "effect_targets", ()))
-    return ", ".join(md.code(e) + (f" ({md.plain(targets[e])})" if targets.get(e) else "")
-                     for e in row.effects)
+def _described(names, descriptions) -> str:
+    """Each name with what it is: `invoices` (connection xero), `post_summary` (send to channel
+    finance-requests)."""
+    if not names:
+        return _names(names)
+    described = dict(descriptions)
+    return ", ".join(md.code(n) + (f" ({md.plain(described[n])})" if described.get(n) else "")
+                     for n in names)
 
 
 def reach_card(row) -> str:
-    """The reach card of one step (`StepReach`), ending with the honest sentence."""
+    """The reach card of one step: its record (`StepReach`, the one `stepsmith reach`, MCP and
+    `stepsmith/reach` send) as Markdown, ending with the honest sentence."""
     from stepsmith.runner.reach import REACH_SENTENCE
 
     # every field is workflow data (issue 18): code spans and plain text, escaped
@@ -45,8 +47,8 @@ def reach_card(row) -> str:
         (f"- **network**: {md.code(row.network)} — "
          f"{NETWORK_MEANING.get(row.network) or md.plain(row.network)}"),
         f"- **connections**: {_names(row.connections)}",
-        f"- **sources read**: {_names(row.sources)}",
-        f"- **effects**: {_effects(row)}",
+        f"- **sources read**: {_described(row.sources, row.source_origins)}",
+        f"- **effects**: {_described(row.effects, row.effect_targets)}",
         f"- **code**: {md.code(row.code)}",
         "",
         f"> {md.plain(row.explanation.strip())}",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from .cron import CRON_FIELDS, MACROS, _MONTH_DAYS
+from .cron import _MONTH_DAYS, CRON_FIELDS, MACROS
 
 _SP = "[ \\t]"
 _END = "(?![\\s\\S])"  # the end of the text in both dialects (Python's `$` allows a final \n)

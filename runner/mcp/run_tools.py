@@ -14,15 +14,12 @@ from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, Field
+from stepsmith.runner.errors import Refused
 
 from .scope import Scope
 from .suite_answer import PAGE, TestOutput, answer
 
-__all__ = ["PAGE", "AgentRefused", "propose_fixture", "run_step", "test"]
-
-
-class AgentRefused(ValueError):
-    """What an agent may not do (egress with new inputs, a bad name)."""
+__all__ = ["PAGE", "propose_fixture", "run_step", "test"]
 
 
 class TracebackLine(BaseModel):
@@ -79,7 +76,7 @@ def run_step(scope: Scope, workflow: str, step: str, inputs: dict[str, Any],
     p = prepare(StepRequest(path=str(scope.resolve(workflow)), step=step, inputs=dict(inputs),
                             at=evaluation_time, seed=seed))
     if p.step.network == "public_egress":
-        raise AgentRefused(f"{step} is a public_egress step: offline it has no network, and an "
+        raise Refused(f"{step} is a public_egress step: offline it has no network, and an "
                            "agent never runs it live; its recorded fixtures are served by `test`")
     res = execute(p, seed=seed, live=False)
     return RunStepOutput(**{k: res[k] for k in RunStepOutput.model_fields if k in res})

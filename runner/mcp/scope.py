@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from stepsmith.runner.errors import Refused
 
-class OutsideRoots(ValueError):
+
+class OutsideRoots(Refused):
     """A path outside every workspace root (or not a local file URI)."""
 
 

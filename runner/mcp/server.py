@@ -25,7 +25,6 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from mcp_types import CallToolResult, ListRootsResult, TextContent
 from pydantic import BaseModel, Field
-
 from stepsmith.runner.mutants import mcp_tool as mutants_tool
 
 from . import run_tools, tools
@@ -65,16 +64,13 @@ def answered(fn):
     """A refusal or a bad request the tool foresaw (outside the roots, a usage error, a
     workflow with check problems, a path stepsmith will not follow) reaches the agent as a tool
     error with its reason. The description is the docstring without its indentation."""
-    from stepsmith.runner.app.errors import AppError
-
-    from .run_tools import AgentRefused
-    from .scope import OutsideRoots
+    from stepsmith.runner.errors import StepsmithError
 
     @functools.wraps(fn)
     async def wrapper(*args, **kwargs):
         try:
             return await fn(*args, **kwargs)
-        except (OutsideRoots, AgentRefused, AppError, ValueError) as exc:
+        except (StepsmithError, ValueError) as exc:
             raise ToolError(str(exc)) from exc
         except OSError as exc:  # a symlinked .stepsmith, a read-only folder: say which
             raise ToolError(f"refused: {exc.strerror or exc}"
@@ -141,7 +137,7 @@ def build(root: Path, *, bounded: bool = False) -> MCPServer:
     @answered
     async def reach(roots: Roots, path: Annotated[str | None, Field(
             description="a workflow folder or manifest (default: the workspace)")] = None,
-    ) -> Annotated[CallToolResult, tools.ReachOutput]:
+    ) -> Annotated[CallToolResult, tools.ReachReport]:
         """What each step is permitted to reach (network, connections, sources, effects):
         every step, also those reaching nothing. Not a review of what the code does."""
         s = scope(roots)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pydantic import BaseModel, Field
+from stepsmith.runner.app.shapes import ReachReport
 
 from .scope import Scope
 
@@ -54,31 +55,6 @@ class CheckOutput(BaseModel):
     problems: list[ProblemOut]
 
 
-class ReachStepOut(BaseModel):
-    step_id: str
-    function: str
-    code: str
-    network: str = Field(description="none | public_egress")
-    connections: list[str]
-    sources: list[str]
-    effects: list[str]
-    explanation: str
-    reaches_nothing: bool
-
-
-class ReachWorkflowOut(BaseModel):
-    manifest: str
-    workflow: str | None
-    version: int | None
-    error: str | None = Field(default=None, description="why the manifest could not be read")
-    steps: list[ReachStepOut]
-
-
-class ReachOutput(BaseModel):
-    sentence: str = Field(description="what this table is, and what it is not")
-    workflows: list[ReachWorkflowOut]
-
-
 class RuleOut(BaseModel):
     code: str
     name: str
@@ -100,62 +76,34 @@ def _fix_out(scope: Scope, action, safe_kinds) -> FixOut:
 
 
 def check(scope: Scope, paths: list[str] | None = None) -> CheckOutput:
-    """Every problem of the workflows (and step files) under `paths`, with fixes."""
-    from stepsmith.runner.app.fix import disk_snapshot
-    from stepsmith.runner.cli.check_command import collect
-    from stepsmith.runner.language.actions import fixes_for, quick_fixes
-    from stepsmith.runner.language.fixall import SAFE_KINDS, deferred
-    from stepsmith.runner.workspace.discovery import discover
-    from stepsmith.runner.workspace.index import norm
+    """Every problem of the workflows (and step files) under `paths`, with fixes: the
+    CheckReport of runner/app/check.py (stale fixtures included), read anew (an agent edits
+    fast: no cache)."""
+    from stepsmith.runner.app.check import check as check_paths
+    from stepsmith.runner.app.check import with_fixes
+    from stepsmith.runner.language.fixall import SAFE_KINDS
 
     targets = [scope.resolve(p) for p in (paths or [None])]
-    results = collect([str(t) for t in targets], cache=False)  # an agent edits fast: read anew
-    manifests = sorted({norm(f.manifest) for f in discover(targets)})
-    snap = disk_snapshot(manifests)
+    report = check_paths([str(t) for t in targets], cache=False)
     problems = []
-    for path in sorted(results):
-        found = sorted(results[path], key=lambda p: (p.span.line, p.span.column, p.code))
-        # a fix that must wait for another problem's rename is not offered (fix-all's rule)
-        waiting = deferred([(pr, fixes_for(snap, norm(path), pr)) for pr in found], unsafe=True)
-        for i, pr in enumerate(found):
-            actions = [] if i in waiting else [
-                a for a in quick_fixes(snap, norm(path), [pr])
-                if a.fix_kind != "declare-effect"]  # widening: a person decides
-            s = pr.span
-            problems.append(ProblemOut(
-                code=pr.code, message=pr.message, severity=str(pr.severity.value),
-                path=scope.shown(path), line=s.line, column=s.column, end_line=s.end_line,
-                end_column=s.end_column, step=pr.step, rationale=pr.rationale,
-                fixes=[_fix_out(scope, a, SAFE_KINDS) for a in actions]))
-    return CheckOutput(clean=not problems, files_checked=len(results), problems=problems)
+    for found in with_fixes(report):
+        pr, s = found.problem, found.problem.span
+        problems.append(ProblemOut(
+            code=pr.code, message=pr.message, severity=str(pr.severity.value),
+            path=scope.shown(found.path), line=s.line, column=s.column, end_line=s.end_line,
+            end_column=s.end_column, step=pr.step, rationale=pr.rationale,
+            fixes=[_fix_out(scope, a, SAFE_KINDS) for a in found.fixes]))
+    return CheckOutput(clean=not problems, files_checked=report.files_checked,
+                       problems=problems)
 
 
-def reach(scope: Scope, path: str | None = None) -> ReachOutput:
-    """Every step of every workflow under `path`, including those reaching nothing."""
-    from stepsmith.runner.manifest import parse_manifest, read_manifest_text
-    from stepsmith.runner.reach import REACH_SENTENCE, reach_rows
-    from stepsmith.runner.workspace.discovery import discover
+def reach(scope: Scope, path: str | None = None) -> ReachReport:
+    """Every step of every workflow under `path`, including those reaching nothing: the one
+    report (runner/app/reach.py), paths shown relative to the first root."""
+    from stepsmith.runner.app.reach import reach_report
 
-    target = scope.resolve(path)
-    out = []
-    for found in discover([target]):
-        m = found.manifest
-        text, problems = read_manifest_text(m)
-        doc = parse_manifest(text, str(m)) if text is not None else None
-        if doc is None or doc.workflow is None:
-            first = (problems or (doc.problems if doc else []))[:1]
-            why = f"{first[0].code} {first[0].message}" if first else "not a workflow"
-            out.append(ReachWorkflowOut(manifest=scope.shown(m), workflow=None, version=None,
-                                        error=why, steps=[]))
-            continue
-        wf = doc.workflow
-        steps = []
-        for r in reach_rows(wf):
-            d = r.to_json()
-            steps.append(ReachStepOut(**{k: d[k] for k in ReachStepOut.model_fields}))
-        out.append(ReachWorkflowOut(manifest=scope.shown(m), workflow=wf.workflow,
-                                    version=wf.version, steps=steps))
-    return ReachOutput(sentence=REACH_SENTENCE, workflows=out)
+    report = reach_report([scope.resolve(path)])
+    return ReachReport.model_validate(report.to_json(scope.shown))
 
 
 def explain_rule(code: str) -> RuleOut:

@@ -46,19 +46,29 @@ def repo_root() -> Path:
     return Path(__file__).resolve().parents[2]
 
 
-def main(argv: list[str] | None = None) -> int:
+def generator_main(argv: list[str] | None, module: str, text, write) -> int:
+    """The command line of a generated, checked-in file: print `text()`, or `write()` it
+    (returning what was written) with --write."""
     args = sys.argv[1:] if argv is None else argv
     if args == ["--write"]:
-        target = repo_root() / GENERATED
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(grammar_text(), encoding="utf-8")
-        print(f"wrote {target}")
+        print(f"wrote {write()}")
         return 0
     if args:
-        print("usage: python -m stepsmith.runner.model.export [--write]", file=sys.stderr)
+        print(f"usage: python -m {module} [--write]", file=sys.stderr)
         return 2
-    sys.stdout.write(grammar_text())
+    sys.stdout.write(text())
     return 0
+
+
+def _write() -> Path:
+    target = repo_root() / GENERATED
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(grammar_text(), encoding="utf-8")
+    return target
+
+
+def main(argv: list[str] | None = None) -> int:
+    return generator_main(argv, "stepsmith.runner.model.export", grammar_text, _write)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from stepsmith.runner.errors import UsageError
+
 from .pins import Pin
 from .probe import Interpreter, ProbeFailed, probe, running
 
@@ -35,7 +37,7 @@ ENV = "STEPSMITH_PYTHONS"
 OLDEST = (3, 11)
 
 
-class PythonNotFound(Exception):
+class PythonNotFound(UsageError):
     """No interpreter for a pin: `message` names the version, where it looked and how to get
     one. Raised before anything runs."""
 

@@ -156,9 +156,9 @@ def _match(before: list[StepReach], after: list[StepReach]):
     return pairs
 
 
-def compare_steps(b: StepReach | None, a: StepReach | None, origins_b: dict,
-                  origins_a: dict) -> list[ReachChange]:
-    """The changes of one matched pair of steps (either side may be absent)."""
+def compare_steps(b: StepReach | None, a: StepReach | None) -> list[ReachChange]:
+    """The changes of one matched pair of step records (either side may be absent): where a
+    source comes from and what an effect does are read from each side's own record."""
     if b is None and a is not None:
         return [ReachChange(STEP_ADDED, a.step_id, None, reach_summary(a),
                             widens=not a.reaches_nothing)]
@@ -176,16 +176,16 @@ def compare_steps(b: StepReach | None, a: StepReach | None, origins_b: dict,
             for c in a.connections if c not in b.connections]
     out += [ReachChange(CONNECTION_REVOKED, sid, c, None)
             for c in b.connections if c not in a.connections]
-    out += [ReachChange(SOURCE_ADDED, sid, None, _origin(s, origins_a), widens=True)
+    out += [ReachChange(SOURCE_ADDED, sid, None, a.source_text(s), widens=True)
             for s in a.sources if s not in b.sources]
-    out += [ReachChange(SOURCE_REMOVED, sid, _origin(s, origins_b), None)
+    out += [ReachChange(SOURCE_REMOVED, sid, b.source_text(s), None)
             for s in b.sources if s not in a.sources]
-    out += [ReachChange(SOURCE_ORIGIN, sid, _origin(s, origins_b), _origin(s, origins_a),
-                        widens=True)
+    origins_b, origins_a = dict(b.source_origins), dict(a.source_origins)
+    out += [ReachChange(SOURCE_ORIGIN, sid, b.source_text(s), a.source_text(s), widens=True)
             for s in a.sources if s in b.sources and origins_a.get(s) != origins_b.get(s)]
-    out += [ReachChange(EFFECT_ADDED, sid, None, _origin(e, origins_a, effect=True), widens=True)
+    out += [ReachChange(EFFECT_ADDED, sid, None, a.effect_text(e), widens=True)
             for e in a.effects if e not in b.effects]
-    out += [ReachChange(EFFECT_REMOVED, sid, _origin(e, origins_b, effect=True), None)
+    out += [ReachChange(EFFECT_REMOVED, sid, b.effect_text(e), None)
             for e in b.effects if e not in a.effects]
     if b.code != a.code and b.step_id == a.step_id:
         out.append(ReachChange(CODE, sid, b.code, a.code))
@@ -194,36 +194,30 @@ def compare_steps(b: StepReach | None, a: StepReach | None, origins_b: dict,
     return out
 
 
-def _origin(name: str, origins: dict, *, effect: bool = False) -> str:
-    where = origins.get(("effect", name) if effect else name)
-    return f"{name} ({where})" if where else name
+def _effect_origins(b: StepReach, a: StepReach) -> list[ReachChange]:
+    """An effect both sides emit whose own declaration changed (kind, connection or channel):
+    it now does something else, which widens."""
+    targets_b, targets_a = dict(b.effect_targets), dict(a.effect_targets)
+    return [ReachChange(EFFECT_ORIGIN, a.step_id, b.effect_text(e), a.effect_text(e),
+                        widens=True)
+            for e in a.effects if e in b.effects and e in targets_b and e in targets_a
+            and targets_a[e] != targets_b[e]]
 
 
-def _origins(workflow) -> dict:
-    """Where each source and effect of a workflow reaches: {source: "connection xero",
-    ("effect", name): "create via xero" | "send to channel finance-requests"}; a changed
-    origin (another kind, connection or channel) is a changed reach."""
-    out: dict = {n: s.origin for n, s in (workflow.sources or {}).items()}
-    for n, e in (workflow.effects or {}).items():
-        out[("effect", n)] = e.reach
-    return out
+def compare_records(before: list[StepReach], after: list[StepReach]) -> list[ReachChange]:
+    """Every change between two workflows' step records (`reach_rows`; [] for an absent
+    workflow)."""
+    pairs = _match(before, after)
+    changes: list[ReachChange] = []
+    for b, a in pairs:
+        changes += compare_steps(b, a)
+    for b, a in pairs:  # after every step's own changes, as a reviewer reads them
+        if b is not None and a is not None:
+            changes += _effect_origins(b, a)
+    return changes
 
 
 def compare_workflows(before, after) -> list[ReachChange]:
     """Every change between two validated `Workflow`s (either may be None: absent)."""
-    rows_b = reach_rows(before) if before is not None else []
-    rows_a = reach_rows(after) if after is not None else []
-    ob = _origins(before) if before is not None else {}
-    oa = _origins(after) if after is not None else {}
-    changes: list[ReachChange] = []
-    for b, a in _match(rows_b, rows_a):
-        changes += compare_steps(b, a, ob, oa)
-    # an effect's own declaration changed (kind or connection) for a step that keeps it
-    for r in rows_a:
-        for e in r.effects:
-            key = ("effect", e)
-            if key in ob and key in oa and ob[key] != oa[key] and any(
-                    e in rb.effects for rb in rows_b if rb.step_id == r.step_id):
-                changes.append(ReachChange(EFFECT_ORIGIN, r.step_id, _origin(e, ob, effect=True),
-                                           _origin(e, oa, effect=True), widens=True))
-    return changes
+    return compare_records(reach_rows(before) if before is not None else [],
+                           reach_rows(after) if after is not None else [])

@@ -64,7 +64,7 @@ from .result import STATUSES, Limits, StepResult
 
 if TYPE_CHECKING:
     from ..pythons.probe import Interpreter
-    from . import egress, process
+    from . import egress, process  # noqa: F401 (typing of the lazy attributes)
     from .trace import TraceMode
 
 # What only starting a sandbox needs (bwrap's command line, the supervisor, the egress proxy,

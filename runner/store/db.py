@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from stepsmith.runner import safeio
+from stepsmith.runner.errors import Refused
 from stepsmith.runner.store import mac
 from stepsmith.runner.store.canonical import (
     canonical_json,
@@ -74,8 +75,8 @@ CREATE TABLE IF NOT EXISTS code (
 """
 
 
-class StoreError(Exception):
-    """Anything the store refuses; the CLI prints str(exc) and exits 1."""
+class StoreError(Refused):
+    """Anything the store refuses (the CLI exits 1)."""
 
 
 def _short(sha: str) -> str:

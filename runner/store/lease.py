@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from stepsmith.runner.errors import Refused
+
 LEASE_FILE = "leases.sqlite3"
 DEFAULT_TTL = 60.0  # seconds without renewal after which a holder is presumed gone
 
@@ -59,8 +61,8 @@ class Holder:
                 "unless renewed")
 
 
-class LeaseHeld(Exception):
-    """Another live process holds the run: the CLI exits 1 naming it."""
+class LeaseHeld(Refused):
+    """Another live process holds the run (the CLI exits 1 naming it)."""
 
     def __init__(self, run_id: str, holder: Holder, waited: float):
         self.run_id, self.holder = run_id, holder

@@ -1,12 +1,7 @@
-"""The fixtures model: which fixture files a step has, which steps a fixture file belongs to.
-
-`fixtures/<step-id>/<case>.json` lives beside the manifests (`grammar.FIXTURES_DIR`). Several
-manifests in one folder share it: `fixtures/<step-id>/` belongs to every manifest there that
-declares the step. Only files whose stem is a case name are listed (grammar.is_case_name).
-One symlink policy, safeio's: a symlinked fixtures folder, step folder or
-fixture file is never listed (a listing never leaves the workflow folder), and only regular
-files count. Every caller (snapshot tables, the server's runs, rename/navigation, the lenses)
-lists through here.
+"""The editor's view of fixtures: which fixture files a step has, which steps a fixture file
+belongs to. Every listing goes through the one layout (runner/fixtures/layout.py, its symlink
+rule included), so the editor lists what `stepsmith test` runs and `check` checks. Every
+caller (snapshot tables, the server's runs, rename/navigation, the lenses) lists through here.
 """
 
 from __future__ import annotations
@@ -14,63 +9,22 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from stepsmith.runner.fixtures import layout as fixture_layout
 from stepsmith.runner.model import grammar
-
-
-def _plain_dir(path: str) -> bool:
-    return os.path.isdir(path) and not os.path.islink(path)
-
-
-def _plain_file(path: str) -> bool:
-    return os.path.isfile(path) and not os.path.islink(path)
-
-
-def _folder_name(step_id: str) -> bool:
-    """A step id usable as one folder name (a hostile id never climbs: `..`, `a/b`)."""
-    return bool(step_id) and step_id not in (".", "..") and "/" not in step_id \
-        and os.sep not in step_id and "\0" not in step_id
-
-
-def fixtures_root(folder: str | os.PathLike) -> str:
-    return os.path.join(os.fspath(folder), grammar.FIXTURES_DIR)
-
-
-def _names(folder: str) -> list[str]:
-    try:
-        return sorted(os.listdir(folder))
-    except OSError:
-        return []
-
-
-def _cases(step_dir: str) -> list[str]:
-    """The fixtures in a step folder: regular `<case>.json` files whose stem is a case name
-    (any other name is never listed: it is `check`'s SF009, and never becomes a test item)."""
-    return [os.path.join(step_dir, n) for n in _names(step_dir)
-            if n.endswith(".json") and grammar.is_case_name(n[:-5])
-            and _plain_file(os.path.join(step_dir, n))]
 
 
 def fixture_files(manifest_path: str | os.PathLike, step_id: str) -> list[Path]:
     """The fixtures of step `step_id` of the manifest at `manifest_path`, sorted."""
-    root = fixtures_root(os.path.dirname(os.fspath(manifest_path)))
-    step_dir = os.path.join(root, step_id)
-    if not _folder_name(step_id) or not _plain_dir(root) or not _plain_dir(step_dir):
-        return []
-    return [Path(p) for p in _cases(step_dir)]
+    folder = os.path.dirname(os.fspath(manifest_path))
+    return list(fixture_layout.step_folder(folder, step_id).cases)
 
 
 def folder_fixture_files(folder: str | os.PathLike) -> list[str]:
-    """Every `fixtures/<step>/*.json` under a workflow folder (every step folder, declared or
-    not: a rename must see them all), sorted."""
-    root = fixtures_root(folder)
-    if not _plain_dir(root):
-        return []
-    out: list[str] = []
-    for step in _names(root):
-        d = os.path.join(root, step)
-        if _plain_dir(d):
-            out += _cases(d)
-    return out
+    """Every fixture and workflow case under a workflow folder (every step folder, declared
+    or not: a rename must see them all), sorted."""
+    lay = fixture_layout.layout(folder, steps_of=lambda m: ())
+    found = [*lay.steps, *([lay.workflow_cases] if lay.workflow_cases else [])]
+    return [str(p) for s in sorted(found, key=lambda s: s.name) for p in s.cases]
 
 
 def step_of(fixture_path: str | os.PathLike) -> tuple[str, str] | None:
@@ -87,8 +41,7 @@ def step_of(fixture_path: str | os.PathLike) -> tuple[str, str] | None:
 
 def folder_manifests(folder: str) -> list[str]:
     """The manifests in `folder` itself (not below), sorted."""
-    return [os.path.join(folder, n) for n in _names(folder)
-            if grammar.is_manifest_name(n) and _plain_file(os.path.join(folder, n))]
+    return [str(p) for p in fixture_layout.folder_manifests(folder)]
 
 
 def owners(snapshot, fixture_path: str | os.PathLike) -> list[tuple[str, str]]:
@@ -98,9 +51,9 @@ def owners(snapshot, fixture_path: str | os.PathLike) -> list[tuple[str, str]]:
     if where is None:
         return []
     folder, step_id = where
-    out = []
-    for m in folder_manifests(folder):
-        key = os.path.normpath(m)
-        if any(s.id == step_id for s in snapshot.steps_of(key)):
-            out.append((key, step_id))
-    return out
+
+    def steps_of(m: Path) -> list[str]:
+        return [s.id for s in snapshot.steps_of(os.path.normpath(m)) if s.id]
+
+    lay = fixture_layout.layout(folder, steps_of=steps_of)
+    return [(os.path.normpath(m), step_id) for m in lay.owners_of(step_id)]

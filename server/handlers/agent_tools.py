@@ -49,11 +49,10 @@ def register(ls) -> None:
     @ls.feature("stepsmith/agentTool")
     @safe
     async def agent_tool(ls, params):
-        from stepsmith.runner.app.errors import AppError
-        from stepsmith.runner.mcp.run_tools import AgentRefused
-        from stepsmith.runner.mcp.scope import OutsideRoots, Scope
-
         import json
+
+        from stepsmith.runner.errors import StepsmithError
+        from stepsmith.runner.mcp.scope import Scope
 
         tool = param(params, "tool")
         if tool not in READ_ONLY + RUNS:
@@ -70,5 +69,5 @@ def register(ls) -> None:
         scope = Scope.of(ls.session.snapshot().index.folders)
         try:
             return await ls.off_loop(lambda: answer(scope, tool, args))
-        except (OutsideRoots, AgentRefused, AppError, ValueError, KeyError) as exc:
+        except (StepsmithError, ValueError, KeyError) as exc:
             raise invalid_params(f"{tool}: {exc}") from None

@@ -6,17 +6,26 @@ from __future__ import annotations
 import asyncio
 import functools
 
-from pygls.exceptions import JsonRpcException, JsonRpcInternalError
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
+from stepsmith.runner.errors import StepsmithError, UsageError
 
+REQUEST_FAILED = -32803  # LSP: the request was valid and failed (not a bug of the server)
 
 def safe(fn):
-    """Wrap a handler: an exception is logged (window/logMessage, type Error) and answered as
-    a JSON-RPC InternalError with its message: never a silent empty answer, which a client
-    would take for "not ready yet". JsonRpcExceptions (InvalidParams, ...) pass unchanged."""
+    """Wrap a handler: never a silent empty answer, which a client would take for "not ready
+    yet". The one mapping of stepsmith's typed errors (runner/errors.py) here: a UsageError is
+    InvalidParams, any other a RequestFailed, with its message. Any other exception is a bug:
+    logged (window/logMessage, type Error) and answered as an InternalError with its message.
+    JsonRpcExceptions (InvalidParams, ...) pass unchanged."""
 
     def fail(ls, exc: Exception):
         if isinstance(exc, JsonRpcException):
             return exc
+        if isinstance(exc, StepsmithError):
+            text = " ".join([f"{fn.__name__}: {exc}", *exc.lines])
+            if isinstance(exc, UsageError):
+                return JsonRpcInvalidParams(text)
+            return JsonRpcException(text, code=REQUEST_FAILED)
         ls.log_exception(f"{fn.__name__} failed", exc)
         return JsonRpcInternalError(f"{fn.__name__} failed: {type(exc).__name__}: {exc}")
 

@@ -164,8 +164,8 @@ class MutantRuns:
         last = self.last.get(path)
         if last is None or last.text != text:
             return []
-        from stepsmith.runner.problems import Span
         from stepsmith.runner.mutants.verdicts import MutantRecord
+        from stepsmith.runner.problems import Span
         from stepsmith.server.convert import lsp_range
 
         out = []

@@ -1,9 +1,13 @@
-"""stepsmith/reach -> runner.workspace.tables.reach_table, once the workspace has settled."""
+"""stepsmith/reach -> runner.app.reach.snapshot_report, once the workspace has settled: the
+report's JSON (the one shape of `stepsmith reach --format json` and MCP `reach`) plus what an
+editor needs, in camelCase as every LSP field: each manifest's `manifestUri`, each step's
+`location` and `codeLocation`, and in a trusted workspace what widened since git's HEAD
+(server/protocol.py declares the answer)."""
 
 from __future__ import annotations
 
 from stepsmith.server.convert import location_json
-from stepsmith.server.handlers.common import safe, workspace_table
+from stepsmith.server.handlers.common import param, safe
 from stepsmith.server.workspace import path_to_uri
 
 
@@ -23,38 +27,24 @@ def since_head(ws, manifest: str) -> dict | None:
             "changes": [c.to_json() for c in changes]}
 
 
-def reach_json(session, ws, tables, *, trusted: bool = False) -> list[dict]:
-    from stepsmith.runner.reach import REACH_SENTENCE
+def reach_json(session, ws, report, *, trusted: bool = False) -> dict:
+    from stepsmith.runner.workspace.tables import reach_locations
 
-    out = []
-    for wf in tables:
-        entry = {"manifestUri": session.open_uri(wf.manifest) or path_to_uri(wf.manifest),
-                 "workflow": wf.workflow, "sentence": REACH_SENTENCE, "steps": [
-                     {"id": row.step_id, "function": row.function, "network": row.network,
-                      "connections": list(row.connections), "sources": list(row.sources),
-                      "effects": list(row.effects), "effectTargets": dict(row.effect_targets),
-                      "explanation": row.explanation,
-                      "reachesNothing": row.reaches_nothing,
-                      "location": location_json(session, ws, loc),
-                      "codeLocation": location_json(session, ws, code) if code is not None else None}
-                     for row, loc, code in wf.steps]}
-        entry_python = ws.index.get(wf.manifest)
-        report = entry_python.python_report() if entry_python is not None else None
-        if report is not None:
-            from stepsmith.server.handlers.python import python_json
-
-            entry["python"] = python_json(report, entry["manifestUri"])
-        if wf.error:
-            entry["error"] = wf.error
-        head = since_head(ws, wf.manifest) if trusted and not wf.error else None
+    out = report.to_json()
+    for wf, entry in zip(report.workflows, out["workflows"]):
+        manifest = str(wf.manifest)
+        entry["manifestUri"] = session.open_uri(manifest) or path_to_uri(manifest)
+        for step, (loc, code) in zip(entry["steps"], reach_locations(ws, manifest, wf.steps)):
+            step["location"] = location_json(session, ws, loc)
+            step["codeLocation"] = location_json(session, ws, code) if code is not None else None
+        head = since_head(ws, manifest) if trusted and wf.error is None else None
         if head is not None:
             entry["sinceHead"] = head
             by_step: dict[str, list] = {}
             for c in head["changes"]:
                 by_step.setdefault(c["step"], []).append(c)
             for step in entry["steps"]:
-                step["changesSinceHead"] = by_step.get(step["id"], [])
-        out.append(entry)
+                step["changesSinceHead"] = by_step.get(step["step_id"], [])
     return out
 
 
@@ -62,8 +52,13 @@ def register(ls) -> None:
     @ls.feature("stepsmith/reach")
     @safe
     async def reach(ls, params):
-        from stepsmith.runner.workspace.tables import reach_table
+        from stepsmith.runner.app.reach import snapshot_report
+        from stepsmith.server.workspace import uri_to_path
 
         trusted = ls.session.settings.trusted
-        return await workspace_table(ls, params, reach_table, lambda ws, table: reach_json(
-            ls.session, ws, table, trusted=trusted))
+        await ls.wait_workspace_ready()
+        uri = param(params, "uri")
+        ws = ls.session.snapshot()
+        return await ls.off_loop(lambda: reach_json(
+            ls.session, ws, snapshot_report(ws, uri_to_path(uri) if uri else None),
+            trusted=trusted))

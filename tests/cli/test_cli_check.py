@@ -7,11 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+import stepsmith.runner.validator  # noqa: E402,F401
 from manifest_kit import BASE, MATCH_PY, pos, write_workflow
 from stepsmith.runner.cli import main
-
-import stepsmith.runner.validator  # noqa: E402,F401
 
 LINE = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<code>S[MS]\d{3}) (?P<msg>.*?)(?: \[(?P<step>[^\]]+)\])?$")
 

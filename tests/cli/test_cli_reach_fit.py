@@ -35,9 +35,9 @@ def test_reach_fits_columns_and_never_splits_a_word(tmp_path, capsys, monkeypatc
 def test_reach_without_explain_shows_no_explanations(tmp_path, capsys, monkeypatch):
     write_workflow(tmp_path / "wf", BASE)
     out = reach(capsys, monkeypatch, 200, tmp_path / "wf")
-    assert "Pair each invoice" not in out and "purchase_orders (via" in out
+    assert "Pair each invoice" not in out and "purchase_orders (connection" in out
     narrow = reach(capsys, monkeypatch, 50, tmp_path / "wf")
-    assert "sources read" in narrow and "purchase_orders (via" in narrow
+    assert "sources read" in narrow and "purchase_orders (connection" in narrow
     assert all(len(line.rstrip()) <= 50 for line in narrow.splitlines())
 
 

@@ -31,7 +31,7 @@ def test_reach_table_lists_every_step(tmp_path, capsys, monkeypatch):
     assert tally_row.count("nothing") == 3
     assert "public egress" in out
     assert "draft_bill" in out and "create via" in out
-    assert "invoices (via" in out
+    assert "invoices (connection" in out
     assert out.rstrip().endswith(REACH_SENTENCE)
 
 

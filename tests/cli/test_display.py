@@ -48,6 +48,15 @@ def test_json_text_keeps_the_value(text):
     assert not any(ord(c) in BAD for c in safe)
 
 
+@given(st.text(alphabet=st.characters(codec=None)) | st.sampled_from(
+    ["\x7f\x80\x9f\x9b\ufffe\uffff", "a\x7fb\xa0\ufffd\x9fz", ""]))
+def test_json_text_escapes_exactly_what_its_table_names(text):
+    # the table, applied character by character, is the reference
+    from stepsmith.runner.display import _JSON_TABLE
+
+    assert json_text(text) == text.translate(_JSON_TABLE)
+
+
 def test_console_escapes_data_and_keeps_its_own_styling():
     con, buf = _term()
     con.print(f"[red]FAILED[/] {HOSTILE.replace('[', chr(92) + '[')}")  # as escape() does

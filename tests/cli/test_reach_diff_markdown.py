@@ -70,15 +70,19 @@ def _diff(text: str) -> ReachDiff:
                                               (change,), error=f"at HEAD: {text}"),))
 
 
-@pytest.mark.parametrize("text", HOSTILE)
-def test_nothing_in_the_data_renders_as_a_link_or_a_reference(text):
-    rendered = render(markdown(_diff(text)))
+def shown_as_text(md: str, text: str) -> int:
+    """How many times `text` is shown, after checking nothing renders as a link or a
+    reference (and nothing is lost: the reader sees exactly what the data says)."""
+    rendered = render(md)
     assert rendered.links == 0
     shown = "".join(rendered.parts)
     assert not LINKED.search(shown), shown
-    # and nothing is lost: the reader sees exactly what the data says
-    plain = "".join(rendered.seen).replace(ZWSP, "")
-    assert plain.count(text) == 5, plain  # the rev, workflow, path, error and change
+    return "".join(rendered.seen).replace(ZWSP, "").count(text)
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_nothing_in_the_data_renders_as_a_link_or_a_reference(text):
+    assert shown_as_text(markdown(_diff(text)), text) == 5  # rev, workflow, path, error, change
 
 
 def test_a_folder_named_for_a_user_does_not_ping_them(tmp_path, monkeypatch, capsys):
@@ -90,3 +94,40 @@ def test_a_folder_named_for_a_user_does_not_ping_them(tmp_path, monkeypatch, cap
     shown = "".join(rendered.parts)
     assert "@octocat/#42/workflow.yaml" in shown.replace(ZWSP, "")
     assert rendered.links == 0 and not LINKED.search(shown), shown
+
+
+def _report(text: str):
+    from pathlib import Path
+
+    from stepsmith.runner.app.reach import ReachReport, WorkflowReach
+    from stepsmith.runner.pythons.report import WorkflowPython
+    from stepsmith.runner.reach import StepReach
+
+    manifest = Path("wf/workflow.yaml")  # a hostile folder name: the --diff test above
+    step = StepReach(text, "f", "steps/f.py:f", "none", (text,), ("s",), ("e",), text, False,
+                     source_origins=(("s", f"channel {text}"),), effect_targets=(("e", text),))
+    return ReachReport((WorkflowReach(manifest, text, 1, WorkflowPython(manifest, None),
+                                      (step,)),
+                        WorkflowReach(manifest, None, None, WorkflowPython(manifest, None),
+                                      error=f"SM005 at 1:1: {text}")))
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_the_reach_report_as_markdown_renders_its_data_as_text(text):
+    """`reach --format markdown` (no --diff): the whole report, a table per workflow."""
+    from stepsmith.runner.cli.reach import markdown as report_markdown
+
+    # the workflow, the step id, connection, source origin, effect target and the unreadable
+    # one's error
+    assert shown_as_text(report_markdown(_report(text)), text) == 6
+
+
+def test_reach_as_markdown_from_the_command_line(tmp_path, monkeypatch, capsys):
+    write_workflow(tmp_path / "wf", BASE)
+    monkeypatch.chdir(tmp_path)
+    assert main(["reach", "--format", "markdown", "wf"]) == 0
+    md = capsys.readouterr().out
+    rendered = render(md)
+    assert "purchase_orders (connection xero)" in "".join(rendered.seen)
+    assert md.count("| match |") == 1 and md.rstrip().endswith("not a review of what its code "
+                                                               "does._")

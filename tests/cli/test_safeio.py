@@ -60,19 +60,21 @@ def test_devices_fifos_and_outside_targets_refused(tmp_path):
     os.symlink(outside, tmp_path / "escape")
     with pytest.raises(safeio.UnsafePath, match="outside"):
         safeio.read_bytes(tmp_path / "escape", root=tmp_path, cap=100)
-    with pytest.raises(safeio.UnsafePath, match="symlink"):
+    with pytest.raises(safeio.UnsafePath, match="is a symlink"):
         safeio.read_bytes(tmp_path / "escape", root=tmp_path, cap=100, no_symlink=True)
     with pytest.raises(FileNotFoundError):
         safeio.read_bytes(tmp_path / "missing", root=tmp_path, cap=100)
 
 
 def test_safe_dir_refuses_symlinked_components(tmp_path):
+    # the messages are matched from ": is a symlink": this test's own folder name holds
+    # "symlink", so a bare match would pass on any refusal naming the path
     (tmp_path / "elsewhere").mkdir()
     wf = tmp_path / "wf"
     wf.mkdir()
     assert safeio.safe_dir(wf, "fixtures/add") == wf / "fixtures" / "add"
     os.symlink(tmp_path / "elsewhere", wf / "fixtures" / "pay")
-    with pytest.raises(safeio.UnsafePath, match="symlink"):
+    with pytest.raises(safeio.UnsafePath, match="is a symlink"):
         safeio.safe_dir(wf, "fixtures/pay")
     with pytest.raises(safeio.UnsafePath):
         safeio.safe_dir(wf, "../x")
@@ -98,12 +100,15 @@ def test_write_atomic_refuses_symlinks_on_the_way_and_at_the_target(tmp_path):
     root.mkdir()
     elsewhere.mkdir()
     os.symlink(elsewhere, root / "fixtures")
-    with pytest.raises(safeio.UnsafePath, match="symlink"):
+    with pytest.raises(safeio.UnsafePath, match="is a symlink"):
         safeio.write_atomic(root / "fixtures" / "add" / "x.json", "{}", root=root)
     (root / "real").mkdir()
     os.symlink(elsewhere / "target", root / "real" / "x.json")
-    with pytest.raises(safeio.UnsafePath, match="symlink"):
+    with pytest.raises(safeio.UnsafePath, match="is a symlink"):
         safeio.write_atomic(root / "real" / "x.json", b"{}", root=root)
+    # `contained` (the rename's and pending's guard) says the same of the target
+    with pytest.raises(safeio.UnsafePath, match="x.json: is a symlink"):
+        safeio.contained(root, root / "real" / "x.json")
     with pytest.raises(safeio.UnsafePath, match="not inside"):
         safeio.write_atomic(tmp_path / "outside.json", "{}", root=root)
     assert list(elsewhere.iterdir()) == []

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-import threading
 import time
 
 import pytest

@@ -6,10 +6,10 @@ import json
 
 import pytest
 from stepsmith.runner.app import cases
-from stepsmith.runner.app.errors import Refused, SandboxUnavailable, UsageError
 from stepsmith.runner.app.record import RecordRequest, record_fixture
 from stepsmith.runner.app.step import StepRequest
 from stepsmith.runner.cli.errors import exit_code
+from stepsmith.runner.errors import Refused, SandboxUnavailable, UsageError
 
 pytestmark = pytest.mark.usefixtures("sandbox")
 

@@ -71,6 +71,18 @@ def test_a_step_file_runs_the_steps_defined_in_it(wf, capsys):
                                               "wf::double::from-add"]
 
 
+def test_a_step_file_narrows_the_same_through_a_symlinked_folder(wf, capsys, tmp_path):
+    # the workflow found through a link, the step file named by its real path (and the
+    # reverse): the paths are compared with symlinks resolved on both sides
+    (tmp_path / "link").symlink_to(tmp_path / "wf", target_is_directory=True)
+    calc = ["wf::add::both", "wf::add::simple", "wf::boom::raises", "wf::clock::pinned",
+            "wf::double::from-add"]
+    assert ids(capsys, "link/steps/calc.py") == calc
+    assert ids(capsys, "link/steps/bill.py", "wf/fixtures/add/simple.json") == [
+        "wf::add::simple", "wf::bill::two"]
+    assert ids(capsys, "link/fixtures/add") == ["wf::add::both", "wf::add::simple"]
+
+
 def test_node_ids_select_exactly(wf, capsys):
     assert ids(capsys, "wf::add::simple") == ["wf::add::simple"]
     assert ids(capsys, "wf::add") == ["wf::add::both", "wf::add::simple"]

@@ -6,7 +6,8 @@ import os
 import time
 
 import pytest
-from stepsmith.runner.cli import check_cache, check_command
+from stepsmith.runner.app import check as check_command
+from stepsmith.runner.app import check_cache
 from stepsmith.runner.settings import Settings, activate
 
 PAD = 120  # every file ends in a comment (or blanks) this long: an edit fits in its size
@@ -43,7 +44,7 @@ class Spy:
         monkeypatch.setattr(check_command, "check_unit", counting)
 
     def codes(self, root):
-        found = check_command.collect([str(root)])
+        found = check_command.check([str(root)]).problems
         return sorted(p.code for probs in found.values() for p in probs)
 
 
@@ -146,8 +147,8 @@ def test_an_answer_is_not_kept_when_a_file_changed_during_the_check(wf, old, mon
         return out
 
     monkeypatch.setattr(check_command, "check_unit", editing)
-    check_command.collect([str(wf)])
-    found = check_command.collect([str(wf)])
+    check_command.check([str(wf)])
+    found = check_command.check([str(wf)]).problems
     assert len(calls) == 2
     assert any(p.code.startswith("SS") for probs in found.values() for p in probs)
 

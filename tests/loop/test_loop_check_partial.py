@@ -1,5 +1,5 @@
 """Issue 20, CLI speed: when a step file alone changed, `check` takes the manifest's and the
-fixtures' part of the answer from the cache (cli/check_units.py) and checks the step files
+fixtures' part of the answer from the cache (app/check_units.py) and checks the step files
 again without validating the manifest's model (no pydantic import). The answer must be the
 one a fresh check gives, after every kind of step-file edit: compared with `--no-cache`."""
 
@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from stepsmith.runner.cli import check_command
+from stepsmith.runner.app import check as check_command
 from stepsmith.runner.settings import activate
 
 STALE = {"inputs": {"total": {"sum": "9.99"}}, "evaluation_time": "2026-12-01T07:00:00+00:00",

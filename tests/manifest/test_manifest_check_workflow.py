@@ -9,8 +9,6 @@ from manifest_kit import BASE, BILLS_PY, MATCH_PY, at, pos, write_workflow
 from stepsmith.runner.manifest import check_workflow
 from stepsmith.runner.workspace.discovery import find_manifests
 
-import stepsmith.runner.validator as validator  # noqa: E402
-
 
 def manifest_problems(wc):
     return wc.problems[Path(wc.manifest.path)]

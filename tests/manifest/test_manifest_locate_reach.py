@@ -1,8 +1,9 @@
 """ManifestDoc.locate / path_at (for the language server) and reach rows."""
 
 from manifest_kit import BASE, pos
+from stepsmith.runner.language.cards import reach_card
 from stepsmith.runner.manifest import parse_manifest
-from stepsmith.runner.reach import REACH_SENTENCE, reach_markdown, reach_rows
+from stepsmith.runner.reach import REACH_SENTENCE, reach_rows
 
 
 def test_locate_keys_and_values():
@@ -63,10 +64,12 @@ def test_reach_rows_list_every_step():
     assert match.network == "none" and match.connections == () and match.effects == ()
     assert draft.connections == ("xero",) and draft.effects == ("draft_bill",) and draft.sources == ()
     assert draft.function == "draft" and draft.code == "steps/bills.py:draft"
-    assert tally.reaches_nothing and tally.summary().startswith("reaches nothing")
+    assert tally.reaches_nothing and tally.sources == () and tally.effects == ()
     assert fetch.network == "public_egress" and fetch.network_label == "public egress"
     assert not fetch.reaches_nothing
     assert tally.to_json()["connections"] == []
-    md = reach_markdown(draft, wf)
-    assert "`xero`" in md and "create via `xero`" in md and md.endswith(f"_{REACH_SENTENCE}_")
+    assert match.source_origins == (("invoices", "connection xero"),
+                                    ("purchase_orders", "connection xero"))
+    md = reach_card(draft)
+    assert "`xero`" in md and "(create via xero)" in md and md.endswith(f"*{REACH_SENTENCE}*")
     assert REACH_SENTENCE == "This is what each step is permitted to reach, not a review of what its code does."

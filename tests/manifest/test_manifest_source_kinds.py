@@ -94,7 +94,7 @@ def test_reach_shows_what_each_step_reads_by_kind(tmp_path, capsys, monkeypatch)
     monkeypatch.setenv("COLUMNS", "200")
     assert main(["reach", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "invoices (via xero)" in out and "alerts (channel billing_alerts)" in out
+    assert "invoices (connection xero)" in out and "alerts (channel billing_alerts)" in out
     assert "owners (graph query account_owners)" in out
     assert main(["reach", str(tmp_path), "--format", "json"]) == 0
     step = json.loads(capsys.readouterr().out)["workflows"][0]["steps"][0]

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from stepsmith.runner.manifest import is_manifest_name as manifest_is_manifest_name
-from stepsmith.runner.manifest.workflow_checks import is_manifest_name as check_is_manifest_name
 from stepsmith.runner.manifest.model import CODE_PATTERN, SLUG_PATTERN
+from stepsmith.runner.manifest.workflow_checks import is_manifest_name as check_is_manifest_name
 from stepsmith.runner.model import grammar
 from stepsmith.runner.model.export import (
     GENERATED,

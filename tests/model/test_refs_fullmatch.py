@@ -1,7 +1,13 @@
 """References mean the whole text, as the model's patterns do (pydantic's `$` is the end of the
 text; Python's `re.match` with `$` would let a final newline through)."""
 
-from stepsmith.runner.model.refs import CodeRef, MalformedRef, SourceRef, StepOutputRef, parse_input_ref
+from stepsmith.runner.model.refs import (
+    CodeRef,
+    MalformedRef,
+    SourceRef,
+    StepOutputRef,
+    parse_input_ref,
+)
 
 
 def test_a_trailing_newline_is_not_a_reference():

@@ -12,7 +12,6 @@ import random
 import shutil
 
 import pytest
-
 from stepsmith.runner.mutants import generate
 from stepsmith.runner.mutants.apply import apply
 

@@ -6,7 +6,6 @@ import ast
 import textwrap
 
 import pytest
-
 from stepsmith.runner.mutants import generate, operators
 from stepsmith.runner.mutants.apply import Edit, Source, apply
 

@@ -108,7 +108,13 @@ def test_pip_install_into_a_fresh_venv_then_use_it_elsewhere(dists, kind, tmp_pa
     assert str(venv) in sh(exe, "guide", "--path", cwd=work)
     version = sh(exe, "--version", cwd=work)
     assert version.startswith("stepsmith 0.1.0 (harness ") and "Python 3." in version
-    # the pytest plugin is registered by the wheel's entry point
+    # pytest is not a dependency: `-k` (pytest's expression language) works without it
+    assert subprocess.run([py, "-c", "import pytest"], capture_output=True,
+                          check=False).returncode != 0
+    assert "1 passed" in sh(exe, "test", "ledger", "-k", "ledger", cwd=work)
+    # the extra brings pytest, and the plugin is registered by the wheel's entry point
+    sh(py, "-m", "pip", "install", "-q", "--disable-pip-version-check",
+       f"{dists[kind]}[pytest]", timeout=900)
     out = sh(py, "-m", "pytest", "-p", "no:cacheprovider", "--stepsmith", "ledger", "-q",
              cwd=work)
     assert "1 passed" in out

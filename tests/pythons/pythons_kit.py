@@ -13,14 +13,17 @@ import pytest
 import yaml
 
 RUNNING = f"{sys.version_info[0]}.{sys.version_info[1]}"
+# The environment as the session started: the session-wide `py313` may first be asked for
+# inside a test that points XDG_CACHE_HOME at a folder of its own (the mutants suites do).
+_STARTED_WITH = dict(os.environ)
 
 
-def built_313() -> Path:
-    given = os.environ.get("STEPSMITH_TEST_PYTHON313")
+def built_313(environ: dict[str, str] = _STARTED_WITH) -> Path:
+    given = environ.get("STEPSMITH_TEST_PYTHON313")
     if given:
         return Path(given)
-    cache = os.environ.get("STEPSMITH_PYTHONS_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "stepsmith",
+    cache = environ.get("STEPSMITH_PYTHONS_CACHE") or os.path.join(
+        environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "stepsmith",
         "pythons")
     return Path(cache) / "3.13" / "bin" / "python3.13"
 

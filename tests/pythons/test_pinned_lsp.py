@@ -116,7 +116,7 @@ async def test_the_status_bar_and_hovers_name_the_interpreter(client, ws, py313)
     assert "what it can reach" in card and f"`Python {status['version']}`" in card, card
     reach = H.plain(await client.protocol.send_request_async("stepsmith/reach", {}))
     by = {w["workflow"]: w["python"] for w in reach["workflows"]}
-    assert by["w313"]["version"] == status["version"] and by["w312"]["problem"]
+    assert by["w313"]["interpreter"]["version"] == status["version"] and by["w312"]["problem"]
 
 
 async def test_fixtures_run_from_the_editor_on_their_own_interpreter(client, ws):

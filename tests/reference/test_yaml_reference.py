@@ -22,11 +22,11 @@ import re
 from pathlib import Path
 
 import pytest
-from stepsmith.runner.problems import Span
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from stepsmith.runner.manifest.yamlpos import YMap, YScalar, YSeq, load
+from stepsmith.runner.problems import Span
 
 SUITE = json.loads((Path(__file__).parent / "data" / "yaml_test_suite.json").read_text("utf-8"))
 

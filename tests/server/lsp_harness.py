@@ -63,6 +63,14 @@ def make_client() -> LanguageClient:
 CONFIG = ClientServerConfig(server_command=HOOKED, client_factory=make_client)
 
 
+async def kill_server(client) -> None:
+    """The server a test started with `client.start_io`, killed if it still runs (after a
+    failed or hung shutdown)."""
+    if client._server is not None and client._server.returncode is None:
+        client._server.kill()
+        await client._server.wait()
+
+
 def push_capabilities() -> T.ClientCapabilities:
     return client_capabilities("neovim@v0.7.0")
 

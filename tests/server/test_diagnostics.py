@@ -194,3 +194,31 @@ async def test_a_buffer_that_keeps_its_byte_order_mark_gets_positions_in_its_tex
     assert (bad.range.start.line, bad.range.start.character, bad.range.end.character) == (
         0, 1, 8)
     close_doc(client, m)
+
+
+FIXTURE_OK = ('{"inputs": {"items": []}, "evaluation_time": "2026-12-01T07:00:00+00:00",\n'
+              ' "expected": {"output": "0"}}\n')
+
+
+async def test_a_fixture_file_has_what_check_says_of_its_current_text(client, workspace):
+    """The editor shows a fixture file's check findings (SF002-SF009) on the buffer's text,
+    with the buffer's version: never the disk's answer, never an older version's."""
+    path = workspace / "billing" / "fixtures" / "total" / "scratch_fx.json"
+    path.write_text(FIXTURE_OK)  # clean on disk: what the editor shows is the buffer's
+    try:
+        u = open_doc(client, path, FIXTURE_OK.replace('"items"', '"itemz"'))
+        diags = await diagnostics(client, u)
+        assert codes(diags) == [("SF005", 0), ("SF006", 0)]
+        assert all(d.source == "stepsmith" for d in diags)
+        assert "did you mean 'items'" in next(d for d in diags if d.code == "SF005").message
+        v = change(client, u, '{"inputs": ')
+        diags = await diagnostics(client, u, v)
+        assert codes(diags) == [("SF002", 0)]
+        v = change(client, u, FIXTURE_OK)
+        assert await diagnostics(client, u, v) == []
+        if client.mode == "push":
+            versions = [ver for ver, _ in client.published[u]]
+            assert versions == sorted(versions) and versions[-1] == v, versions
+        close_doc(client, u)
+    finally:
+        path.unlink()

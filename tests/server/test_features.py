@@ -195,15 +195,15 @@ async def test_custom_requests(client, workspace):
     res = await request(client, "stepsmith/reach", {})
     wfs = {w["workflow"]: w for w in res["workflows"]}
     assert {"billing", "chasing", "chasing-weekly"} <= set(wfs)
+    assert res["sentence"] == SENTENCE
     b = wfs["billing"]
-    assert b["sentence"] == SENTENCE
-    steps = {s["id"]: s for s in b["steps"]}
+    steps = {s["step_id"]: s for s in b["steps"]}
     assert list(steps) == ["normalise", "rates", "total", "draft"]
     assert steps["rates"]["network"] == "public_egress" and steps["rates"]["connections"] == ["ecb"]
     assert steps["normalise"]["sources"] == ["invoices"]
     assert steps["draft"]["effects"] == ["draft_bill"] and steps["draft"]["connections"] == ["ledger"]
-    assert steps["draft"]["effectTargets"] == {"draft_bill": "create via ledger"}
-    assert steps["total"]["reachesNothing"] is True and steps["rates"]["reachesNothing"] is False
+    assert steps["draft"]["effect_targets"] == {"draft_bill": "create via ledger"}
+    assert steps["total"]["reaches_nothing"] is True and steps["rates"]["reaches_nothing"] is False
     assert steps["total"]["function"] == "total" and steps["total"]["explanation"].startswith("Add up")
     assert steps["total"]["codeLocation"]["uri"].endswith("steps/total.py")
     assert steps["total"]["location"]["uri"].endswith("billing/workflow.yaml")
@@ -219,6 +219,16 @@ async def test_custom_requests(client, workspace):
     assert set(st) == {"sandboxAvailable", "reason", "version"}
     rule = await request(client, "stepsmith/rule", {"code": "SS101"})
     assert rule["code"] == "SS101" and rule["security"] is True
+    python = await request(client, "stepsmith/python",
+                           {"uri": uri(workspace / "billing" / "workflow.yaml")})
+    assert python["manifestUri"].endswith("billing/workflow.yaml")
+    # every answer is its declared shape (server/protocol.py: no key beyond it, none missing)
+    from stepsmith.server import protocol
+
+    for shape, answer in ((protocol.ReachResponse, res), (protocol.ReachResponse, one),
+                          (protocol.FixturesResponse, fx), (protocol.StatusResponse, st),
+                          (protocol.RuleDoc, rule), (protocol.PythonResponse, python)):
+        shape.model_validate(answer)
 
 
 async def test_code_lens_counts_fixtures(client, workspace):

@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from lsp_harness import DATA, initialize, make_client, open_doc, push_capabilities
+from lsp_harness import DATA, initialize, kill_server, make_client, open_doc, push_capabilities
 
 # modules the server (or the interpreter probe) imports after start-up, and the package itself
 SHADOWS = ("yaml", "argparse", "logging", "json", "pygls", "lsprotocol", "cattrs", "attrs",
@@ -69,9 +69,7 @@ async def serve_once(cmd: list[str], cwd: Path, ws: Path, env: dict[str, str]) -
         await asyncio.wait_for(client.shutdown_session(), 10)
         return diags
     finally:
-        if client._server is not None and client._server.returncode is None:
-            client._server.kill()
-            await client._server.wait()
+        await kill_server(client)
 
 
 def server_env(**extra: str) -> dict[str, str]:
@@ -154,6 +152,4 @@ async def test_what_the_server_shows_does_not_depend_on_its_start_folder(tmp_pat
         assert items and {i["workflow"] for i in items} == {"billing"}, items
         await asyncio.wait_for(client.shutdown_session(), 10)
     finally:
-        if client._server is not None and client._server.returncode is None:
-            client._server.kill()
-            await client._server.wait()
+        await kill_server(client)

@@ -16,7 +16,6 @@ import time
 import pytest
 from lsprotocol import types as T
 from pygls.uris import from_fs_path
-
 from stepsmith.server.handlers import documents
 from stepsmith.server.server import create_server
 

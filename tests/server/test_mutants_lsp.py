@@ -115,6 +115,19 @@ async def lens_titles(client, u):
     return [lens.command.title for lens in lenses or []]
 
 
+async def survivor_shown(client, pay_ws) -> str:
+    """The step file open (once per client) with its surviving mutant shown: each test starts
+    from there, whichever tests ran before it in this process (xdist splits modules)."""
+    path = pay_ws / "steps/approve.py"
+    u = uri(path)
+    if u not in client.versions:
+        open_doc(client, path)
+        await diagnostics(client, u)
+        await mutants(client, u)
+    await diagnostics(client, u, predicate=lambda ds: bool(survivors_shown(ds)))
+    return u
+
+
 async def test_records_equal_the_cli_and_survivors_show_where_they_are(client, pay_ws):
     u = open_doc(client, pay_ws / "steps/approve.py")
     await diagnostics(client, u)
@@ -139,7 +152,7 @@ async def test_records_equal_the_cli_and_survivors_show_where_they_are(client, p
 
 
 async def test_typing_hides_them_until_the_next_run(client, pay_ws):
-    u = uri(pay_ws / "steps/approve.py")
+    u = await survivor_shown(client, pay_ws)
     change(client, u, STEP.replace("limit = Decimal(limit)", "limit = Decimal(limit) "))
     assert survivors_shown(await diagnostics(client, u)) == []
     assert "1 mutant survives" not in await lens_titles(client, u)
@@ -148,7 +161,7 @@ async def test_typing_hides_them_until_the_next_run(client, pay_ws):
 
 
 async def test_a_recorded_boundary_fixture_clears_the_survivor(client, pay_ws):
-    u = uri(pay_ws / "steps/approve.py")
+    u = await survivor_shown(client, pay_ws)
     before = len(client.custom.get("stepsmith/mutantResults", []))
     edge = pay_ws / "fixtures/approve/at-limit.json"
     edge.write_text(fixture("100", True))
@@ -169,6 +182,8 @@ async def test_a_recorded_boundary_fixture_clears_the_survivor(client, pay_ws):
 
 async def test_cancelling_ends_the_run_and_its_sandboxes(client, pay_ws):
     u = uri(pay_ws / "steps/approve.py")
+    if u not in client.versions:  # the first test of this module in this process
+        open_doc(client, pay_ws / "steps/approve.py")
     # a new text of `spin`, so nothing is cached: its looping mutant runs to its limits
     change(client, u, STEP.replace("left = n\n", "left = n + 0\n"))
     fut = client.protocol.send_request("stepsmith/mutants", {"uri": u}, msg_id="mutants-1")

@@ -8,7 +8,6 @@ import asyncio
 import pytest
 from lsprotocol import types as T
 from pygls.uris import from_fs_path
-
 from stepsmith.server.handlers.mutants import _Last, runs_of
 from stepsmith.server.server import create_server
 

@@ -7,7 +7,6 @@ import asyncio
 import shutil
 import subprocess
 
-
 import pytest
 import pytest_lsp
 from lsp_harness import CONFIG, DATA, initialize, open_doc, plain, push_capabilities
@@ -59,7 +58,7 @@ async def test_unsaved_widening_is_marked_per_step(repo_client):
             break
         await asyncio.sleep(0.1)
     assert wf["sinceHead"]["status"] == "changed" and wf["sinceHead"]["widens"] is True
-    steps = {s["id"]: s for s in wf["steps"]}
+    steps = {s["step_id"]: s for s in wf["steps"]}
     (change,) = steps["total"]["changesSinceHead"]
     assert change["kind"] == "network" and change["widens"] is True
     assert change["description"] == "network: none → public egress"

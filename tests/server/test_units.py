@@ -5,9 +5,9 @@ from __future__ import annotations
 import threading
 
 from stepsmith.runner.problems import Span
-from stepsmith.server.scheduler import Scheduler
 from stepsmith.server.convert import UTF8, UTF16, from_codepoints, lsp_range, to_codepoints
 from stepsmith.server.documents import Document
+from stepsmith.server.scheduler import Scheduler
 
 
 def test_encodings_round_trip_on_non_ascii():

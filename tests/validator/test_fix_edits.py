@@ -5,7 +5,6 @@ the problem it fixes; the broken fixes seen in real clients each have a case her
 import ast
 
 import pytest
-
 from stepsmith.runner.fixes import Fix, TextEdit, apply_edits, fix_of
 from stepsmith.runner.problems import Span
 from stepsmith.runner.validator import validate

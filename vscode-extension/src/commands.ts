@@ -77,7 +77,7 @@ export function registerCommands(
     const ed = vscode.window.activeTextEditor;
     const hit = ed ? stepAt(reach.last, ed.document.uri.toString(), ed.selection.active.line) : undefined;
     if (hit) {
-      const node = roots.flatMap((r) => r.children).find((c) => c.id === `wf:${hit.manifestUri}#${hit.step.id}`);
+      const node = roots.flatMap((r) => r.children).find((c) => c.id === `wf:${hit.manifestUri}#${hit.step.step_id}`);
       if (node) {
         await reach.view.reveal(node, { select: true, focus: false, expand: true });
       }
@@ -100,7 +100,7 @@ export function registerCommands(
       return hit;
     }
     const items: StepPick[] = (resp?.workflows ?? []).flatMap((wf) =>
-      wf.steps.map((s) => ({ label: s.id, description: wf.workflow, detail: s.explanation, manifestUri: wf.manifestUri, step: s })),
+      wf.steps.map((s) => ({ label: s.step_id, description: wf.workflow ?? undefined, detail: s.explanation, manifestUri: wf.manifestUri, step: s })),
     );
     if (!items.length) {
       void vscode.window.showWarningMessage('Stepsmith found no workflow steps in this workspace.');
@@ -121,7 +121,7 @@ export function registerCommands(
       if (!hit) {
         return undefined;
       }
-      target = { manifestUri: hit.manifestUri, stepId: hit.step.id };
+      target = { manifestUri: hit.manifestUri, stepId: hit.step.step_id };
     }
     if (!tests.nodes.size) {
       await tests.refresh();
@@ -154,9 +154,9 @@ export function registerCommands(
       void vscode.window.showWarningMessage('Stepsmith records nothing in an untrusted workspace (recording runs the step).');
       return undefined;
     }
-    let hit: { manifestUri: string; step: { id: string } } | undefined;
+    let hit: { manifestUri: string; step: { step_id: string } } | undefined;
     if (opts?.manifestUri && opts.stepId) {
-      hit = { manifestUri: opts.manifestUri, step: { id: opts.stepId } };
+      hit = { manifestUri: opts.manifestUri, step: { step_id: opts.stepId } };
     } else {
       hit = await pickStep('Record a fixture: which step?');
     }
@@ -164,7 +164,7 @@ export function registerCommands(
       return undefined;
     }
     const name = opts?.name ?? (await vscode.window.showInputBox({
-      title: `Record a fixture for ${hit.step.id}`,
+      title: `Record a fixture for ${hit.step.step_id}`,
       prompt: 'Fixture name (the file becomes fixtures/<step>/<name>.json)',
       value: `case-${new Date().toISOString().slice(0, 10)}`,
       validateInput: (v) => (/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(v) ? undefined : 'letters, digits, . _ - only'),
@@ -218,7 +218,7 @@ export function registerCommands(
     }
     const resp = await server.executeServerCommand<RunResponse>(ServerCommands.recordFixture, [
       hit.manifestUri,
-      hit.step.id,
+      hit.step.step_id,
       name,
       JSON.stringify(inputs),
       evaluationTime || null,
@@ -226,7 +226,7 @@ export function registerCommands(
     const r = resp?.results?.[0];
     if (r?.status === 'recorded') {
       tests.scheduleRefresh(0);
-      void vscode.window.showInformationMessage(`Recorded fixture ${r.fixture} for ${hit.step.id}.`, 'Open').then((open) => {
+      void vscode.window.showInformationMessage(`Recorded fixture ${r.fixture} for ${hit.step.step_id}.`, 'Open').then((open) => {
         if (open && r.uri) {
           void vscode.window.showTextDocument(vscode.Uri.parse(r.uri));
         }

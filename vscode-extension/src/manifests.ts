@@ -66,12 +66,14 @@ export interface Filter {
   pattern: string;
 }
 
-/** The client's documentSelector: manifests everywhere, Python under each workflow folder. */
+/** The client's documentSelector: manifests everywhere, Python and the fixture files (their
+ * `check` findings, SF002-SF009, and run results) under each workflow folder. */
 export function documentSelector(manifestPaths: string[]): Filter[] {
   const filters: Filter[] = MANIFEST_GLOBS.map((g) => ({ scheme: 'file', language: 'yaml', pattern: g }));
   for (const dir of workflowFolders(manifestPaths)) {
     const posix = dir.split(path.sep).join('/');
     filters.push({ scheme: 'file', language: 'python', pattern: `${escapeGlob(posix)}/**/*.py` });
+    filters.push({ scheme: 'file', language: 'json', pattern: `${escapeGlob(posix)}/**/fixtures/**/*.json` });
   }
   return filters;
 }

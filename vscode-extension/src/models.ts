@@ -40,14 +40,22 @@ function listText(items: string[]): string {
 /** Each effect with what it does where: "post_summary (send to channel finance-requests)". */
 export function effectTexts(s: ReachStep): string[] {
   return s.effects.map((e) => {
-    const target = s.effectTargets?.[e];
+    const target = s.effect_targets?.[e];
     return target ? `${e} (${target})` : e;
+  });
+}
+
+/** Each source with where it comes from: "invoices (connection xero)". */
+export function sourceTexts(s: ReachStep): string[] {
+  return s.sources.map((n) => {
+    const origin = s.source_origins?.[n];
+    return origin ? `${n} (${origin})` : n;
   });
 }
 
 /** One line that says what a step reaches, e.g. "reaches nothing" or "public egress · ecb". */
 export function stepSummary(s: ReachStep): string {
-  if (s.reachesNothing) {
+  if (s.reaches_nothing) {
     return 'reaches nothing';
   }
   const parts: string[] = [];
@@ -68,7 +76,7 @@ export function stepSummary(s: ReachStep): string {
 
 export function reachTree(resp: ReachResponse | undefined | null): ReachNode[] {
   const out: ReachNode[] = [];
-  const workflows = [...(resp?.workflows ?? [])].sort((a, b) => a.workflow.localeCompare(b.workflow) || a.manifestUri.localeCompare(b.manifestUri));
+  const workflows = [...(resp?.workflows ?? [])].sort((a, b) => (a.workflow ?? '').localeCompare(b.workflow ?? '') || a.manifestUri.localeCompare(b.manifestUri));
   for (const wf of workflows) {
     const wfNode: ReachNode = {
       id: `wf:${wf.manifestUri}`,
@@ -76,7 +84,7 @@ export function reachTree(resp: ReachResponse | undefined | null): ReachNode[] {
       label: wf.workflow || wf.manifestUri.split('/').slice(-2).join('/'),
       description: wf.error ? 'manifest has errors' : `${wf.steps.length} step${wf.steps.length === 1 ? '' : 's'}`
         + (wf.sinceHead?.widens ? ' · widened since HEAD' : ''),
-      tooltip: wf.sentence ?? REACH_SENTENCE,
+      tooltip: resp?.sentence ?? REACH_SENTENCE,
       icon: 'symbol-namespace',
       location: { uri: wf.manifestUri, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } } },
       children: [],
@@ -86,7 +94,7 @@ export function reachTree(resp: ReachResponse | undefined | null): ReachNode[] {
     }
     // manifest order is kept: that is the order the author reads
     for (const s of wf.steps) {
-      const sid = `${wfNode.id}#${s.id}`;
+      const sid = `${wfNode.id}#${s.step_id}`;
       const leaf = (kind: ReachNodeKind, label: string, value: string, icon: string): ReachNode => ({
         id: `${sid}:${kind}`, kind, label, description: value, icon, children: [],
       });
@@ -95,15 +103,15 @@ export function reachTree(resp: ReachResponse | undefined | null): ReachNode[] {
       wfNode.children.push({
         id: sid,
         kind: 'step',
-        label: s.id,
+        label: s.step_id,
         description: (widened ? 'widened since HEAD · ' : '') + stepSummary(s),
-        tooltip: `${s.explanation}\n\n${wf.sentence ?? REACH_SENTENCE}`,
-        icon: widened ? 'warning' : s.reachesNothing ? 'circle-large-outline' : s.network === 'public_egress' ? 'globe' : 'plug',
+        tooltip: `${s.explanation}\n\n${resp?.sentence ?? REACH_SENTENCE}`,
+        icon: widened ? 'warning' : s.reaches_nothing ? 'circle-large-outline' : s.network === 'public_egress' ? 'globe' : 'plug',
         location: s.location ?? s.codeLocation ?? null,
         children: [
           leaf('network', 'network', networkText(s.network), s.network === 'public_egress' ? 'globe' : 'circle-slash'),
           leaf('connections', 'connections', listText(s.connections), 'plug'),
-          leaf('sources', 'sources', listText(s.sources), 'database'),
+          leaf('sources', 'sources', listText(sourceTexts(s)), 'database'),
           leaf('effects', 'effects', listText(effectTexts(s)), 'zap'),
           ...changes.map((c, i): ReachNode => ({
             id: `${sid}:change:${i}:${c.kind}`, kind: 'change', label: c.widens ? 'widened' : 'changed',
@@ -123,14 +131,14 @@ export function reachMarkdown(resp: ReachResponse | undefined | null): string {
   const cell = (s: string) => plainText(s).replace(/\r\n|\r|\n/g, ' ');
   const lines: string[] = ['# What each step can reach', '', `_${REACH_SENTENCE}_`, ''];
   for (const wf of resp?.workflows ?? []) {
-    lines.push(`## ${cell(wf.workflow)}`, '');
+    lines.push(`## ${cell(wf.workflow ?? wf.manifest)}`, '');
     if (wf.error) {
       lines.push(`Manifest error: ${plainText(wf.error)}`, '');
       continue;
     }
     lines.push('| step | network | connections | sources | effects |', '|---|---|---|---|---|');
     for (const s of wf.steps) {
-      lines.push(`| ${cell(s.id)} | ${cell(networkText(s.network))} | ${cell(listText(s.connections))} | ${cell(listText(s.sources))} | ${cell(listText(effectTexts(s)))} |`);
+      lines.push(`| ${cell(s.step_id)} | ${cell(networkText(s.network))} | ${cell(listText(s.connections))} | ${cell(listText(sourceTexts(s)))} | ${cell(listText(effectTexts(s)))} |`);
     }
     lines.push('');
   }
@@ -166,7 +174,7 @@ export function testTree(resp: FixturesResponse | undefined | null): TestNode[] 
   const out: TestNode[] = [];
   for (const wf of resp?.workflows ?? []) {
     const wfNode: TestNode = {
-      id: workflowTestId(wf.manifestUri), kind: 'workflow', label: wf.workflow, uri: wf.manifestUri,
+      id: workflowTestId(wf.manifestUri), kind: 'workflow', label: wf.workflow ?? wf.manifestUri.split('/').slice(-2).join('/'), uri: wf.manifestUri,
       manifestUri: wf.manifestUri, children: [],
     };
     for (const s of wf.steps) {

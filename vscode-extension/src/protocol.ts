@@ -1,69 +1,16 @@
 // Types of the stepsmith language server's custom protocol (server/PROTOCOL.md). Pure.
 
-export interface LspPosition { line: number; character: number }
-export interface LspRange { start: LspPosition; end: LspPosition }
-export interface LspLocation { uri: string; range: LspRange }
+// The shapes declared once in Python (server/protocol.py, runner/app/shapes.py), generated.
+import type { LspRange } from './generated/protocol';
+export type {
+  CheckInput, ExplainRuleInput, FixtureInfo, FixtureStep, FixtureWorkflow, FixturesResponse, Interpreter, LspLocation,
+  LspPosition, LspRange, ProposeFixtureInput, PythonResponse, ReachChange, ReachInput, ReachResponse, ReachStep,
+  ReachWorkflow, RuleDoc, RunStepInput, SinceHead, StatusResponse, TestInput, WorkflowPython,
+} from './generated/protocol';
 
 export const REACH_SENTENCE = 'This is what each step is permitted to reach, not a review of what its code does.';
 
-export interface ReachStep {
-  id: string;
-  function: string;
-  network: 'none' | 'public_egress' | string;
-  connections: string[];
-  sources: string[];
-  effects: string[];
-  /** what each effect does where: "create via xero", "send to channel finance-requests" */
-  effectTargets?: Record<string, string>;
-  explanation: string;
-  reachesNothing: boolean;
-  location?: LspLocation | null;
-  codeLocation?: LspLocation | null;
-  /** what changed in this step's reach since git's HEAD (trusted workspaces in a repository) */
-  changesSinceHead?: ReachChange[];
-}
-
-/** One change of reach since a git revision (runner/revisions/reach_changes.py). */
-export interface ReachChange {
-  kind: string; step: string; before: string | null; after: string | null; widens: boolean; description: string;
-}
-
-export interface ReachWorkflow {
-  manifestUri: string;
-  workflow: string;
-  sentence?: string;
-  steps: ReachStep[];
-  error?: string;
-  sinceHead?: { status: 'unchanged' | 'changed' | 'added' | 'unreadable'; widens: boolean; changes: ReachChange[] };
-}
-
-export interface ReachResponse { workflows: ReachWorkflow[] }
-
 export type FixtureStatus = 'passed' | 'failed' | 'error' | 'recorded';
-
-export interface FixtureInfo { name: string; uri: string; lastResult?: FixtureStatus | null }
-export interface FixtureStep { id: string; uri: string; range?: LspRange | null; fixtures: FixtureInfo[] }
-export interface FixtureWorkflow { manifestUri: string; workflow: string; steps: FixtureStep[] }
-export interface FixturesResponse { workflows: FixtureWorkflow[] }
-
-export interface StatusResponse { sandboxAvailable: boolean; reason: string; version: string }
-
-/** stepsmith/python {uri}: the interpreter the document's workflow is checked and run on (null: no workflow). */
-export interface PythonResponse {
-  manifestUri: string;
-  /** the manifest's `python:` as written; null when it has none */
-  pin: string | null;
-  version: string | null;
-  path: string | null;
-  build: string | null;
-  /** the interpreter stepsmith itself runs on */
-  running: boolean;
-  /** why there is none (where stepsmith looked and how to install it), else null */
-  problem: string | null;
-  summary: string;
-}
-
-export interface RuleDoc { code: string; name: string; summary: string; rationale: string; security: boolean; markdown: string }
 
 /** A fixture run's result, structured (server/PROTOCOL.md): `differences` typed, `diff` their rendering. */
 export interface FixtureDifference { path: string; kind: string; message: string; expected?: unknown; actual?: unknown; note?: string }

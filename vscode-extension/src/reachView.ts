@@ -52,7 +52,7 @@ export class ReachProvider implements vscode.TreeDataProvider<ReachNode>, vscode
       const resp = await this.server.requestWorkflows<ReachResponse>(Requests.reach, {});
       this.last = resp ?? undefined;
       this.roots = reachTree(resp);
-      const sentence = resp?.workflows?.[0]?.sentence ?? REACH_SENTENCE;
+      const sentence = resp?.sentence ?? REACH_SENTENCE;
       this.view.message = this.server.state === 'running' ? sentence : `${sentence} (The language server is not running: see the Stepsmith output.)`;
     } catch (e) {
       this.server.output.warn(`reach: ${(e as Error).message}`);

@@ -57,6 +57,9 @@ export class ServerManager implements vscode.Disposable {
   lastChoice: InterpreterChoice | undefined;
   private settings: Settings;
   private manifests: string[] = [];
+  /** the manifests a restart already asked for will serve: a second event of the same change
+   * (the manifest's own and its new folder's, 300 ms apart) must not restart again */
+  private restartFor: string[] | undefined;
   /** the manifests whose folders the running server serves (tests wait on a restart with it) */
   get servedManifests(): readonly string[] {
     return this.manifests;
@@ -66,6 +69,8 @@ export class ServerManager implements vscode.Disposable {
   /** Our last manifest diagnostics, unfiltered, while some are left to the YAML extension. */
   private readonly manifestDiagnostics = new Map<string, { mode: 'push' | 'pull'; raw: vscode.Diagnostic[]; shown: string }>();
   private restarting: Promise<void> | undefined;
+  /** restarts done since activation (tests count them: one change of the folders, one restart) */
+  restarts = 0;
   private pendingRestart = false;
   private readonly stateEmitter = new vscode.EventEmitter<ServerState>();
   readonly onDidChangeState = this.stateEmitter.event;
@@ -169,7 +174,8 @@ export class ServerManager implements vscode.Disposable {
   private async onManifestSetChanged(uri: vscode.Uri): Promise<void> {
     this.manifestEmitter.fire(uri);
     const found = await this.findManifests();
-    if (folderKey(found) !== folderKey(this.manifests)) {
+    if (folderKey(found) !== folderKey(this.restartFor ?? this.manifests)) {
+      this.restartFor = found;
       this.output.info('the set of workflow folders changed: restarting so Python files there are served');
       void this.restart('workflow folders changed');
     }
@@ -297,6 +303,7 @@ export class ServerManager implements vscode.Disposable {
     this.lastPlan = plan;
     this.output.info(`starting the language server: ${plan.describe}`);
     this.manifests = await this.findManifests();
+    this.restartFor = undefined;
     const spec = serverSpawn(plan, this.startFolder(), { ...process.env, ...this.settings.serverEnv });
     const serverOptions: ServerOptions = {
       command: spec.command,
@@ -491,6 +498,7 @@ export class ServerManager implements vscode.Disposable {
       do {
         this.pendingRestart = false;
         this.output.info(`restarting the language server (${reason})`);
+        this.restarts += 1;
         await this.stop();
         this.settings = this.currentSettings();
         await this.start();

@@ -204,12 +204,13 @@ const { log, check, command, openFile } = run;
       await page.keyboard.press('Escape');
       await openFile('invoice-matching/workflow.yaml', 'invoice-matching');
       await page.locator('.part.editor .monaco-editor .view-lines').first().click({ position: { x: 5, y: 5 } });
-      // purchase_orders: {connection: xero|, ...}: replace `xero` by typing `ec` and accepting
+      // purchase_orders: {connection: xero|, ...}: replace `xero` by typing `xe` and accepting the
+      // declared connection the server offers (the example declares one: xero)
       await placeAfter('purchase_orders: {connection: xero', 0);
       for (let i = 0; i < 4; i++) await page.keyboard.press('Shift+ArrowLeft');
-      await page.keyboard.type('ec');
+      await page.keyboard.type('xe');
       // a busy server may answer after the widget opened with nothing: ask again, as a user would
-      const row = page.locator('.suggest-widget .monaco-list-row', { hasText: 'ecb' }).first();
+      const row = page.locator('.suggest-widget .monaco-list-row', { hasText: 'xero' }).first();
       for (let attempt = 1; ; attempt++) {
         await page.keyboard.press('Control+Space');
         try {
@@ -225,8 +226,8 @@ const { log, check, command, openFile } = run;
       await page.keyboard.press('Enter');
       await page.waitForTimeout(500);
       const text = await editorText();
-      if (!text.includes('purchase_orders: {connection: ecb, description: Purchase orders still open}')) {
-        throw new Error(`the accepted completion did not give '{connection: ecb, ...}': ${text.slice(0, 600)}`);
+      if (!text.includes('purchase_orders: {connection: xero, description: Purchase orders still open}')) {
+        throw new Error(`the accepted completion did not give '{connection: xero, ...}': ${text.slice(0, 600)}`);
       }
       // undo the accepted completion (and the typing before it): the file is as it was
       const original = 'purchase_orders: {connection: xero, description: Purchase orders still open}';

@@ -59,10 +59,18 @@ describe('stepsmith beside the YAML extension (yaml-language-server)', function 
     const api = await waitFor('activation', async () => (ext.isActive ? ext.exports : undefined));
     await api.ready;
     const dir = path.join(ws(), 'yaml-check');
+    const restarts = api.server.restarts;
     fs.mkdirSync(path.join(dir, 'steps'), { recursive: true });
     fs.writeFileSync(path.join(dir, 'steps', 'match.py'), 'def match(invoices, prior):\n    return invoices\n');
     fs.writeFileSync(path.join(dir, 'workflow.yaml'), MANIFEST);
     uri = vscode.Uri.file(path.join(dir, 'workflow.yaml'));
+    // a new workflow folder restarts the server once; its diagnostics are the ones to judge
+    await waitFor('the server to serve yaml-check', () => api.server.state === 'running'
+      && api.server.servedManifests.some((m) => m.includes('yaml-check')));
+    // the manifest's event and its new folder's (300 ms later) are one change: one restart
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.strictEqual(api.server.restarts, restarts + 1, 'one restart for one new workflow folder');
+    await waitFor('the server running', () => api.server.state === 'running');
     const doc = await vscode.workspace.openTextDocument(uri);
     await vscode.window.showTextDocument(doc);
   });

@@ -94,11 +94,19 @@ describe('other Markdown the extension builds from workflow data', () => {
   const EVIL = 'x` ![p](http://evil.example/p.png) [run](command:workbench.action.terminal.new) <img src=x> | y';
 
   it('the reach document: workflow names, errors and step rows render as text, the table stays whole', () => {
-    const step = (id: string) => ({ id, function: 'f', network: 'none', connections: [EVIL], sources: [], effects: [], explanation: '', reachesNothing: false });
+    const step = (id: string) => ({
+      step_id: id, function: 'f', code: 'steps/f.py:f', network: 'none', connections: [EVIL], sources: ['s'],
+      effects: [], explanation: '', reaches_nothing: false, source_origins: { s: `channel ${EVIL}` }, effect_targets: {},
+    });
+    const wf = (n: string, workflow: string, over: object) => ({
+      manifest: `/w/${n}/workflow.yaml`, manifestUri: `file:///w/${n}/workflow.yaml`, workflow, version: 1,
+      python: { pin: null, interpreter: null, problem: null }, problems: 0, error: null, steps: [], ...over,
+    });
     const doc = reachMarkdown({
+      sentence: 'x',
       workflows: [
-        { manifestUri: 'file:///w/a/workflow.yaml', workflow: `wf ${EVIL}`, steps: [step('ok'), step(EVIL)] },
-        { manifestUri: 'file:///w/b/workflow.yaml', workflow: 'broken', steps: [], error: `unknown key '${EVIL}'\n# not a heading` },
+        wf('a', `wf ${EVIL}`, { steps: [step('ok'), step(EVIL)] }),
+        wf('b', 'broken', { error: `unknown key '${EVIL}'\n# not a heading` }),
       ],
     });
     const k = kinds(doc);

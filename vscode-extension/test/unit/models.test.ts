@@ -1,24 +1,29 @@
 import * as assert from 'assert';
 import { failureRange, outcomeOf, reachMarkdown, reachTree, runCallsFor, splitDiff, stepAt, stepSummary, testTree } from '../../src/models';
-import { FixturesResponse, REACH_SENTENCE, ReachResponse, ReachStep } from '../../src/protocol';
+import { FixturesResponse, REACH_SENTENCE, ReachResponse, ReachStep, ReachWorkflow } from '../../src/protocol';
 
 const range = (l: number) => ({ start: { line: l, character: 2 }, end: { line: l, character: 10 } });
 const step = (id: string, over: Partial<ReachStep> = {}): ReachStep => ({
-  id, function: id, network: 'none', connections: [], sources: [], effects: [], explanation: `does ${id}`,
-  reachesNothing: true, location: { uri: 'file:///w/wf/workflow.yaml', range: range(10) }, codeLocation: null, ...over,
+  step_id: id, function: id, code: `steps/${id}.py:${id}`, network: 'none', connections: [], sources: [],
+  effects: [], explanation: `does ${id}`, reaches_nothing: true, source_origins: {}, effect_targets: {},
+  location: { uri: 'file:///w/wf/workflow.yaml', range: range(10) }, codeLocation: null, ...over,
+});
+const workflow = (uri: string, name: string, over: Partial<ReachWorkflow> = {}): ReachWorkflow => ({
+  manifest: uri.replace('file://', ''), manifestUri: uri, workflow: name, version: 1,
+  python: { pin: null, interpreter: null, problem: null }, problems: 0, error: null, steps: [], ...over,
 });
 
 const reach: ReachResponse = {
+  sentence: REACH_SENTENCE,
   workflows: [
-    {
-      manifestUri: 'file:///w/wf/workflow.yaml', workflow: 'invoice-matching', sentence: REACH_SENTENCE,
+    workflow('file:///w/wf/workflow.yaml', 'invoice-matching', {
       steps: [
-        step('normalise', { sources: ['invoices'], reachesNothing: false, location: { uri: 'file:///w/wf/workflow.yaml', range: range(16) }, codeLocation: { uri: 'file:///w/wf/steps/normalise.py', range: range(4) } }),
-        step('fx_rates', { network: 'public_egress', connections: ['ecb'], reachesNothing: false, location: { uri: 'file:///w/wf/workflow.yaml', range: range(21) } }),
+        step('normalise', { sources: ['invoices'], reaches_nothing: false, source_origins: { invoices: 'connection xero' }, location: { uri: 'file:///w/wf/workflow.yaml', range: range(16) }, codeLocation: { uri: 'file:///w/wf/steps/normalise.py', range: range(4) } }),
+        step('fx_rates', { network: 'public_egress', connections: ['ecb'], reaches_nothing: false, location: { uri: 'file:///w/wf/workflow.yaml', range: range(21) } }),
         step('summary', { location: { uri: 'file:///w/wf/workflow.yaml', range: range(40) }, codeLocation: { uri: 'file:///w/wf/steps/summary.py', range: range(12) } }),
       ],
-    },
-    { manifestUri: 'file:///w/broken/workflow.yaml', workflow: 'broken', steps: [], error: 'SM003 unknown key' },
+    }),
+    workflow('file:///w/broken/workflow.yaml', 'broken', { error: 'SM003 at 2:1: unknown key' }),
   ],
 };
 
@@ -31,6 +36,8 @@ describe('reach tree model', () => {
     const summary = wf.children[2];
     assert.strictEqual(summary.description, 'reaches nothing');
     assert.deepStrictEqual(summary.children.map((c) => `${c.label}=${c.description}`), ['network=none', 'connections=none', 'sources=none', 'effects=none']);
+    const sources = wf.children[0].children.find((c) => c.label === 'sources');
+    assert.strictEqual(sources?.description, 'invoices (connection xero)', 'a source says where it comes from');
     const fx = wf.children[1];
     assert.strictEqual(fx.description, 'public egress · connections: ecb');
     assert.strictEqual(fx.icon, 'globe');
@@ -39,15 +46,15 @@ describe('reach tree model', () => {
 
   it('says what each effect does where: a channel effect as such', () => {
     const s = step('post', {
-      reachesNothing: false, effects: ['post_summary', 'draft_bill'],
-      effectTargets: { post_summary: 'send to channel finance-requests', draft_bill: 'create via xero' },
+      reaches_nothing: false, effects: ['post_summary', 'draft_bill'],
+      effect_targets: { post_summary: 'send to channel finance-requests', draft_bill: 'create via xero' },
     });
-    const resp: ReachResponse = { workflows: [{ manifestUri: 'file:///w/wf/workflow.yaml', workflow: 'w', steps: [s] }] };
+    const resp: ReachResponse = { sentence: REACH_SENTENCE, workflows: [workflow('file:///w/wf/workflow.yaml', 'w', { steps: [s] })] };
     const leaf = reachTree(resp)[0].children[0].children.find((c) => c.label === 'effects');
     assert.strictEqual(leaf?.description, 'post_summary (send to channel finance-requests), draft_bill (create via xero)');
     assert.match(reachMarkdown(resp), /post_summary \(send to channel finance-requests\)/);
     // a server without targets: the names alone
-    assert.strictEqual(reachTree({ workflows: [{ ...resp.workflows[0], steps: [{ ...s, effectTargets: undefined }] }] })[0]
+    assert.strictEqual(reachTree({ ...resp, workflows: [{ ...resp.workflows[0], steps: [{ ...s, effect_targets: {} }] }] })[0]
       .children[0].children.find((c) => c.label === 'effects')?.description, 'post_summary, draft_bill');
   });
 
@@ -88,19 +95,19 @@ describe('reach tree model', () => {
 
   it('empty or missing answers give an empty tree', () => {
     assert.deepStrictEqual(reachTree(undefined), []);
-    assert.deepStrictEqual(reachTree({ workflows: [] }), []);
+    assert.deepStrictEqual(reachTree({ sentence: REACH_SENTENCE, workflows: [] }), []);
   });
 
   it('summaries and the markdown table carry the sentence', () => {
-    assert.strictEqual(stepSummary(step('x', { reachesNothing: false, effects: ['draft_bill'], connections: ['xero'] })), 'connections: xero · effects: draft_bill');
+    assert.strictEqual(stepSummary(step('x', { reaches_nothing: false, effects: ['draft_bill'], connections: ['xero'] })), 'connections: xero · effects: draft_bill');
     const md = reachMarkdown(reach);
     assert.ok(md.includes(REACH_SENTENCE));
     assert.match(md, /\| fx_rates \| public egress \| ecb \| none \| none \|/);
   });
 
   it('finds the step under the cursor in the manifest and in step files', () => {
-    assert.strictEqual(stepAt(reach, 'file:///w/wf/workflow.yaml', 23)?.step.id, 'fx_rates');
-    assert.strictEqual(stepAt(reach, 'file:///w/wf/steps/summary.py', 20)?.step.id, 'summary');
+    assert.strictEqual(stepAt(reach, 'file:///w/wf/workflow.yaml', 23)?.step.step_id, 'fx_rates');
+    assert.strictEqual(stepAt(reach, 'file:///w/wf/steps/summary.py', 20)?.step.step_id, 'summary');
     assert.strictEqual(stepAt(reach, 'file:///w/wf/steps/summary.py', 3), undefined);
     assert.strictEqual(stepAt(reach, 'file:///elsewhere.py', 3), undefined);
   });

@@ -111,6 +111,7 @@ describe('document selector', () => {
     const sel = documentSelector(['/w/a/workflow.yaml', '/w/b [x]/workflow.yaml']);
     assert.deepStrictEqual(sel.filter((s) => s.language === 'yaml').map((s) => s.pattern), ['**/workflow.yaml', '**/*.workflow.yaml']);
     assert.deepStrictEqual(sel.filter((s) => s.language === 'python').map((s) => s.pattern), ['/w/a/**/*.py', `/w/b ${escapeGlob('[x]')}/**/*.py`]);
+    assert.deepStrictEqual(sel.filter((s) => s.language === 'json').map((s) => s.pattern), ['/w/a/**/fixtures/**/*.json', `/w/b ${escapeGlob('[x]')}/**/fixtures/**/*.json`]);
     assert.ok(sel.every((s) => s.scheme === 'file'));
   });
 

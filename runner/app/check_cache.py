@@ -260,7 +260,7 @@ def put(s: Slot | None, entry: dict) -> bool:
 
 
 def facts_key(s: Slot | None) -> str | None:
-    """The key of the part of a workflow's answer no step file changes (cli/check_units.py):
+    """The key of the part of a workflow's answer no step file changes (app/check_units.py):
     the bytes of every file the check reads that is not Python (its manifests and fixtures),
     under the slot's base (stepsmith, settings, cwd, --first, the manifest)."""
     if s is None:

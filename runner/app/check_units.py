@@ -12,6 +12,7 @@ tests/loop/test_loop_check_partial.py holds the partial answer equal to a fresh 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 
@@ -19,7 +20,7 @@ def check_unit(manifest: Path, facts: dict | None = None) -> dict:
     """Everything `check` reports for one workflow: problems by file (manifest, step files,
     fixtures), the step files and which steps run each function, the stale wired fixtures
     (SF001 warnings), and `facts`, the part a later check may take as it is."""
-    from stepsmith.runner.cli.check_cache import problem_from_json
+    from stepsmith.runner.app.check_cache import problem_from_json
     from stepsmith.runner.problem_steps import step_ids_by_function
     from stepsmith.runner.workspace.workflow_check import workflow_check
 
@@ -37,7 +38,7 @@ def check_unit(manifest: Path, facts: dict | None = None) -> dict:
         model_ok, stale_if_ok = facts["model"], facts["stale"]
     else:
         wc = workflow_check(manifest)
-        fixture_found, stale = _fixture_side(manifest, wc)
+        fixture_found, stale = fixture_side(manifest, wc)
         model_ok = wc.manifest.workflow is not None
         stale_if_ok = stale if model_ok and not _has_errors(wc) else None
     found = [*wc.problems.items(), *fixture_found]
@@ -89,10 +90,11 @@ def _has_errors(wc) -> bool:
     return bool(errors_by_path(wc.problems))
 
 
-def _fixture_side(manifest: Path, wc) -> tuple[list, list]:
+def fixture_side(manifest: Path, wc, read_text=None) -> tuple[list, list]:
     """(fixture findings by file, stale wired fixtures as JSON) of a whole check; the stale
     ones only while the workflow has no error (the rule the cached part keeps: a step file's
-    error may block the fixtures an SF001 compares)."""
+    error may block the fixtures an SF001 compares). `read_text`: open buffers before the
+    disk, for the findings of each file (SF002-SF009); SF001 compares the saved files."""
     import dataclasses
 
     from stepsmith.runner.fixtures.invoke import loaded_workflow
@@ -101,7 +103,7 @@ def _fixture_side(manifest: Path, wc) -> tuple[list, list]:
     from stepsmith.runner.fixtures.suite import base_for, workflow_cases
 
     # fixtures are part of the workflow: SF002-SF008 with positions
-    fixture_found = list(check_fixtures(manifest, wc.manifest.workflow).items())
+    fixture_found = list(check_fixtures(manifest, wc.manifest.workflow, read_text).items())
     if wc.manifest.workflow is None or _has_errors(wc):
         return fixture_found, []
     try:
@@ -113,4 +115,6 @@ def _fixture_side(manifest: Path, wc) -> tuple[list, list]:
 
 
 def _problems_json(found) -> list:
-    return [[str(Path(p).resolve()), [pr.to_json() for pr in probs]] for p, probs in found]
+    # a symlink is named as itself (check refuses it), never by where it points
+    return [[str(Path(p).parent.resolve() / Path(p).name if os.path.islink(p)
+                 else Path(p).resolve()), [pr.to_json() for pr in probs]] for p, probs in found]
