@@ -19,7 +19,6 @@ import ast
 import io
 import tokenize
 
-from stepsmith.runner.fix_safety import statements  # annotations belong to statements
 from stepsmith.runner.fixes import TextEdit
 from stepsmith.runner.problems import Span
 
@@ -27,6 +26,17 @@ _PURE = (ast.Name, ast.Attribute, ast.Subscript, ast.Tuple, ast.List, ast.Consta
          ast.BinOp, ast.BitOr, ast.Load, ast.Starred)
 _SKIP = (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT)
 _TYPING = "typing"
+
+
+def statements(tree):
+    """Every statement of the file, nested ones included (defs and classes are statements:
+    expressions are not walked)."""
+    stack = list(tree.body)
+    while stack:
+        st = stack.pop()
+        yield st
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            stack.extend(getattr(st, field, ()) or ())
 
 
 def _is_typing(origin) -> bool:

@@ -25,6 +25,7 @@ import builtins
 import dataclasses
 import functools
 
+from stepsmith.runner.fix_annotations import statements, with_annotations
 from stepsmith.runner.fixes import apply_edits, fix_data, fixes_of, with_alternatives
 from stepsmith.runner.problems import Problem
 
@@ -70,8 +71,6 @@ def _checked(text: str, data: dict, fix) -> dict | None:
     if keeps_meaning(text, after):
         return data
     if fix.kind == "remove-import":
-        from stepsmith.runner.fix_annotations import with_annotations
-
         wider = with_annotations(text, data.get("binds"), fix.edits)
         if wider is not None:
             edits, names = wider
@@ -208,17 +207,6 @@ def _tables(top):
         t = stack.pop()
         yield t
         stack.extend(t.children)
-
-
-def statements(tree):
-    """Every statement of the file, nested ones included (defs and classes are statements:
-    expressions are not walked)."""
-    stack = list(tree.body)
-    while stack:
-        st = stack.pop()
-        yield st
-        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-            stack.extend(getattr(st, field, ()) or ())
 
 
 def _own_statements(node):
