@@ -5,6 +5,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import hypothesis
 import pytest
 
 # The kits every suite may import by name, whichever folder it runs from: the temp-workflow
@@ -65,3 +66,11 @@ def _local_loop(monkeypatch):
     the suites test the local fixture loop, so CI is not passed on to the code under test
     (tests/loop/test_loop_ci_and_order.py sets it where it is the subject)."""
     monkeypatch.delenv("CI", raising=False)
+
+
+def pytest_collection_modifyitems(items):
+    """Every hypothesis test is `slow` (it draws up to hundreds of examples): `-m "not slow"`
+    is the quick edit-test loop; CI runs everything."""
+    for item in items:
+        if hypothesis.is_hypothesis_test(getattr(item, "obj", None)):
+            item.add_marker(pytest.mark.slow)

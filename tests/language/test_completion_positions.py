@@ -15,6 +15,8 @@ from stepsmith.runner.workspace.diagnostics import check_manifest
 from stepsmith.runner.workspace.index import WorkspaceIndex, norm
 from stepsmith.runner.workspace.snapshot import Buffer, WorkspaceSnapshot
 
+pytestmark = pytest.mark.slow  # every word boundary of every example file
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
