@@ -1,26 +1,9 @@
-"""Shared by every suite: the test kits (the temp-workflow writer, the sandbox helpers) and the
-real-sandbox fixture. Loaded for every suite; it imports nothing heavy."""
-
-import importlib.util
-import sys
-from pathlib import Path
+"""Shared by every suite: the `kit` and real-sandbox fixtures. The kits themselves are modules of
+tests/kits/, on pytest's `pythonpath`. Loaded for every suite; it imports nothing heavy."""
 
 import hypothesis
 import pytest
-
-# The kits every suite may import by name, whichever folder it runs from: the temp-workflow
-# writer, the sandbox suite's helpers (process probes, a forged-result step) and the `|` cursor
-# marker of the language and LSP suites; the assistant's loop over MCP and the CLI.
-_KITS = {"stepsmith_wfkit": "fixtures/wfkit.py", "sandbox_kit": "sandbox/sandbox_kit.py",
-         "cursor_kit": "language/cursor_kit.py", "agent_kit": "mcp/agent_kit.py"}
-for _name, _rel in _KITS.items():
-    if _name not in sys.modules:
-        _spec = importlib.util.spec_from_file_location(_name, Path(__file__).resolve().parent / _rel)
-        _mod = importlib.util.module_from_spec(_spec)
-        sys.modules[_name] = _mod
-        _spec.loader.exec_module(_mod)
-
-import stepsmith_wfkit as wfkit
+import wfkit as wfkit
 from _pytest.assertion import rewrite as _rewrite
 from stepsmith.runner.validator.astlock import AST_LOCK
 

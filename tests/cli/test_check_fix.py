@@ -4,19 +4,15 @@ is replayed through the command line: its problem is gone and nothing new appear
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 from collections import Counter
 from pathlib import Path
 
+import fix_cases_kit as editor
 import pytest
 from stepsmith.runner.cli import main
 
-_spec = importlib.util.spec_from_file_location(
-    "editor_fix_cases", Path(__file__).parent.parent / "language" / "test_code_actions.py")
-editor = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(editor)
 SAFE = {"SM004", "SM204", "SM205"}  # the cases whose preferred fix is certain
 
 

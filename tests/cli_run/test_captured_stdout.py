@@ -1,27 +1,17 @@
 """A step's print() output (captured and capped by the sandbox) shown in `stepsmith run` and
 in pytest's captured-output section (`stepsmith test` is covered in test_cli_review.py)."""
 
-import importlib.util
 import io
 import json
 import sys
-from pathlib import Path
 
 import pytest
+from pytest_kit import pytest_run
 from stepsmith.runner.cli import main
+from wfkit import PRINTING
 
 pytestmark = pytest.mark.usefixtures("sandbox")
 
-_spec = importlib.util.spec_from_file_location(
-    "_review_tests", Path(__file__).with_name("test_cli_review.py"))
-_review = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_review)
-PRINTING = _review.PRINTING
-
-_spec = importlib.util.spec_from_file_location(
-    "_plugin_tests", Path(__file__).with_name("test_stepsmith_pytest_plugin.py"))
-_plugin = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_plugin)
 
 
 def test_run_shows_captured_stdout(tmp_path, kit, capsys, monkeypatch):
@@ -38,6 +28,6 @@ def test_run_shows_captured_stdout(tmp_path, kit, capsys, monkeypatch):
 def test_pytest_captured_stdout_section(tmp_path, kit):
     fx = {"add/simple": kit.add_case("1.00", None, "1.5")}
     kit.write_workflow(tmp_path / "wf", files={"steps/calc.py": PRINTING}, fixtures=fx)
-    code, out = _plugin.pytest_run(tmp_path, "--stepsmith", "wf")
+    code, out = pytest_run(tmp_path, "--stepsmith", "wf")
     assert code == 1, out
     assert "Captured stdout call" in out and "adding 1.00 0.50" in out

@@ -5,7 +5,7 @@ workflow's timezone (top-level `timezone:`, else the schedule's, else UTC); awar
 import json
 
 import pytest
-from stepsmith_wfkit import cli
+from wfkit import cli
 
 pytestmark = pytest.mark.usefixtures("sandbox")
 

@@ -10,7 +10,7 @@ import re
 
 import pytest
 import yaml
-from stepsmith_wfkit import cli
+from wfkit import cli
 
 pytestmark = pytest.mark.usefixtures("sandbox")
 AT = "2026-12-01T07:00:00+00:00"

@@ -10,21 +10,9 @@ import sys
 
 import pytest
 from stepsmith.runner.cli import main
+from wfkit import PRINTING
 
 pytestmark = pytest.mark.usefixtures("sandbox")
-
-PRINTING = '''\
-from decimal import Decimal
-
-
-def add(a, b):
-    print("adding", a, b)
-    return {"sum": str(Decimal(a) + Decimal(b))}
-
-
-def double(total):
-    return {"twice": str(Decimal(total["sum"]) * 2)}
-'''
 
 
 def cli(capsys, *argv):

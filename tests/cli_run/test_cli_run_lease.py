@@ -14,7 +14,7 @@ import time
 import pytest
 from stepsmith.runner.store.db import ResultStore
 from stepsmith.runner.store.lease import RunLease
-from stepsmith_wfkit import cli
+from wfkit import cli
 
 pytestmark = pytest.mark.usefixtures("sandbox")
 

@@ -8,7 +8,7 @@ import os
 
 import pytest
 from stepsmith.runner.settings import CONFIG_CAP, SettingsError, load_settings
-from stepsmith_wfkit import cli
+from wfkit import cli
 
 
 def failing_workflow(kit, root):

@@ -6,7 +6,7 @@ import json
 import platform
 
 import pytest
-from stepsmith_wfkit import cli
+from wfkit import cli
 
 pytestmark = pytest.mark.usefixtures("sandbox")
 

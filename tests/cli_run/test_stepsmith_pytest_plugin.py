@@ -7,24 +7,9 @@ import sys
 import xml.etree.ElementTree as ET
 
 import pytest
+from pytest_kit import pytest_run
 
 pytestmark = pytest.mark.usefixtures("sandbox")
-
-
-def pytest_run(cwd, *args, autoload=False):
-    """pytest in a subprocess. Without autoload only our plugin (and xdist when asked) is
-    loaded: other installed plugins (pytest-lsp costs ~2 s per start) stay out."""
-    env = dict(os.environ)
-    extra = []
-    if not autoload:
-        env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-        extra = ["-p", "stepsmith.runner.pytest_plugin"]
-        if "-n" in args:
-            extra += ["-p", "xdist.plugin"]
-    p = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *extra, *args],
-                       cwd=cwd, capture_output=True, text=True, timeout=300, check=False,
-                       env=env)
-    return p.returncode, p.stdout + p.stderr
 
 
 def test_collects_fixtures_as_items_with_stable_node_ids(tmp_path, kit):

@@ -9,6 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from fix_cases_kit import ALSO_FIXED, BILLS_PY, BILLS_UNDECLARED, MANIFEST, MANIFEST_CASES, READ_PY
 from stepsmith.runner.fixes import apply_edits
 from stepsmith.runner.language.actions import quick_fixes
 from stepsmith.runner.language.lines import split_lines
@@ -16,34 +17,6 @@ from stepsmith.runner.rules import get as rule
 from stepsmith.runner.workspace.diagnostics import check_manifest, diagnostics
 from stepsmith.runner.workspace.index import WorkspaceIndex, norm
 from stepsmith.runner.workspace.snapshot import Buffer, WorkspaceSnapshot
-
-MANIFEST = """workflow: demo
-version: 1
-python: "3.11"
-trigger: {manual: {}}
-connections:
-  xero: {description: Ledger}
-sources:
-  invoices: {connection: xero, description: Invoices}
-effects:
-  draft_bill: {connection: xero, kind: create, key: invoice_id}
-steps:
-  - id: read
-    explanation: Read the invoices.
-    code: steps/read.py:read
-    inputs:
-      invoices: sources.invoices
-  - id: bills
-    explanation: Draft bills.
-    code: steps/bills.py:bills
-    inputs:
-      rows: steps.read.output
-    connections: [xero]
-    effects: [draft_bill]
-"""
-READ_PY = "import json\n\n\ndef read(invoices):\n    return json.dumps(invoices)\n"
-BILLS_PY = ('def bills(rows, effects):\n    for r in rows:\n'
-            '        effects.emit("draft_bill", {"invoice_id": r})\n    return len(rows)\n')
 
 
 def snapshot(tmp_path: Path, open_files: dict[str, str]) -> WorkspaceSnapshot:
@@ -73,47 +46,7 @@ def codes(snap: WorkspaceSnapshot, *paths: str) -> Counter:
     return Counter(p.code for path in paths for p in diagnostics(snap, path))
 
 
-MANIFEST_CASES = [
-    # (what, old, new, code, the text the preferred fix gives)
-    ("unknown key", "    code: steps/read.py:read\n", "    code: steps/read.py:read\n    netwrk: none\n",
-     "SM003", "    network: none\n"),
-    ("unknown key, quoted", "    code: steps/read.py:read\n",
-     "    code: steps/read.py:read\n    'netwrk': none\n", "SM003", "    'network': none\n"),
-    ("connection of a step", "connections: [xero]", "connections: [xeor]", "SM101", "connections: [xero]"),
-    ("connection of a source, quoted", "{connection: xero, description: Invoices}",
-     '{connection: "xer", description: Invoices}', "SM101", '{connection: "xero", description'),
-    ("source", "invoices: sources.invoices", "invoices: sources.invoice", "SM102",
-     "invoices: sources.invoices\n"),
-    ("source, quoted", "invoices: sources.invoices", 'invoices: "sources.invoice"', "SM102",
-     'invoices: "sources.invoices"\n'),
-    ("effect", "effects: [draft_bill]", "effects: [draft_bil]", "SM103", "effects: [draft_bill]"),
-    ("step output", "rows: steps.read.output", "rows: steps.raed.output", "SM104",
-     "rows: steps.read.output"),
-    ("code file", "code: steps/read.py:read", "code: steps/reed.py:read", "SM201",
-     "code: steps/read.py:read\n"),
-    ("function", "code: steps/read.py:read", "code: steps/read.py:raed", "SM203",
-     "code: steps/read.py:read\n"),
-    ("unused input", "      invoices: sources.invoices\n",
-     "      invoices: sources.invoices\n      extra: 3\n", "SM204",
-     "    inputs:\n      invoices: sources.invoices\n  - id: bills"),
-    ("unused input, a misspelt parameter", "      invoices: sources.invoices\n",
-     "      invoice: sources.invoices\n", "SM204", "      invoices: sources.invoices\n"),
-    ("missing input", "    inputs:\n      invoices: sources.invoices\n", "", "SM205",
-     "    code: steps/read.py:read\n    inputs:\n      invoices: sources.invoices\n  - id: bills"),
-    ("missing input, flow", "    inputs:\n      rows: steps.read.output\n",
-     "    inputs: {}\n", "SM205", "    inputs: {rows: null}\n"),
-    ("missing input, a flow step", ("  - id: bills\n    explanation: Draft bills.\n    code: steps/bills.py:bills\n"
-     "    inputs:\n      rows: steps.read.output\n    connections: [xero]\n    effects: [draft_bill]\n"),
-     ("  - {id: bills, explanation: Draft bills., code: 'steps/bills.py:bills', connections: [xero], "
-     "effects: [draft_bill]}\n"), "SM205", "effects: [draft_bill], inputs: {rows: null}}\n"),
-    ("missing explanation", "    explanation: Read the invoices.\n", "", "SM004",
-     '    explanation: "TODO: say in plain language what this step does"\n'),
-]
-
-
 CERTAIN = {"SM004", "SM204", "SM205"}  # the cases whose first fix is safe
-# renaming the input to the parameter it misspells also gives that parameter its input
-ALSO_FIXED = {"unused input, a misspelt parameter": {"SM205": 1}}
 
 
 @pytest.mark.parametrize("what, old, new, code, want", [c for c in MANIFEST_CASES],
@@ -184,7 +117,6 @@ def test_no_suppress_action_for_a_security_rule(tmp_path):
     assert codes(fixed, path) == Counter()
 
 
-BILLS_UNDECLARED = BILLS_PY.replace('"draft_bill", {"invoice_id": r}', '"send_note", {"note_id": r}')
 
 
 @pytest.mark.parametrize("manifest_edit, want", [

@@ -18,7 +18,7 @@ from stepsmith.runner.language.values import (
 )
 from stepsmith.runner.problems import Span
 from stepsmith.runner.sandbox import run_step
-from stepsmith_wfkit import TOTAL_CODE
+from wfkit import TOTAL_CODE
 
 STEP = TOTAL_CODE  # tests/fixtures/wfkit.py
 EUR = {"items": ["12.50", "7.50"], "currency": "EUR"}

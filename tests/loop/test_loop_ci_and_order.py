@@ -5,7 +5,7 @@ runs what failed last time first, as pytest's. Real CLI, real sandbox."""
 import re
 
 import pytest
-from stepsmith_wfkit import cli
+from wfkit import cli
 
 pytestmark = pytest.mark.usefixtures("sandbox")
 

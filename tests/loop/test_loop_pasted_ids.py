@@ -7,7 +7,7 @@ import json
 import re
 
 import pytest
-from stepsmith_wfkit import cli
+from wfkit import cli
 
 pytestmark = pytest.mark.usefixtures("sandbox")
 AT = "2026-12-01T07:00:00+00:00"

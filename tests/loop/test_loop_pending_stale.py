@@ -8,7 +8,7 @@ import json
 import pytest
 from stepsmith.runner.app import fixture_loop
 from stepsmith.runner.fixtures import pending
-from stepsmith_wfkit import cli
+from wfkit import cli
 
 pytestmark = pytest.mark.usefixtures("sandbox")
 

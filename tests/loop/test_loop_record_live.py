@@ -6,7 +6,7 @@ the call goes to a loopback address, which the proxy refuses (offline, as the is
 import json
 
 import pytest
-from stepsmith_wfkit import cli
+from wfkit import cli
 
 pytestmark = pytest.mark.usefixtures("sandbox")
 AT = "2026-12-01T07:00:00+00:00"

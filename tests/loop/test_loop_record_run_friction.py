@@ -5,7 +5,7 @@ runs the fixture's step with its inputs, time and seed. Real CLI, real sandbox."
 import json
 
 import pytest
-from stepsmith_wfkit import cli
+from wfkit import cli
 
 pytestmark = pytest.mark.usefixtures("sandbox")
 AT = "2026-12-01T07:00:00+00:00"

@@ -13,7 +13,7 @@ import pytest
 import yaml
 from stepsmith.runner.manifest import check_workflow, parse_manifest
 from stepsmith.runner.validator import validate
-from stepsmith_wfkit import cli
+from wfkit import cli
 
 
 def test_init_next_line_is_a_pasteable_shell_command(tmp_path, monkeypatch, capsys):

@@ -148,7 +148,7 @@ def test_many_flow_items():
 
 def _missing_refs_manifest(steps: int) -> str:
     import yaml
-    from stepsmith_wfkit import demo_manifest
+    from wfkit import demo_manifest
 
     return yaml.safe_dump(demo_manifest(steps=[
         {"id": f"step-{s}", "explanation": f"Step {s}.", "code": f"steps/s.py:f{s}",

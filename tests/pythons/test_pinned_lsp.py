@@ -6,11 +6,11 @@ gives; hovers name the interpreter; fixtures run from the editor on their own in
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import tempfile
 from pathlib import Path
 
+import lsp_kit as H
 import pytest
 import pytest_lsp
 from lsprotocol import types as T
@@ -22,11 +22,6 @@ from pythons_kit import (
     isolated_env,
     workflow,
 )
-
-_spec = importlib.util.spec_from_file_location(
-    "lsp_harness", Path(__file__).resolve().parents[1] / "server" / "lsp_harness.py")
-H = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(H)
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("sandbox")]
 

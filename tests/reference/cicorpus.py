@@ -10,7 +10,7 @@ import copy
 import json
 from pathlib import Path
 
-import stepsmith_wfkit as wfkit
+import wfkit as wfkit
 
 #: consumer -> [cases compared, disagreements]; printed at the end of the run (conftest.py)
 FIGURES: dict[str, list[int]] = {}

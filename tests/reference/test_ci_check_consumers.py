@@ -22,7 +22,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-import stepsmith_wfkit as wfkit
+import wfkit as wfkit
 import xmlschema
 from cicorpus import figure, write_check_corpus
 from junitparser import JUnitXml

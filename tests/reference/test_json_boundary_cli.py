@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import pytest
-from stepsmith_wfkit import AT, add_case, demo_manifest, write_workflow
+from wfkit import AT, add_case, demo_manifest, write_workflow
 
 pytestmark = pytest.mark.usefixtures("sandbox")
 
@@ -46,7 +46,7 @@ def workflow(root):
               "inputs": {"x": "1"}} for s in ("surrogate", "inf_key", "nan_key", "huge", "echo")]
     steps.append({"id": "add", "explanation": "Add two exact amounts.",
                   "code": "steps/calc.py:add", "inputs": {"a": "sources.numbers", "b": "0.50"}})
-    from stepsmith_wfkit import ADD_CODE
+    from wfkit import ADD_CODE
 
     plain = _fixture('{"x": 1}')
     return write_workflow(root, demo_manifest(steps=steps),
@@ -173,7 +173,7 @@ def test_record_refuses_inputs_the_boundary_refuses(tmp_path):
 def test_a_workflow_case_whose_source_cannot_cross(tmp_path, command, source):
     """The case's sources feed step `add`: its inputs are refused for that step, typed, before
     any hashing or storing (both crashed the whole command before)."""
-    from stepsmith_wfkit import FULL_FILES, RUN_CASE, run_manifest
+    from wfkit import FULL_FILES, RUN_CASE, run_manifest
 
     wf = write_workflow(tmp_path / "wf", run_manifest(), dict(FULL_FILES), {
         "_workflow/day1": json.dumps(RUN_CASE).replace('"1.25"', source)})

@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 import pytest_lsp
-from lsp_harness import CONFIG, EXAMPLES, initialize, plain, push_capabilities
+from lsp_kit import CONFIG, EXAMPLES, initialize, plain, push_capabilities
 from pygls.exceptions import JsonRpcException
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

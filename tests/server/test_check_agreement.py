@@ -20,8 +20,8 @@ import sys
 from pathlib import Path
 
 import pytest
-import stepsmith_wfkit as wfkit
-from lsp_harness import (
+import wfkit as wfkit
+from lsp_kit import (
     SERVER,
     kill_server,
     make_client,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from cursor_kit import cursor
-from lsp_harness import close_doc, diagnostics, open_doc, uri
+from lsp_kit import close_doc, diagnostics, open_doc, uri
 from lsprotocol import types as T
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

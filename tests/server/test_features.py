@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from lsp_harness import change, close_doc, diagnostics, open_doc, plain, uri
+from lsp_kit import change, close_doc, diagnostics, open_doc, plain, uri
 from lsprotocol import types as T
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

@@ -9,7 +9,7 @@ import json
 import sys
 
 import pytest
-from lsp_harness import change, close_doc, diagnostics, open_doc
+from lsp_kit import change, close_doc, diagnostics, open_doc
 from lsprotocol import types as T
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

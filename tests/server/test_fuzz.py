@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsp_harness import (
+from lsp_kit import (
     CONFIG,
     change,
     copy_data,

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 import pytest_lsp
-from lsp_harness import CONFIG, DATA, initialize, plain, push_capabilities, uri
+from lsp_kit import CONFIG, DATA, initialize, plain, push_capabilities, uri
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 CANARY = "canary-host-manifest-0600-4be1"

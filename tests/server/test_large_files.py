@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from lsp_harness import close_doc, open_doc
+from lsp_kit import close_doc, open_doc
 from lsprotocol import types as T
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

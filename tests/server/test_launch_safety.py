@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from lsp_harness import DATA, initialize, kill_server, make_client, open_doc, push_capabilities
+from lsp_kit import DATA, initialize, kill_server, make_client, open_doc, push_capabilities
 
 # modules the server (or the interpreter probe) imports after start-up, and the package itself
 SHADOWS = ("yaml", "argparse", "logging", "json", "pygls", "lsprotocol", "cattrs", "attrs",
@@ -127,7 +127,7 @@ async def test_what_the_server_shows_does_not_depend_on_its_start_folder(tmp_pat
     # the extension now starts the server in its own folder, not the workspace: names the
     # client shows (a pending change's workflow) must come from the workspace, not the cwd
     # (an absolute name made VS Code's pending view fail: "//tmp/..." is not a URI path)
-    from lsp_harness import copy_data, plain
+    from lsp_kit import copy_data, plain
     from lsprotocol import types as T
 
     ws = copy_data(tmp_path)

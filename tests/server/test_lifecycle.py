@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from lsp_harness import HOOKED, SERVER, uri
+from lsp_kit import HOOKED, SERVER, uri
 
 
 class Raw:

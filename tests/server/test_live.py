@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsp_harness import (
+from lsp_kit import (
     CONFIG,
     change,
     diagnostics,
@@ -24,7 +24,7 @@ from lsp_harness import (
 )
 from lsprotocol import types as T
 from sandbox_kit import alive
-from stepsmith_wfkit import TOTAL_CODE
+from wfkit import TOTAL_CODE
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

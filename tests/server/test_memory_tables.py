@@ -12,7 +12,7 @@ from lsprotocol import types as T
 from pygls.uris import from_fs_path
 from stepsmith.server.handlers import documents
 from stepsmith.server.server import create_server
-from stepsmith_wfkit import demo_manifest
+from wfkit import demo_manifest
 
 
 def manifest(steps: int, tag: str) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsp_harness import (
+from lsp_kit import (
     CONFIG,
     change,
     diagnostics,

@@ -6,7 +6,7 @@ advertise them: test_rename_lsp.py)."""
 from __future__ import annotations
 
 import pytest
-from lsp_harness import open_doc, uri
+from lsp_kit import open_doc, uri
 from lsprotocol import types as T
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 import pytest_lsp
-from lsp_harness import (
+from lsp_kit import (
     CONFIG,
     change,
     close_doc,

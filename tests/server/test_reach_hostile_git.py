@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsp_harness import CONFIG, DATA, initialize, plain, push_capabilities
+from lsp_kit import CONFIG, DATA, initialize, plain, push_capabilities
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

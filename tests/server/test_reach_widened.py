@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 import pytest_lsp
-from lsp_harness import CONFIG, DATA, initialize, open_doc, plain, push_capabilities
+from lsp_kit import CONFIG, DATA, initialize, open_doc, plain, push_capabilities
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -14,7 +14,7 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 import pytest_lsp
-from lsp_harness import CONFIG, EXAMPLES, uri
+from lsp_kit import CONFIG, EXAMPLES, uri
 from lsprotocol import types as T
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient, client_capabilities

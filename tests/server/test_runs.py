@@ -8,7 +8,7 @@ import json
 
 import pytest
 import pytest_lsp
-from lsp_harness import (
+from lsp_kit import (
     CONFIG,
     HOOKED,
     change,

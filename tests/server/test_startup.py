@@ -11,7 +11,7 @@ import time
 
 import pytest
 import pytest_lsp
-from lsp_harness import (
+from lsp_kit import (
     CONFIG,
     DATA,
     HOOKED,

@@ -108,7 +108,7 @@ def test_every_handler_module_is_registered_once():
 
 
 def test_production_modules_read_no_test_switches():
-    """Issue 21: the test-suite injects its hooks (tests/server/hooked_server.py); no module of
+    """Issue 21: the test-suite injects its hooks (tests/kits/hooked_server.py); no module of
     the product reads a STEPSMITH_TEST_* variable."""
     from pathlib import Path
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 import pytest_lsp
-from lsp_harness import (
+from lsp_kit import (
     CONFIG,
     change,
     copy_data,

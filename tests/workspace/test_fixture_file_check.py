@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-import stepsmith_wfkit as wfkit
+import wfkit as wfkit
 from stepsmith.runner.app.check import check, fixture_file_problems
 from stepsmith.runner.language.lines import split_lines
 from stepsmith.runner.workspace.index import WorkspaceIndex, norm

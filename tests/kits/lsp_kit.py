@@ -92,7 +92,7 @@ def uri(path: Path) -> str:
     return from_fs_path(str(path))
 
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = REPO / "tests" / "server" / "data"
 
 
 def copy_data(dest: Path) -> Path:

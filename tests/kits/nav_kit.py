@@ -3,11 +3,9 @@ effect), an optional open buffer with a `|` cursor, and a WorkspaceSnapshot over
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "manifest"))
 from cursor_kit import cursor
 from manifest_kit import BASE, BILLS_PY, MATCH_PY
 from stepsmith.runner.language.lines import split_lines

@@ -2,7 +2,7 @@
 test-only requests and failures injected through `main(configure=...)`; production modules
 read no test switches from the environment (issue 21).
 
-    python tests/server/hooked_server.py [--slow SECONDS] [--no-sandbox REASON] [server args]
+    python tests/kits/hooked_server.py [--slow SECONDS] [--no-sandbox REASON] [server args]
 
   * requests `stepsmith/_raise` (a failing handler), `stepsmith/_print` (stray output on
     stdout), `stepsmith/_sandboxes` (the bwrap pids of the runs in progress, the idle spares
