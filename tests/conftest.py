@@ -47,7 +47,7 @@ def sandbox():
 def _local_loop(monkeypatch):
     """.ci/run sets CI=true, under which `stepsmith test` writes no pending change (issue 20);
     the suites test the local fixture loop, so CI is not passed on to the code under test
-    (tests/loop/test_loop_ci_and_order.py sets it where it is the subject)."""
+    (tests/cli_run/test_test_ci_collect_and_order.py sets it where it is the subject)."""
     monkeypatch.delenv("CI", raising=False)
 
 

@@ -7,7 +7,7 @@ step file, so when a step file alone changed it is taken from the cache, keyed b
 of the manifest and the fixtures (check_cache.facts_key), and only the step files are
 checked again (code files, signatures, the validator): the manifest is not validated by the
 model, so pydantic is not imported, as ruff re-checks the one file that changed.
-tests/loop/test_loop_check_partial.py holds the partial answer equal to a fresh check.
+tests/cli/test_check_partial_cache.py holds the partial answer equal to a fresh check.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ stable forever; never renumber, only add.
 
 `example` / `fix` of SF002 on: the fixture file's path inside the workflow folder on the first
 line, its text after it (the demo workflow of the tests: step `add(a, b)`, `a` from
-`sources.numbers`, `b` a literal); tests/loop/test_loop_check_fixtures.py checks that
+`sources.numbers`, `b` a literal); tests/cli/test_check_fixture_findings.py checks that
 `stepsmith check` gives the code for each example and nothing for each fix."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 20: `stepsmith completion bash|zsh|fish` prints a script generated from the argparse
+"""`stepsmith completion bash|zsh|fish` prints a script generated from the argparse
 parser. Each script is loaded into the real shell and asked to complete: bash through its
 completion function (COMP_WORDS/COMP_LINE as bash sets them), fish through `complete -C`, zsh
 by pressing TAB in an interactive zsh on a pseudo-terminal. A flag added to the parser is

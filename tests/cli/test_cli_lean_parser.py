@@ -1,4 +1,4 @@
-"""Issue 20, CLI speed: a command line imports only the module of the command it names; the
+"""A command line imports only the module of the command it names; the
 other commands are listed from runner/cli/__init__.py's LISTED table, which must say exactly
 what their modules register (names, order, help lines)."""
 

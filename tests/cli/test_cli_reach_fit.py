@@ -1,4 +1,4 @@
-"""Issue 13: `stepsmith reach` fits the terminal (COLUMNS), never wraps inside a word, shows
+"""`stepsmith reach` fits the terminal (COLUMNS), never wraps inside a word, shows
 explanations with --explain; `check` names a problem's step once."""
 
 import re

@@ -1,4 +1,4 @@
-"""Issue 8: the CLI finds a path's workflow UPWARD (as git/pytest/ruff find their root), through
+"""The CLI finds a path's workflow UPWARD (as git/pytest/ruff find their root), through
 the one discovery (runner/workspace/discovery.py): `cd wf/steps && stepsmith check` checks the
 workflow, never "no workflow manifests found" with exit 0."""
 

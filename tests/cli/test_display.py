@@ -1,4 +1,4 @@
-"""Issue 18 item 2: the one display-text filter (runner/display.py) and the CLI's console that
+"""The one display-text filter (runner/display.py) and the CLI's console that
 applies it at rich's rendering edge, on a console that believes it is a colour terminal (so
 rich's own styling is there and must survive)."""
 

@@ -1,4 +1,4 @@
-"""Issue 18 item 4: `safeio.write_atomic` / `unlink` / no-symlink reads against a concurrent local
+"""`safeio.write_atomic` / `unlink` / no-symlink reads against a concurrent local
 writer (root running stepsmith in someone else's checkout). A race harness exchanges a folder of
 the workflow with a symlink to a folder outside it, atomically (renameat2 RENAME_EXCHANGE), as
 fast as it can while stepsmith writes, removes and reads there. Checking a path and then

@@ -1,4 +1,4 @@
-"""Issue 13, the clock: a naive `datetime.now()` / `date.today()` is the evaluation time in the
+"""A naive `datetime.now()` / `date.today()` is the evaluation time in the
 workflow's timezone (top-level `timezone:`, else the schedule's, else UTC); aware ones as asked;
 `utcnow()` stays UTC. Real sandbox; documented in `stepsmith rule SS502` and the hover."""
 

@@ -1,4 +1,4 @@
-"""Issue 13, correctness: the python pin is part of what a result is tied to, a pin with no
+"""The python pin is part of what a result is tied to, a pin with no
 interpreter here is reported as such by every command (before anything runs or is
 reused), `--format json` always prints one JSON document, duplicate
 effect keys fail the same way everywhere, and the small ones (SS502, SM201 did-you-mean,

@@ -1,4 +1,4 @@
-"""Issue 12: `stepsmith test --coverage` (coverage.py's report shape, --coverage-json, --lcov)
+"""`stepsmith test --coverage` (coverage.py's report shape, --coverage-json, --lcov)
 and `--repeat N` (the determinism check), through the CLI on real sandboxes."""
 
 import json

@@ -1,4 +1,4 @@
-"""Issue 10, finding 1: host files never become credentials, and real credentials reach a step
+"""Host files never become credentials, and real credentials reach a step
 only in an explicitly live run. Canary: a secret in the runner's environment, and a
 `key=value` host file outside the workflow folder (mode 0600, like ~/.aws/credentials)."""
 

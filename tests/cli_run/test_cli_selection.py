@@ -1,4 +1,4 @@
-"""Issue 13: `stepsmith test` selection and output as pytest users expect: `-k` expressions,
+"""`stepsmith test` selection and output as pytest users expect: `-k` expressions,
 paths of fixture and step files, node ids, --lf, -x/--maxfail, --durations, -v; the pytest
 plugin's `::` selection and its "recorded" count. Real sandbox."""
 

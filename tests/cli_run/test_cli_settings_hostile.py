@@ -1,4 +1,4 @@
-"""Issue 18, item 4 (settings): a cloned folder's `stepsmith.toml` / `[tool.stepsmith]` is
+"""A cloned folder's `stepsmith.toml` / `[tool.stepsmith]` is
 untrusted input. It is read through runner/safeio.py (a regular file whose real path lies in
 its own folder, capped), and its `paths` may not leave the project folder: otherwise a bare
 `stepsmith test` in the clone ran (and wrote pending changes into) a folder elsewhere."""

@@ -1,4 +1,4 @@
-"""Issue 13: `[tool.stepsmith]` / stepsmith.toml settings (found upward, limits never above
+"""`[tool.stepsmith]` / stepsmith.toml settings (found upward, limits never above
 the engine's ceiling, unknown settings refused), `--show-settings`, `stepsmith init`,
 `--version`. Real sandbox for the limits and the scaffold's test run."""
 
@@ -112,7 +112,7 @@ def test_init_name_and_bad_inputs(tmp_path, capsys, monkeypatch):
 
 def test_version_prints_the_runtime_identity(capsys):
     """Issue 20: `--version` names the harness version and Python at once (no sandbox import,
-    no hashing: tests/loop/test_loop_cli_imports.py); the whole identity with the harness
+    no hashing: tests/cli/test_cli_startup_imports.py); the whole identity with the harness
     source hash is in `--show-settings`."""
     from stepsmith.runner.store.identity import runtime_identity
 

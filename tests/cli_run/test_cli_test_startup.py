@@ -1,4 +1,4 @@
-"""Issue 20, `stepsmith test` start-up: the sandbox probe (a real sandbox run) starts before the
+"""`stepsmith test` start-up: the sandbox probe (a real sandbox run) starts before the
 workflows are loaded and runs while they are, and the one probe of a process answers every
 caller, however many ask at once; what printing the outcome imports loads while the fixtures
 run."""

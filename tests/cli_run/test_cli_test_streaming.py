@@ -1,4 +1,4 @@
-"""Issue 20, `stepsmith test` start-up: a plain run starts the first workflow's fixtures while
+"""`stepsmith test` start-up: a plain run starts the first workflow's fixtures while
 the next workflows load (a request that needs every workflow first, --step, --lf, --ff, --sw,
 --shard, still collects them all before running anything); both ways select, run and report
 the same; and the time the summary reports counts the collection, as pytest's does, with the

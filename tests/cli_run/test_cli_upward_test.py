@@ -1,4 +1,4 @@
-"""Issue 8: `stepsmith test` (and the pytest plugin) find a path's workflow UPWARD through the
+"""`stepsmith test` (and the pytest plugin) find a path's workflow UPWARD through the
 one discovery: inside `steps/` or `fixtures/<step>/`, with a step or fixture file given relative
 to there, or with a folder inside the workflow as PATH, exactly what lies at or under that path
 runs. Real sandbox."""

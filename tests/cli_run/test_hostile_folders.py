@@ -1,4 +1,4 @@
-"""Issue 10, finding 2: a cloned folder's symlinks never make stepsmith read past a hard cap, read
+"""A cloned folder's symlinks never make stepsmith read past a hard cap, read
 a host file, or write outside the folder. Canary: a root-only (0600) host file outside the
 folder. The commands run in a child process under RLIMIT_AS, so the old unbounded read fails
 fast (MemoryError) instead of waking the OOM killer."""

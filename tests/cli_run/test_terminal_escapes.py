@@ -1,4 +1,4 @@
-"""Issue 18 item 2: hostile data never drives the terminal. A step's error message, traceback
+"""Hostile data never drives the terminal. A step's error message, traceback
 text and captured stdout, fixture and pending file names, and a step file's name carry OSC 52
 (clipboard), OSC 8 (links), `ESC[1A ESC[2K` (erase the FAILED line, draw a fake PASSED), BEL
 and C1 (CSI as one byte, 0x9b). The real `stepsmith` commands and `pytest --stepsmith` run in

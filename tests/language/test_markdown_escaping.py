@@ -1,4 +1,4 @@
-"""Issue 18, item 4: workflow data in hovers cannot become Markdown (links, `command:` links,
+"""Workflow data in hovers cannot become Markdown (links, `command:` links,
 remote images, HTML). The escaping helper (runner/language/markdown.py) is checked against a
 CommonMark implementation, markdown-it-py, on generated text; then the hovers that show
 workflow data (value hover, input hover, reach card) are rendered with hostile data."""

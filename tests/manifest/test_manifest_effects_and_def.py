@@ -1,4 +1,4 @@
-"""Issue 9 item 5, manifest side: the step's declared effects reach the validator (SS601/SS602
+"""The step's declared effects reach the validator (SS601/SS602
 at check time), and an `inputs` mismatch shows on the `def` line of the step file too."""
 
 from __future__ import annotations

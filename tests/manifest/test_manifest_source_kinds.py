@@ -1,4 +1,4 @@
-"""Issue 13: sources of three kinds — `connection` (default), `channel`, `graph` — with the
+"""Sources of three kinds — `connection` (default), `channel`, `graph` — with the
 fields each needs, in the model, the JSON Schema, reach, hover and completion."""
 
 import json

@@ -1,4 +1,4 @@
-"""Issue 18 item 2: Python's `$` also matches before a trailing newline, so `re.match` with a
+"""Python's `$` also matches before a trailing newline, so `re.match` with a
 `^...$` grammar pattern accepted `name\n` (`record --name $'nl\n'` wrote
 `fixtures/x/nl\n.json`). Every place a name is validated uses `fullmatch`; the patterns stay
 as they are (pydantic's Rust regex and JavaScript read `$` as the end of the text)."""

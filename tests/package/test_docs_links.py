@@ -1,4 +1,4 @@
-"""Issue 13: the README and the user docs link only to files that exist in a clone."""
+"""The README and the user docs link only to files that exist in a clone."""
 
 import re
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""Issue 20, docs: the guide is a tutorial a new user follows from `stepsmith init` to a
+"""The guide is a tutorial a new user follows from `stepsmith init` to a
 reviewed change, and its commands work as written. Every ```sh block of docs/guide.md runs, in
 order, as one bash script (`set -euo pipefail`) in a scratch folder, with this checkout's
 `stepsmith` and `pytest` first on PATH. A command the guide says fails carries the comment

@@ -1,4 +1,4 @@
-"""Issue 13: a proper package; issue 20: the sdist too. `python -m build` makes the sdist and
+"""A proper package; the sdist too. `python -m build` makes the sdist and
 then the wheel FROM that sdist (the path a source install takes); each is `pip install`ed into a
 fresh venv outside the checkout and used from another folder as a pip user would: `stepsmith
 init`, `check`, `test`, `--version`, `import stepsmith`. Real build, real pip, real venv, real

@@ -1,4 +1,4 @@
-"""Issue 19, the clock against its reference: every naive local-time operation a step can make
+"""Every naive local-time operation a step can make
 inside the sandbox gives what Python's `zoneinfo` gives for the workflow's zone at that instant,
 DST edges included (SPEC "Determinism"; docs/clock.md says what agrees with what).
 

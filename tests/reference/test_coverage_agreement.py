@@ -1,4 +1,4 @@
-"""Issue 19: `stepsmith test --coverage` agrees with coverage.py (branch=True).
+"""`stepsmith test --coverage` agrees with coverage.py (branch=True).
 
 The same step functions run with the same fixture inputs twice: under coverage.py in-process
 on the host (the reference, tests/reference/covref.py) and through stepsmith's real sandboxed

@@ -1,4 +1,4 @@
-"""Issue 19 (d): the report's pure formatting agrees with coverage.py's own functions on
+"""The report's pure formatting agrees with coverage.py's own functions on
 generated inputs (hypothesis): the Missing column (`coverage.results.format_lines`) and the
 displayed percentage (`coverage.results.display_covered`, precision 0)."""
 

@@ -1,4 +1,4 @@
-"""Issue 19, JSON at the sandbox boundary against its reference, Python's `json`: for generated
+"""JSON at the sandbox boundary against its reference, Python's `json`: for generated
 values (big ints, every float, text with lone surrogates, nested non-string keys), what a step
 receives and what it returns equals Python's round trip `json.loads(json.dumps(v))`, or is a
 typed refusal exactly when `json.dumps(v, allow_nan=False, ensure_ascii=False)` or encoding

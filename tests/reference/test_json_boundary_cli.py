@@ -1,4 +1,4 @@
-"""Issue 19, JSON at the sandbox boundary through the CLI (a real `stepsmith` process): a lone
+"""JSON at the sandbox boundary through the CLI (a real `stepsmith` process): a lone
 surrogate, a NaN or Infinity (as a value or a dict key) and an int over 4,300 digits, returned
 by a step or given to it, are each ONE fixture's typed result with a clear message; the other
 fixtures still run, `--format json` prints exactly one document, and nothing is an internal

@@ -1,4 +1,4 @@
-"""Issue 18 item 3: an address assigned to one of this machine's interfaces is refused by the
+"""An address assigned to one of this machine's interfaces is refused by the
 egress proxy, read fresh for every request. Run in a network namespace this test creates
 (`unshare --net`, root) holding a dummy (or veth) interface with public addresses, a listener on them,
 and the real proxy with the real policy: no traffic reaches a non-loopback address outside

@@ -1,4 +1,4 @@
-"""Issue 18 item 3: the egress proxy's idea of "public", checked against the IANA registries
+"""The egress proxy's idea of "public", checked against the IANA registries
 (tests/sandbox/iana_registries.py, a reference written apart from the product's table) on
 generated addresses, the IPv4-embedding IPv6 forms by name, the uniform refusal (no DNS
 existence oracle), close() and the bounded connection list. No network traffic leaves the

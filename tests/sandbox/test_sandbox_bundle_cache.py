@@ -1,4 +1,4 @@
-"""Issue 20, `stepsmith test` start-up: the compiled harness bundle is kept in the user's cache
+"""`stepsmith test` start-up: the compiled harness bundle is kept in the user's cache
 folder under the digest of its sources and the interpreter, so a new process loads it instead
 of compiling ~40 files; a damaged entry is compiled again, never trusted."""
 

@@ -1,4 +1,4 @@
-"""Issue 10, finding 7: assigning to / deleting attributes of imported modules and of names
+"""Assigning to / deleting attributes of imported modules and of names
 imported from them (the SS502 bypass `datetime.datetime = datetime.datetime.min`). Both
 layers: the validator (SS406, parent and harness) and the facades (restricted builtins, no
 validator), and a UTF-8 BOM that `check` accepts runs too."""

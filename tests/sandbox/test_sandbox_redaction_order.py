@@ -1,4 +1,4 @@
-"""Issue 10, finding 3: redaction covers every string field of a result from the sandbox, and
+"""Redaction covers every string field of a result from the sandbox, and
 comes before truncation, so a credential straddling a cut never survives in part. The result
 is forged on the harness's result fd by full Python (what an escaped step can do) and, for
 stdout, printed by a validated step."""

@@ -1,4 +1,4 @@
-"""Issue 18 item 4: the root runner's launcher thread holds the sandbox user's uid while it
+"""The root runner's launcher thread holds the sandbox user's uid while it
 starts bwrap, so any host process of that uid may signal it (SIGKILL kills the whole runner).
 With the shared `nobody` (65534) that is every nobody daemon on the machine. A root runner
 therefore requires the dedicated `stepsmith-sandbox` user (scripts/setup creates it), whose

@@ -1,4 +1,4 @@
-"""Issue 10, finding 2, in the language server: an (untrusted) workspace whose manifest is
+"""An (untrusted) workspace whose manifest is
 `-> /dev/zero` or a symlinked root-only host file. The server runs under RLIMIT_AS, so the
 old unbounded read fails fast (MemoryError) rather than waking the OOM killer; it must keep
 answering and never show the host file's text."""

@@ -1,4 +1,4 @@
-"""Issue 18, item 1: opening a cloned folder must not run its Python code.
+"""Opening a cloned folder must not run its Python code.
 
 A folder may ship `stepsmith/__init__.py`, `yaml.py`, `pygls/`, `argparse.py`, ... Started with
 `-m` (or `-c`) CPython puts the current folder first on sys.path, so each of these would run as

@@ -1,4 +1,4 @@
-"""Issue 10, finding 8: accepted rows carry a MAC under a per-user key kept outside the
+"""Accepted rows carry a MAC under a per-user key kept outside the
 workspace; a row failing it (a results.sqlite3 shipped with a repository, or edited) is
 reported loudly and never reused."""
 

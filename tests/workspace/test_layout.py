@@ -1,4 +1,4 @@
-"""Issue 8's shape, held by tests: one caller of the workflow check, references parsed once
+"""One caller of the workflow check, references parsed once
 (no `rsplit(":")` on `code:` values, no `"sources."` / `"steps."` prefix tests) outside the
 model, and no module over the size the layout promises."""
 

@@ -1,4 +1,4 @@
-"""Issue 20, CLI speed: the check cache tells an unchanged workflow by its files' stat (no file
+"""The check cache tells an unchanged workflow by its files' stat (no file
 read), and a stale answer is a hidden finding: every edit to a file a check reads (same size,
 mtime set back), the settings and the stepsmith version must each give a fresh check."""
 

@@ -1,4 +1,4 @@
-"""Issue 20, messages: SS405 (a top-level statement) and SM004 (a missing key) say how to fix
+"""SS405 (a top-level statement) and SM004 (a missing key) say how to fix
 it, as the other findings do."""
 
 from stepsmith.runner.manifest import parse_manifest

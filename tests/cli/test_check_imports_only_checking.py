@@ -1,4 +1,4 @@
-"""Issue 20, CLI speed: a `check` that really checks (a cache miss, as after an edit) imports
+"""A `check` that really checks (a cache miss, as after an edit) imports
 what checking needs and nothing that only running steps does: no sandbox start-up (command
 line, supervisor, egress proxy, spares), no fixture runner, no store, no rich."""
 

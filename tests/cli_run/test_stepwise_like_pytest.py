@@ -1,4 +1,4 @@
-"""Issue 20: `stepsmith test --sw` / `--sw-skip` / `--sw-reset` behave as pytest's stepwise
+"""`stepsmith test --sw` / `--sw-skip` / `--sw-reset` behave as pytest's stepwise
 plugin. Differential: the same sequence of runs (fixtures failing, fixed, removed, renamed) is
 played on pytest (a generated test file, its real cache) and on stepsmith (matching fixtures,
 real sandbox); after every run both must have run and failed the same cases, in order."""

@@ -1,4 +1,4 @@
-"""Issue 20, messages: every finding links to a rule page that exists. The pages are generated
+"""Every finding links to a rule page that exists. The pages are generated
 from the catalogue into docs/rules/ (checked in; drift fails here), shipped in the package, and
 sent as `url` by `check --format json`; the language server links only to an https location
 (the `ruleDocsUrl` setting)."""

@@ -1,4 +1,4 @@
-"""Issue 20 #7: fixtures are part of the workflow, so `stepsmith check` checks them (codes and
+"""Fixtures are part of the workflow, so `stepsmith check` checks them (codes and
 positions): invalid JSON, a fixture format error, `fixtures/<unknown-step>/`, unknown or
 missing input keys, a misplaced file, a workflow case naming an unknown source. The new SF
 rules are in the catalogue with rationale, an example it refuses and a fix it accepts (tested

@@ -1,4 +1,4 @@
-"""Issue 20 #8, the smaller ones, each as found: init's "next:" line shell-quotes paths; the
+"""Init's "next:" line shell-quotes paths; the
 `[x]` suffix of `check` is the step id for step-file and manifest findings alike; SS501 on
 `seed=None` says so; SM201 names the missing file relative to the workflow folder, whatever
 the current directory (the server's); `--maxfail` reports what it did; a channel named as the

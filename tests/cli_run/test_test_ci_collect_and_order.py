@@ -1,4 +1,4 @@
-"""Issue 20, friction: under `CI=true` no pending file is written (as insta's `--ci`), and the
+"""Under `CI=true` no pending file is written (as insta's `--ci`), and the
 run says so; `--collect-only` lists the selected node ids without running anything; `--ff`
 runs what failed last time first, as pytest's. Real CLI, real sandbox."""
 

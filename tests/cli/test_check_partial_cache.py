@@ -1,4 +1,4 @@
-"""Issue 20, CLI speed: when a step file alone changed, `check` takes the manifest's and the
+"""When a step file alone changed, `check` takes the manifest's and the
 fixtures' part of the answer from the cache (app/check_units.py) and checks the step files
 again without validating the manifest's model (no pydantic import). The answer must be the
 one a fresh check gives, after every kind of step-file edit: compared with `--no-cache`."""

@@ -1,4 +1,4 @@
-"""Issue 20 #6: `.stepsmith/` is local state; whatever creates it also writes its
+"""`.stepsmith/` is local state; whatever creates it also writes its
 `.gitignore` (`stepsmith test`'s lastfailed.json; `stepsmith init`), so it never shows in
 `git status`. Real git."""
 

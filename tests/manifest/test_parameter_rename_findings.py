@@ -1,4 +1,4 @@
-"""Issue 20, messages: renaming parameters of a step function gave each mismatch on both sides
+"""Renaming parameters of a step function gave each mismatch on both sides
 (SM204 + SM205 in the manifest and again on the `def` line: 8 findings for two renames). A
 rename is reported once in the manifest, with the fix that renames the inputs, and echoed once
 on the `def` line."""

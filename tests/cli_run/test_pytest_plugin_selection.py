@@ -1,4 +1,4 @@
-"""Issue 20 #4: the plugin's items take part in pytest's own selection: `--lf`, `--ff`, `--sw`,
+"""The plugin's items take part in pytest's own selection: `--lf`, `--ff`, `--sw`,
 node ids and fixture paths as plain pytest arguments; `--stepsmith` works as a bare flag
 (default: the configured paths, else `.`). Real pytest in a subprocess with its cache."""
 

@@ -1,4 +1,4 @@
-"""Issue 20, scale: past ten workflows the per-workflow table lists only those that did not
+"""Past ten workflows the per-workflow table lists only those that did not
 pass (the summary line stays in view; `--table` lists all); on a terminal the progress bar
 counts failures as they come. Real CLI, real sandbox, a real pty."""
 

@@ -1,4 +1,4 @@
-"""Issue 20, messages: YAML syntax errors in the author's terms at the right line, as the tab
+"""YAML syntax errors in the author's terms at the right line, as the tab
 message already is, instead of PyYAML's parser words ("did not find expected '-' indicator
 (while parsing a block collection ...)")."""
 

@@ -1,4 +1,4 @@
-"""Issue 20 #2: a failed live call has an unknown outcome (the request may have completed at the
+"""A failed live call has an unknown outcome (the request may have completed at the
 other end), so `record --live` never stores it as the expectation unless asked explicitly
 (`--record-failure`), and says so with a non-zero exit code. Real sandbox, real egress proxy:
 the call goes to a loopback address, which the proxy refuses (offline, as the issue found)."""

@@ -1,4 +1,4 @@
-"""Issue 20, replay after an edit: a step whose code changed since the run was accepted is
+"""A step whose code changed since the run was accepted is
 re-executed with the current code on the stored request (same inputs, pinned time and seed)
 and its output diff against the accepted output is shown — typed in JSON, rendered as the
 fixtures render theirs in text — beside the code diff; exit 1. The refusal says what changed

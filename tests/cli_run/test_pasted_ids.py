@@ -1,4 +1,4 @@
-"""Issue 20 #5: every node id or command stepsmith prints works when pasted in the folder where
+"""Every node id or command stepsmith prints works when pasted in the folder where
 it was printed. Inside `recon/`, ids read `recon::step::case` and hints say `stepsmith record
 recon --case day1`: both must work there (as pytest's node ids do from where pytest printed
 them). Real CLI, real sandbox."""

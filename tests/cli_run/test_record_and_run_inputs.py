@@ -1,4 +1,4 @@
-"""Issue 20, friction in recording and running: `record` needs no `--inputs` when every input
+"""`record` needs no `--inputs` when every input
 is a literal of the manifest (and says which are missing otherwise); `stepsmith run FIXTURE`
 runs the fixture's step with its inputs, time and seed. Real CLI, real sandbox."""
 

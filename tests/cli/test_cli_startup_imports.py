@@ -1,4 +1,4 @@
-"""Issue 20, CLI speed (measured by bench/cli.py; here only what makes it so): `--version` and
+"""CLI speed (measured by bench/cli.py; here only what makes it so): `--version` and
 `--help` import neither the sandbox, nor the validator, nor pydantic, and hash nothing."""
 
 import json

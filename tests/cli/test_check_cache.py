@@ -1,4 +1,4 @@
-"""Issue 20, CLI speed: `stepsmith check` answers an unchanged workflow from its cache (in the
+"""`stepsmith check` answers an unchanged workflow from its cache (in the
 user's cache folder, never in a workspace) with exactly the output of a full check, imports
 neither pydantic nor the validator to do so, and sees every change to a file a check reads."""
 

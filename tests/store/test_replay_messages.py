@@ -1,4 +1,4 @@
-"""Issue 20, replay: a resumed run that hits a mismatch prints a ✗ line and the run's summary
+"""A resumed run that hits a mismatch prints a ✗ line and the run's summary
 (not only the error), and no refusal repeats two 64-hex hashes. Real sandbox, real SQLite."""
 
 import re
