@@ -42,6 +42,8 @@ def _ts_type(s: dict) -> str:
     if "const" in s:
         return json.dumps(s["const"])
     t = s.get("type")
+    if t == "array" and "prefixItems" in s:  # a tuple
+        return "[" + ", ".join(_ts_type(x) for x in s["prefixItems"]) + "]"
     if t == "array":
         item = _ts_type(s.get("items", {}))
         return f"({item})[]" if "|" in item else f"{item}[]"

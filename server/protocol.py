@@ -8,7 +8,7 @@ Imported only where a shape is published or checked: pydantic is a heavy seam.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 from stepsmith.runner.app import shapes
@@ -122,6 +122,159 @@ class RuleDoc(Shape):
     markdown: str
 
 
+
+# ---------------------------------------------------------------- fixture runs
+FixtureStatus = Literal["passed", "failed", "error", "recorded"]
+
+
+class Difference(Shape):
+    """One difference between a fixture's expected and actual output
+    (runner/fixtures/compare.py `Difference`); `expected`/`actual` absent where a side has none."""
+
+    path: str = Field(description='where, as a JSON path: "$.total"')
+    kind: str
+    message: str
+    expected: Any = None
+    actual: Any = None
+    note: str | None = None
+
+
+class FixtureResult(Shape):
+    """A fixture run's result, structured (server/run_replies.py `RunReply`): `differences`
+    typed, `diff` their rendering."""
+
+    fixture: str
+    uri: str = Field(description='the fixture file ("" when there is none)')
+    status: FixtureStatus
+    outcome: FixtureStatus
+    message: str
+    messages: list[str]
+    diff: str
+    differences: list[Difference]
+    stdout: str
+    target: LspRange | None = Field(description='where the result is shown in the fixture '
+                                    'file: its top-level "expected" key, else its start '
+                                    '(null: no file)')
+    pendingUri: str | None = Field(None, description="the pending change the run wrote")
+
+
+class RunResponse(Shape):
+    """The run commands (stepsmith.runStepFixtures, runFixture, recordFixture)."""
+
+    results: list[FixtureResult]
+    error: str | None = None
+
+
+class FixtureResultsNotification(Shape):
+    """stepsmith/fixtureResults: a background run's results (run on save / on type)."""
+
+    manifestUri: str
+    stepId: str
+    results: list[FixtureResult]
+
+
+class FixtureOutcome(Shape):
+    name: str
+    passed: bool
+
+
+class PickFixtureResponse(Shape):
+    """stepsmith.values.pickFixture: the fixture whose values are shown, and the choices."""
+
+    fixture: str | None
+    fixtures: list[FixtureOutcome]
+
+
+# ---------------------------------------------------------------- pending changes
+class PendingItem(Shape):
+    """A pending change of stepsmith.pending.list, or a pending file that cannot be read
+    (then only `problem`)."""
+
+    id: str
+    workflow: str
+    manifestUri: str
+    pendingUri: str
+    step: str | None = None
+    case: str | None = None
+    fixtureUri: str | None = None
+    source: str | None = None
+    isNew: bool | None = None
+    differences: list[Difference] | None = None
+    oldText: str | None = None
+    newText: str | None = None
+    problem: str | None = None
+
+
+class PendingListResponse(Shape):
+    items: list[PendingItem]
+
+
+class PendingDecision(Shape):
+    id: str
+    outcome: Literal["accepted", "already", "rejected", "skipped", "refused"]
+    message: str
+
+
+class PendingDecisionResponse(Shape):
+    decisions: list[PendingDecision]
+    summary: str
+
+
+# ---------------------------------------------------------------- coverage
+#: 0-based lines; an arc that leaves the function ends in "exit".
+CoverageArc = tuple[int, int | Literal["exit"]]
+
+
+class FixtureCoverage(Shape):
+    lines: list[int]
+    arcs: list[CoverageArc]
+
+
+class CoverageInfo(Shape):
+    executed: list[int]
+    missing: list[int]
+    takenArcs: list[CoverageArc]
+    missingArcs: list[CoverageArc]
+    fixtures: dict[str, FixtureCoverage] = Field(description="by fixture name")
+    percent: float
+    stale: bool = Field(description="the file changed since these runs")
+
+
+class CoverageResponse(Shape):
+    """stepsmith/coverage {uri}: the step file's coverage by its last traced fixture runs."""
+
+    uri: str
+    coverage: CoverageInfo | None
+
+
+# ---------------------------------------------------------------- mutants
+class MutantEntry(shapes.Mutant):
+    """A mutant record, with the file's URI and, in the file asked about, its LSP range."""
+
+    uri: str
+    range: LspRange | None = None
+
+
+class MutantsResponse(Shape):
+    """stepsmith/mutants {uri} and the stepsmith.mutants command: the records of `stepsmith
+    mutants --format json`."""
+
+    uri: str
+    mutants: list[MutantEntry]
+    summary: shapes.MutantsSummary | None = None
+    opted_out: list[shapes.OptedOutLine] | None = None
+    notes: list[str] | None = None
+    cancelled: bool | None = None
+
+
+class MutantResultsNotification(Shape):
+    """stepsmith/mutantResults: a step file's mutants were judged again."""
+
+    uri: str
+    summary: shapes.MutantsSummary
+
 #: The shapes generated into protocol.ts (written sorted by name).
 GENERATED = (ReachResponse, FixturesResponse, StatusResponse, PythonResponse, RuleDoc,
-             *shapes.AGENT_TOOL_INPUTS.values())
+             RunResponse, FixtureResultsNotification, PickFixtureResponse, PendingListResponse,
+             PendingDecisionResponse, CoverageResponse, MutantsResponse,
+             MutantResultsNotification, *shapes.AGENT_TOOL_INPUTS.values())

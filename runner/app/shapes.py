@@ -89,6 +89,60 @@ class ReachChange(Shape):
     description: str
 
 
+
+class Mutant(Shape):
+    """One mutant and its verdict (runner/mutants/verdicts.py `MutantRecord`): lines 1-based,
+    columns 0-based code points, end exclusive."""
+
+    path: str = Field(description="the step file, as the front end shows paths")
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    operator: str = Field(description='"comparison", "arithmetic", "constant", ...')
+    original: str
+    replacement: str
+    status: Literal["killed", "survived", "timeout", "error"]
+    killed_by: str | None = Field(description="the node id of the first fixture that noticed")
+    fixtures_run: int
+    duration_ms: float
+    steps: list[str] = Field(description="the steps whose code holds the change")
+    hint: str = Field(description="what to record so a fixture notices (survivors), else empty")
+    note: str = Field(description='why this status ("cpu_limit: counted as killed", ...)')
+    cached: int = Field(description="how many of fixtures_run were answered from the cache")
+
+
+class MutantsSummary(Shape):
+    mutants: int
+    killed: int
+    survived: int
+    timeout: int
+    error: int
+    seconds: float
+    score: float = Field(description="percent of the judged mutants a fixture noticed")
+    refused: int = Field(description="mutants the dialect validator refused: not run")
+    opted_out: int = Field(description="mutants on `# stepsmith: no-mutate` lines")
+    fixture_runs: int
+    baseline_runs: int = Field(description="fixture runs on the unmutated code (coverage)")
+    blocked: int = Field(description="workflows not mutated because of their check problems")
+    cancelled: bool
+
+
+class OptedOutLine(Shape):
+    path: str
+    line: int
+    text: str
+    mutants: int
+
+
+class MutantsReport(Shape):
+    """`stepsmith mutants --format json` and MCP `mutants` (runner/app/mutants.py)."""
+
+    mutants: list[Mutant] = Field(description="survivors first")
+    summary: MutantsSummary
+    opted_out: list[OptedOutLine]
+    notes: list[str] = Field(description="fixtures left out, steps skipped")
+
 # ---------------------------------------------------------------- agent tools' inputs
 # What the editor's language-model tools take (package.json `languageModelTools`, generated
 # by server/export.py); the tools answer with the use cases `stepsmith mcp` serves.

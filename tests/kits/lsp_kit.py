@@ -31,9 +31,59 @@ def _publish(client: _LC, params: T.PublishDiagnosticsParams):
     client.published.setdefault(params.uri, []).append((params.version, params.diagnostics))
 
 
+# What the server sends on the custom protocol, checked against its one declaration
+# (server/protocol.py) on every request and notification of every suite that uses this client.
+_SHAPES = {
+    "stepsmith.runStepFixtures": "RunResponse", "stepsmith.runFixture": "RunResponse",
+    "stepsmith.recordFixture": "RunResponse", "stepsmith.values.pickFixture":
+    "PickFixtureResponse", "stepsmith.pending.list": "PendingListResponse",
+    "stepsmith.pending.accept": "PendingDecisionResponse", "stepsmith.pending.reject":
+    "PendingDecisionResponse", "stepsmith.pending.acceptAll": "PendingDecisionResponse",
+    "stepsmith.pending.rejectAll": "PendingDecisionResponse", "stepsmith.mutants":
+    "MutantsResponse", "stepsmith/mutants": "MutantsResponse", "stepsmith/coverage":
+    "CoverageResponse", "stepsmith/reach": "ReachResponse", "stepsmith/fixtures":
+    "FixturesResponse", "stepsmith/status": "StatusResponse", "stepsmith/python":
+    "PythonResponse", "stepsmith/fixtureResults": "FixtureResultsNotification",
+    "stepsmith/mutantResults": "MutantResultsNotification",
+}
+
+
+def shape_errors(method: str, answer) -> str | None:
+    """Why `answer` (a request's result or a notification's params) is not the declared
+    shape of `method`; None when it is, or when `method` has none (errors, nulls)."""
+    from pydantic import ValidationError
+    from stepsmith.server import protocol
+
+    name = _SHAPES.get(method)
+    if name is None or answer is None:
+        return None
+    try:
+        getattr(protocol, name).model_validate(plain(answer))
+    except ValidationError as exc:
+        return f"{method} sent what is not a {name}: {exc}"
+    return None
+
+
+def _checked_requests(client: _LC) -> None:
+    send = client.protocol.send_request_async
+
+    async def send_checked(method, params=None, *args, **kwargs):
+        if client.shape_problems:
+            raise AssertionError("\n".join(client.shape_problems))
+        answer = await send(method, params, *args, **kwargs)
+        name = getattr(params, "command", None) if method == T.WORKSPACE_EXECUTE_COMMAND else method
+        if (why := shape_errors(name, answer)) is not None:
+            raise AssertionError(why)
+        return answer
+
+    client.protocol.send_request_async = send_checked
+
+
 def _custom(method):
     def handler(client: _LC, params):
         client.custom.setdefault(method, []).append(params)
+        if (why := shape_errors(method, params)) is not None:  # said by the next request
+            client.shape_problems.append(why)
     return handler
 
 
@@ -56,6 +106,8 @@ def make_client() -> LanguageClient:
     register_lsp_features(client, features)
     client.published = {}
     client.custom = {}
+    client.shape_problems = []
+    _checked_requests(client)
     return client
 
 

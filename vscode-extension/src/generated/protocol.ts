@@ -6,9 +6,43 @@ export interface CheckInput {
   paths?: string[] | null;
 }
 
+export interface CoverageInfo {
+  executed: number[];
+  missing: number[];
+  takenArcs: ([number, number | "exit"])[];
+  missingArcs: ([number, number | "exit"])[];
+  /** by fixture name */
+  fixtures: Record<string, FixtureCoverage>;
+  percent: number;
+  /** the file changed since these runs */
+  stale: boolean;
+}
+
+/** stepsmith/coverage {uri}: the step file's coverage by its last traced fixture runs. */
+export interface CoverageResponse {
+  uri: string;
+  coverage: CoverageInfo | null;
+}
+
+/** One difference between a fixture's expected and actual output (runner/fixtures/compare.py `Difference`); `expected`/`actual` absent where a side has none. */
+export interface Difference {
+  /** where, as a JSON path: "$.total" */
+  path: string;
+  kind: string;
+  message: string;
+  expected?: unknown;
+  actual?: unknown;
+  note?: string | null;
+}
+
 export interface ExplainRuleInput {
   /** the rule code */
   code: string;
+}
+
+export interface FixtureCoverage {
+  lines: number[];
+  arcs: ([number, number | "exit"])[];
 }
 
 export interface FixtureInfo {
@@ -16,6 +50,36 @@ export interface FixtureInfo {
   uri: string;
   /** its last run's outcome in this session (null: not run) */
   lastResult?: "passed" | "failed" | "error" | "recorded" | null;
+}
+
+export interface FixtureOutcome {
+  name: string;
+  passed: boolean;
+}
+
+/** A fixture run's result, structured (server/run_replies.py `RunReply`): `differences` typed, `diff` their rendering. */
+export interface FixtureResult {
+  fixture: string;
+  /** the fixture file ("" when there is none) */
+  uri: string;
+  status: "passed" | "failed" | "error" | "recorded";
+  outcome: "passed" | "failed" | "error" | "recorded";
+  message: string;
+  messages: string[];
+  diff: string;
+  differences: Difference[];
+  stdout: string;
+  /** where the result is shown in the fixture file: its top-level "expected" key, else its start (null: no file) */
+  target: LspRange | null;
+  /** the pending change the run wrote */
+  pendingUri?: string | null;
+}
+
+/** stepsmith/fixtureResults: a background run's results (run on save / on type). */
+export interface FixtureResultsNotification {
+  manifestUri: string;
+  stepId: string;
+  results: FixtureResult[];
 }
 
 export interface FixtureStep {
@@ -62,6 +126,117 @@ export interface LspPosition {
 export interface LspRange {
   start: LspPosition;
   end: LspPosition;
+}
+
+/** A mutant record, with the file's URI and, in the file asked about, its LSP range. */
+export interface MutantEntry {
+  /** the step file, as the front end shows paths */
+  path: string;
+  line: number;
+  column: number;
+  end_line: number;
+  end_column: number;
+  /** "comparison", "arithmetic", "constant", ... */
+  operator: string;
+  original: string;
+  replacement: string;
+  status: "killed" | "survived" | "timeout" | "error";
+  /** the node id of the first fixture that noticed */
+  killed_by: string | null;
+  fixtures_run: number;
+  duration_ms: number;
+  /** the steps whose code holds the change */
+  steps: string[];
+  /** what to record so a fixture notices (survivors), else empty */
+  hint: string;
+  /** why this status ("cpu_limit: counted as killed", ...) */
+  note: string;
+  /** how many of fixtures_run were answered from the cache */
+  cached: number;
+  uri: string;
+  range?: LspRange | null;
+}
+
+/** stepsmith/mutantResults: a step file's mutants were judged again. */
+export interface MutantResultsNotification {
+  uri: string;
+  summary: MutantsSummary;
+}
+
+/** stepsmith/mutants {uri} and the stepsmith.mutants command: the records of `stepsmith mutants --format json`. */
+export interface MutantsResponse {
+  uri: string;
+  mutants: MutantEntry[];
+  summary?: MutantsSummary | null;
+  opted_out?: OptedOutLine[] | null;
+  notes?: string[] | null;
+  cancelled?: boolean | null;
+}
+
+export interface MutantsSummary {
+  mutants: number;
+  killed: number;
+  survived: number;
+  timeout: number;
+  error: number;
+  seconds: number;
+  /** percent of the judged mutants a fixture noticed */
+  score: number;
+  /** mutants the dialect validator refused: not run */
+  refused: number;
+  /** mutants on `# stepsmith: no-mutate` lines */
+  opted_out: number;
+  fixture_runs: number;
+  /** fixture runs on the unmutated code (coverage) */
+  baseline_runs: number;
+  /** workflows not mutated because of their check problems */
+  blocked: number;
+  cancelled: boolean;
+}
+
+export interface OptedOutLine {
+  path: string;
+  line: number;
+  text: string;
+  mutants: number;
+}
+
+export interface PendingDecision {
+  id: string;
+  outcome: "accepted" | "already" | "rejected" | "skipped" | "refused";
+  message: string;
+}
+
+export interface PendingDecisionResponse {
+  decisions: PendingDecision[];
+  summary: string;
+}
+
+/** A pending change of stepsmith.pending.list, or a pending file that cannot be read (then only `problem`). */
+export interface PendingItem {
+  id: string;
+  workflow: string;
+  manifestUri: string;
+  pendingUri: string;
+  step?: string | null;
+  case?: string | null;
+  fixtureUri?: string | null;
+  source?: string | null;
+  isNew?: boolean | null;
+  differences?: Difference[] | null;
+  oldText?: string | null;
+  newText?: string | null;
+  problem?: string | null;
+}
+
+export interface PendingListResponse {
+  items: PendingItem[];
+}
+
+/** stepsmith.values.pickFixture: the fixture whose values are shown, and the choices. */
+export interface PickFixtureResponse {
+  fixture: string | null;
+  fixtures: FixtureOutcome[];
 }
 
 export interface ProposeFixtureInput {
@@ -170,6 +345,12 @@ export interface RuleDoc {
   rationale: string;
   security: boolean;
   markdown: string;
+}
+
+/** The run commands (stepsmith.runStepFixtures, runFixture, recordFixture). */
+export interface RunResponse {
+  results: FixtureResult[];
+  error?: string | null;
 }
 
 export interface RunStepInput {

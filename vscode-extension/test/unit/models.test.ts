@@ -1,6 +1,6 @@
 import * as assert from 'assert';
 import { failureRange, outcomeOf, reachMarkdown, reachTree, runCallsFor, splitDiff, stepAt, stepSummary, testTree } from '../../src/models';
-import { FixturesResponse, REACH_SENTENCE, ReachResponse, ReachStep, ReachWorkflow } from '../../src/protocol';
+import { FixtureResult, FixturesResponse, REACH_SENTENCE, ReachResponse, ReachStep, ReachWorkflow } from '../../src/protocol';
 
 const range = (l: number) => ({ start: { line: l, character: 2 }, end: { line: l, character: 10 } });
 const step = (id: string, over: Partial<ReachStep> = {}): ReachStep => ({
@@ -26,6 +26,12 @@ const reach: ReachResponse = {
     workflow('file:///w/broken/workflow.yaml', 'broken', { error: 'SM003 at 2:1: unknown key' }),
   ],
 };
+
+
+/** A result as the server sends it (server/protocol.py `FixtureResult`), from the fields a case sets. */
+function result(r: Partial<FixtureResult> & Pick<FixtureResult, 'status'>): FixtureResult {
+  return { fixture: 'a', uri: 'u', message: '', diff: '', outcome: r.status, messages: [], differences: [], stdout: '', target: null, ...r };
+}
 
 describe('reach tree model', () => {
   it('lists every step of every workflow, including those that reach nothing, in manifest order', () => {
@@ -147,18 +153,18 @@ describe('test tree model', () => {
   });
 
   it('turns results into outcomes, with the diff split for the diff view', () => {
-    assert.deepStrictEqual(outcomeOf({ fixture: 'a', uri: 'u', status: 'passed', message: '', diff: '' }), { kind: 'passed' });
+    assert.deepStrictEqual(outcomeOf(result({ status: 'passed', message: '', diff: '' })), { kind: 'passed' });
     const diff = '--- expected\n+++ actual\n@@ -1,3 +1,3 @@\n {\n-  "total": "10.00"\n+  "total": "11.00"\n }\n';
-    const o = outcomeOf({ fixture: 'a', uri: 'u', status: 'failed', message: 'output differs', diff });
+    const o = outcomeOf(result({ status: 'failed', message: 'output differs', diff }));
     assert.strictEqual(o.kind, 'failed');
     assert.ok(o.kind === 'failed' && o.expected === '{\n  "total": "10.00"\n}' && o.actual === '{\n  "total": "11.00"\n}');
-    assert.deepStrictEqual(outcomeOf({ fixture: 'a', uri: 'u', status: 'error', message: 'bwrap not found', diff: '' }), { kind: 'errored', message: 'bwrap not found' });
+    assert.deepStrictEqual(outcomeOf(result({ status: 'error', message: 'bwrap not found', diff: '' })), { kind: 'errored', message: 'bwrap not found' });
     assert.strictEqual(outcomeOf(undefined).kind, 'errored');
     assert.strictEqual(splitDiff(''), undefined);
-    const fields = outcomeOf({ fixture: 'a', uri: 'u', status: 'failed', message: '2 difference(s)',
+    const fields = outcomeOf(result({ status: 'failed', message: '2 difference(s)',
       diff: 'rendered text the client never parses', differences: [
         { path: 'output.as_of', kind: 'changed', expected: '2026-12-02', actual: '2026-12-01', message: 'm' },
-        { path: 'effects[0].key', kind: 'changed', expected: 'INV-1', actual: 'INV-2', message: 'm' }] });
+        { path: 'effects[0].key', kind: 'changed', expected: 'INV-1', actual: 'INV-2', message: 'm' }] }));
     assert.ok(fields.kind === 'failed');
     assert.strictEqual(fields.kind === 'failed' && fields.expected, 'output.as_of: "2026-12-02"\neffects[0].key: "INV-1"');
     assert.strictEqual(fields.kind === 'failed' && fields.actual, 'output.as_of: "2026-12-01"\neffects[0].key: "INV-2"');
@@ -168,7 +174,7 @@ describe('test tree model', () => {
     // the server located the top-level "expected" key (runner/fixtures/jsonpos.py), even after
     // an input named "expected" on the same line; the client takes the range as it is
     const target = { start: { line: 0, character: 57 }, end: { line: 0, character: 67 } };
-    const r = { fixture: 'f', uri: 'file:///f.json', status: 'failed' as const, message: 'm', diff: '', target };
+    const r = result({ fixture: 'f', uri: 'file:///f.json', status: 'failed', message: 'm', diff: '', target });
     assert.deepStrictEqual(failureRange(r), target);
     assert.deepStrictEqual(failureRange({ ...r, target: null }), { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } });
     assert.deepStrictEqual(failureRange(undefined).start, { line: 0, character: 0 });

@@ -16,7 +16,8 @@ const RESP: MutantsResponse = {
   uri: 'file:///wf/steps/approve.py',
   mutants: [rec({}), rec({ operator: 'return', original: 'return {...}', replacement: 'return None', status: 'killed', killed_by: 'wf::approve::small', hint: '' }),
     rec({ operator: 'sorted', original: '', replacement: 'reverse=True', status: 'survived', line: 9, column: 30, hint: 'no fixture notices the order reversed' })],
-  summary: { mutants: 3, killed: 1, survived: 2, timeout: 0, error: 0, seconds: 1.2, score: 33.3, refused: 0, opted_out: 0, cancelled: false },
+  summary: { mutants: 3, killed: 1, survived: 2, timeout: 0, error: 0, seconds: 1.2, score: 33.3, refused: 0, opted_out: 0,
+    fixture_runs: 4, baseline_runs: 3, blocked: 0, cancelled: false },
 };
 
 describe('mutants model', () => {
