@@ -6,6 +6,7 @@ import copy
 import json
 
 import pytest
+from stepsmith.runner.app.shapes import MutantsReport
 
 pytestmark = pytest.mark.usefixtures("sandbox")
 
@@ -48,7 +49,10 @@ def wf(tmp_path, kit, monkeypatch):
 
 def _json(kit, capsys, *argv):
     code, out, err = kit.cli(capsys, "mutants", *argv, "--format", "json")
-    return code, json.loads(out), err
+    doc = json.loads(out)
+    if code in (0, 1):  # a report: its declared shape (runner/app/shapes.py)
+        MutantsReport.model_validate(doc)
+    return code, doc, err
 
 
 def test_the_boundary_survives_until_the_boundary_fixture_is_recorded(kit, wf, capsys,
