@@ -148,10 +148,13 @@ class MutantsReport(Shape):
 # by server/export.py); the tools answer with the use cases `stepsmith mcp` serves.
 
 _WORKFLOW = "the workflow folder or its manifest, relative to the workspace"
+_STEP = "the step id"
 _INPUTS = "parameter -> value (inputs the manifest gives as literals may be left out)"
-_AT = ("the pinned evaluation time, ISO 8601 (e.g. 2026-12-01T07:00:00+00:00); without an "
-       "offset it is wall time in the workflow's own zone")
-_PATHS = "files or folders inside the workspace (default: the whole workspace)"
+_AT = ("the pinned evaluation time, ISO 8601, e.g. 2026-12-01T07:00:00+00:00; without an "
+       "offset it is wall time in the workflow's own zone (a wall time the zone repeats or "
+       "skips is refused, naming both readings)")
+_PATHS = ("files, folders or fixture ids (workflow::step::case) inside the workspace "
+          "(default: the whole workspace)")
 
 
 class ToolInput(BaseModel):
@@ -168,22 +171,22 @@ class ReachInput(ToolInput):
 
 
 class ExplainRuleInput(ToolInput):
-    code: str = Field(description="the rule code")
+    code: str = Field(description="the rule code, e.g. SS101, SM205")
 
 
 class RunStepInput(ToolInput):
     workflow: str = Field(description=_WORKFLOW)
-    step: str
+    step: str = Field(description=_STEP)
     inputs: dict[str, object] = Field(description=_INPUTS)
     evaluation_time: str | None = Field(None, description=_AT)
-    seed: int | None = Field(None, description="the sampling seed")
+    seed: int | None = Field(None, description="the seed for sampling (statistics)")
 
 
 class TestInput(ToolInput):
     __test__ = False  # not a pytest class
 
     paths: list[str] | None = Field(None, description=_PATHS)
-    k: list[str] | None = Field(None, description="pytest-style -k expressions")
+    k: list[str] | None = Field(None, description="pytest-style -k expressions (any of them)")
     full: bool | None = Field(None, description="every selected fixture whole, passes included "
                               "(with paths naming one fixture: its details)")
     offset: int | None = Field(None, ge=0, description="where the page starts (a previous "
@@ -193,11 +196,17 @@ class TestInput(ToolInput):
 
 class ProposeFixtureInput(ToolInput):
     workflow: str = Field(description=_WORKFLOW)
-    step: str
-    name: str = Field(description="the case name")
+    step: str = Field(description=_STEP)
+    name: str = Field(description="the case name (lowercase letters, digits, '.', '-', '_')")
     inputs: dict[str, object] = Field(description=_INPUTS)
     evaluation_time: str | None = Field(None, description=_AT)
-    seed: int | None = Field(None, description="the sampling seed")
+    seed: int | None = Field(None, description="the seed for sampling (statistics)")
+
+
+def described(model: type[ToolInput], name: str, **constraints) -> object:
+    """A pydantic Field with the declared description of `model`'s argument `name`: MCP's
+    tool signatures take their argument descriptions from here."""
+    return Field(description=model.model_fields[name].description, **constraints)
 
 
 #: Each language-model tool's name (package.json) and its input.

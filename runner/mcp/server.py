@@ -25,6 +25,15 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from mcp_types import CallToolResult, ListRootsResult, TextContent
 from pydantic import BaseModel, Field
+from stepsmith.runner.app.shapes import (
+    CheckInput,
+    ExplainRuleInput,
+    ProposeFixtureInput,
+    ReachInput,
+    RunStepInput,
+    TestInput,
+    described,
+)
 from stepsmith.runner.mutants import mcp_tool as mutants_tool
 
 from . import run_tools, tools
@@ -46,18 +55,14 @@ INSTRUCTIONS = (
     "returns; run `test` for the recorded fixtures. You may propose a fixture (a pending change "
     "a person reviews); you never accept one, never run live and never see a credential.")
 
-Paths = Annotated[list[str] | None, Field(description="files, folders or fixture ids "
-                                           "(workflow::step::case) inside the workspace "
-                                           "(default: the whole workspace)")]
-Inputs = Annotated[dict[str, Any], Field(description="parameter -> value; inputs the manifest "
-                                         "gives as literals may be left out")]
-At = Annotated[str | None, Field(description=(
-    "the pinned evaluation time, ISO 8601, e.g. 2026-12-01T07:00:00+00:00; without an offset "
-    "it is wall time in the workflow's own zone (a wall time the zone repeats or skips is "
-    "refused, naming both readings)"))]
-Workflow = Annotated[str, Field(description="the workflow folder or manifest")]
-Step = Annotated[str, Field(description="the step id")]
-Seed = Annotated[int | None, Field(description="the seed for sampling (statistics)")]
+# the arguments' descriptions are the agent tools' declared ones (runner/app/shapes.py)
+Paths = Annotated[list[str] | None, described(CheckInput, "paths")]
+Inputs = Annotated[dict[str, Any], described(RunStepInput, "inputs")]
+At = Annotated[str | None, described(RunStepInput, "evaluation_time")]
+Workflow = Annotated[str, described(RunStepInput, "workflow")]
+Step = Annotated[str, described(RunStepInput, "step")]
+Seed = Annotated[int | None, described(RunStepInput, "seed")]
+K = Annotated[list[str] | None, described(TestInput, "k")]
 
 
 def answered(fn):
@@ -135,9 +140,9 @@ def build(root: Path, *, bounded: bool = False) -> MCPServer:
     @server.tool(title="What each step can reach", annotations=READ_ONLY,
                  structured_output=True)
     @answered
-    async def reach(roots: Roots, path: Annotated[str | None, Field(
-            description="a workflow folder or manifest (default: the workspace)")] = None,
-    ) -> Annotated[CallToolResult, tools.ReachReport]:
+    async def reach(roots: Roots,
+                    path: Annotated[str | None, described(ReachInput, "path")] = None,
+                    ) -> Annotated[CallToolResult, tools.ReachReport]:
         """What each step is permitted to reach (network, connections, sources, effects):
         every step, also those reaching nothing. Not a review of what the code does."""
         s = scope(roots)
@@ -145,7 +150,7 @@ def build(root: Path, *, bounded: bool = False) -> MCPServer:
 
     @server.tool(title="Explain a rule", annotations=READ_ONLY, structured_output=True)
     @answered
-    async def explain_rule(code: Annotated[str, Field(description="e.g. SS101, SM205")],
+    async def explain_rule(code: Annotated[str, described(ExplainRuleInput, "code")],
                            ) -> Annotated[CallToolResult, tools.RuleOut]:
         """A rule's summary, rationale, a snippet it refuses, a close one it accepts, and its
         documentation page (Markdown) whole."""
@@ -176,15 +181,10 @@ def build(root: Path, *, bounded: bool = False) -> MCPServer:
     @server.tool(title="Run the fixtures", annotations=RUNS, structured_output=True)
     @answered
     async def test(ctx: Context, roots: Roots, paths: Paths = None,
-                   k: Annotated[list[str] | None, Field(
-                       description="pytest-style -k expressions (any of them)")] = None,
-                   full: Annotated[bool, Field(description=(
-                       "every selected fixture whole, passes included (with `paths` naming "
-                       "one fixture: its details)"))] = False,
-                   offset: Annotated[int, Field(ge=0, description=(
-                       "where the page starts (a previous answer's next_offset)"))] = 0,
-                   limit: Annotated[int, Field(ge=1, le=500, description=(
-                       "fixtures per page"))] = PAGE,
+                   k: K = None,
+                   full: Annotated[bool, described(TestInput, "full")] = False,
+                   offset: Annotated[int, described(TestInput, "offset", ge=0)] = 0,
+                   limit: Annotated[int, described(TestInput, "limit", ge=1, le=500)] = PAGE,
                    ) -> Annotated[CallToolResult, TestOutput]:
         """Run the recorded fixtures in fresh sandboxes. The verdict first; failures and
         errors whole (structured differences, messages, the step's result); passes one line
@@ -214,8 +214,7 @@ def build(root: Path, *, bounded: bool = False) -> MCPServer:
     async def mutants(ctx: Context, roots: Roots, paths: Paths = None,
                       steps: Annotated[list[str] | None, Field(
                           description="only these step ids")] = None,
-                      k: Annotated[list[str] | None, Field(
-                          description="pytest-style -k expressions (any of them)")] = None,
+                      k: K = None,
                       ) -> Annotated[CallToolResult, mutants_tool.MutantsOutput]:
         """Fixture strength: change each step in small ways (boundaries, arithmetic, rounding,
         constants, dropped effects) and run the fixtures that reach each change in fresh
@@ -240,8 +239,7 @@ def build(root: Path, *, bounded: bool = False) -> MCPServer:
     @server.tool(title="Propose a fixture", annotations=PROPOSES, structured_output=True)
     @answered
     async def propose_fixture(roots: Roots, workflow: Workflow, step: Step,
-                              name: Annotated[str, Field(description=(
-                                  "the case name (lowercase letters, digits, '.', '-', '_')"))],
+                              name: Annotated[str, described(ProposeFixtureInput, "name")],
                               inputs: Inputs, evaluation_time: At = None, seed: Seed = None,
                               ) -> Annotated[CallToolResult, run_tools.ProposedFixture]:
         """Run the step offline and propose its result as a fixture: written only as a

@@ -68,6 +68,7 @@ async def test_mcp_tools_take_the_declared_arguments(tmp_path):
         for arg, declared in schema["properties"].items():
             types = {x.get("type") for x in props[arg].get("anyOf", [props[arg]])} - {"null"}
             assert types == {declared["type"]}, (name, arg, types)
+            assert props[arg]["description"] == declared["description"], (name, arg)
 
 
 def test_export_writes_nothing_unasked(capsys):

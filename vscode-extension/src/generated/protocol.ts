@@ -2,7 +2,7 @@
 // from server/protocol.py and runner/app/shapes.py; do not edit.
 
 export interface CheckInput {
-  /** files or folders inside the workspace (default: the whole workspace) */
+  /** files, folders or fixture ids (workflow::step::case) inside the workspace (default: the whole workspace) */
   paths?: string[] | null;
 }
 
@@ -36,7 +36,7 @@ export interface Difference {
 }
 
 export interface ExplainRuleInput {
-  /** the rule code */
+  /** the rule code, e.g. SS101, SM205 */
   code: string;
 }
 
@@ -242,14 +242,15 @@ export interface PickFixtureResponse {
 export interface ProposeFixtureInput {
   /** the workflow folder or its manifest, relative to the workspace */
   workflow: string;
+  /** the step id */
   step: string;
-  /** the case name */
+  /** the case name (lowercase letters, digits, '.', '-', '_') */
   name: string;
   /** parameter -> value (inputs the manifest gives as literals may be left out) */
   inputs: Record<string, unknown>;
-  /** the pinned evaluation time, ISO 8601 (e.g. 2026-12-01T07:00:00+00:00); without an offset it is wall time in the workflow's own zone */
+  /** the pinned evaluation time, ISO 8601, e.g. 2026-12-01T07:00:00+00:00; without an offset it is wall time in the workflow's own zone (a wall time the zone repeats or skips is refused, naming both readings) */
   evaluation_time?: string | null;
-  /** the sampling seed */
+  /** the seed for sampling (statistics) */
   seed?: number | null;
 }
 
@@ -356,12 +357,13 @@ export interface RunResponse {
 export interface RunStepInput {
   /** the workflow folder or its manifest, relative to the workspace */
   workflow: string;
+  /** the step id */
   step: string;
   /** parameter -> value (inputs the manifest gives as literals may be left out) */
   inputs: Record<string, unknown>;
-  /** the pinned evaluation time, ISO 8601 (e.g. 2026-12-01T07:00:00+00:00); without an offset it is wall time in the workflow's own zone */
+  /** the pinned evaluation time, ISO 8601, e.g. 2026-12-01T07:00:00+00:00; without an offset it is wall time in the workflow's own zone (a wall time the zone repeats or skips is refused, naming both readings) */
   evaluation_time?: string | null;
-  /** the sampling seed */
+  /** the seed for sampling (statistics) */
   seed?: number | null;
 }
 
@@ -381,9 +383,9 @@ export interface StatusResponse {
 }
 
 export interface TestInput {
-  /** files or folders inside the workspace (default: the whole workspace) */
+  /** files, folders or fixture ids (workflow::step::case) inside the workspace (default: the whole workspace) */
   paths?: string[] | null;
-  /** pytest-style -k expressions */
+  /** pytest-style -k expressions (any of them) */
   k?: string[] | null;
   /** every selected fixture whole, passes included (with paths naming one fixture: its details) */
   full?: boolean | null;
