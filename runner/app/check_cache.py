@@ -20,23 +20,29 @@ Two keys per workflow, as git's index and ruff's cache tell a change without rea
 An answer is stored only if the folder's files did not change while it was being checked.
 
 Entries live in the user's cache folder (`$XDG_CACHE_HOME/stepsmith/check`), never in a
-workspace: a cloned folder cannot ship answers. `STEPSMITH_NO_CACHE=1` (or `check
---no-cache`) turns it off.
+workspace: a cloned folder cannot ship answers. A cache folder can still come from elsewhere
+(a CI cache another branch saved, a restored home), and an entry saying "no problems" would
+hide them: each entry carries a MAC under this user's key (runner/userkey.py, as the store's
+rows and the harness bundles), bound to its key, and one that does not match is no answer.
+Without a usable key nothing is cached. `STEPSMITH_NO_CACHE=1` (or `check --no-cache`) turns
+it off.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import stat
 import time
 from pathlib import Path
 
-FORMAT = 2
+FORMAT = 3  # 3: entries carry a MAC
 MAX_FILES = 2000
 FILE_CAP = 8 * 1024 * 1024  # safeio.FIXTURE_CAP, the largest file a check reads
 RACY_S = 2.0
+_LABEL = b"stepsmith check cache"  # this use's key, derived from the user's (userkey.derived)
 SKIP_DIRS = {".stepsmith", "__pycache__", ".git", "node_modules"}
 
 
@@ -182,13 +188,36 @@ def slot(manifest: Path, first: bool) -> Slot | None:
     return Slot(manifest.parent, base, files)
 
 
+def _mac(k: str, body: bytes) -> bytes | None:
+    """The entry's MAC under this user's key, bound to its key `k`; None without a usable key
+    (then no cache)."""
+    from stepsmith.runner.userkey import KeyUnavailable, derived
+
+    try:
+        key = derived(_LABEL)
+    except KeyUnavailable:
+        return None
+    return hmac.new(key, k.encode() + b"\0" + body, hashlib.sha256).hexdigest().encode()
+
+
 def _read(k: str | None) -> dict | None:
+    """The entry stored under `k`, if this user's stepsmith wrote it (its MAC matches)."""
     if k is None:
         return None
     try:
-        with open(os.path.join(_folder(), f"{k}.json"), encoding="utf-8") as fh:
-            entry = json.load(fh)
-    except (OSError, ValueError, RecursionError):  # a damaged or planted entry: no answer
+        fd = os.open(os.path.join(_folder(), f"{k}.json"), os.O_RDONLY | os.O_NOFOLLOW
+                     | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as fh:
+            raw = fh.read(FILE_CAP + 1)
+    except OSError:
+        return None
+    mac, _, body = raw.partition(b"\n")
+    want = _mac(k, body)
+    if want is None or not hmac.compare_digest(mac, want):  # planted, edited, another key's
+        return None
+    try:
+        entry = json.loads(body)
+    except (ValueError, RecursionError):  # damaged: no answer
         return None
     return entry if isinstance(entry, dict) and entry.get("format") == FORMAT else None
 
@@ -198,10 +227,14 @@ def _write(k: str | None, entry: dict) -> None:
         return
     from stepsmith.runner.safeio import write_atomic
 
+    body = json.dumps({**entry, "format": FORMAT}).encode()
+    mac = _mac(k, body)
+    if mac is None:
+        return
     folder = _folder()
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        write_atomic(folder / f"{k}.json", json.dumps({**entry, "format": FORMAT}),
+        write_atomic(folder / f"{k}.json", mac + b"\n" + body,
                      durable=False)  # a lost entry: one more check
     except OSError:  # a read-only home: no cache, same answers
         pass
