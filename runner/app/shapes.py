@@ -95,14 +95,15 @@ class Mutant(Shape):
     columns 0-based code points, end exclusive."""
 
     path: str = Field(description="the step file, as the front end shows paths")
-    line: int
-    column: int
+    line: int = Field(description="1-based")
+    column: int = Field(description="0-based, in code points")
     end_line: int
-    end_column: int
-    operator: str = Field(description='"comparison", "arithmetic", "constant", ...')
+    end_column: int = Field(description="exclusive")
+    operator: str = Field(description="what kind of change (comparison, arithmetic, ...)")
     original: str
     replacement: str
-    status: Literal["killed", "survived", "timeout", "error"]
+    status: Literal["killed", "survived", "timeout", "error"] = Field(
+        description="a timeout counts as killed")
     killed_by: str | None = Field(description="the node id of the first fixture that noticed")
     fixtures_run: int
     duration_ms: float

@@ -132,14 +132,18 @@ export interface LspRange {
 export interface MutantEntry {
   /** the step file, as the front end shows paths */
   path: string;
+  /** 1-based */
   line: number;
+  /** 0-based, in code points */
   column: number;
   end_line: number;
+  /** exclusive */
   end_column: number;
-  /** "comparison", "arithmetic", "constant", ... */
+  /** what kind of change (comparison, arithmetic, ...) */
   operator: string;
   original: string;
   replacement: string;
+  /** a timeout counts as killed */
   status: "killed" | "survived" | "timeout" | "error";
   /** the node id of the first fixture that noticed */
   killed_by: string | null;
