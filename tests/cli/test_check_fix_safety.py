@@ -8,21 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
+from fix_cases_kit import ONE_STEP as MANIFEST
 from stepsmith.runner.cli import main
 
-MANIFEST = """workflow: demo
-version: 1
-python: "3.11"
-trigger: {manual: {}}
-sources:
-  invoices: {kind: channel, channel: finance-requests}
-steps:
-  - id: read
-    explanation: Read the invoices.
-    code: steps/read.py:read
-    inputs:
-      invoices: sources.invoices
-"""
 FIXTURE = {"inputs": {"invoices": [{"id": "A", "amount": "2.50"}, {"id": "B", "amount": "1"}]},
            "evaluation_time": "2026-12-01T07:00:00+00:00",
            "expected": {"output": {"A": "2.50", "B": "1"}}}

@@ -74,3 +74,19 @@ ALSO_FIXED = {"unused input, a misspelt parameter": {"SM205": 1}}
 
 # the step emits an effect its workflow does not declare (SS601; "declare this effect")
 BILLS_UNDECLARED = BILLS_PY.replace('"draft_bill", {"invoice_id": r}', '"send_note", {"note_id": r}')
+
+
+# one step reading a channel: the workflow of the safe-fix tests (CLI and pyflakes reference)
+ONE_STEP = """workflow: demo
+version: 1
+python: "3.11"
+trigger: {manual: {}}
+sources:
+  invoices: {kind: channel, channel: finance-requests}
+steps:
+  - id: read
+    explanation: Read the invoices.
+    code: steps/read.py:read
+    inputs:
+      invoices: sources.invoices
+"""

@@ -23,6 +23,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fix_cases_kit import ONE_STEP as MANIFEST
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pyflakes import checker as flakes
@@ -30,19 +31,6 @@ from pyflakes import messages
 from stepsmith.runner.app.fix import plan, write
 from stepsmith.runner.manifest import check_workflow
 
-MANIFEST = """workflow: demo
-version: 1
-python: "3.11"
-trigger: {manual: {}}
-sources:
-  invoices: {kind: channel, channel: finance-requests}
-steps:
-  - id: read
-    explanation: Read the invoices.
-    code: steps/read.py:read
-    inputs:
-      invoices: sources.invoices
-"""
 INPUTS = {"invoices": [{"id": "A", "amount": "2.50"}, {"id": "B", "amount": "1.25"}]}
 BODIES = {  # what the author meant: (imports it needs, body lines after `rows = ...`)
     "json": (["import json"], ["return json.dumps(sorted(r['id'] for r in rows))"]),
