@@ -224,15 +224,15 @@ class FrozenRecord:
 # --------------------------------------------------------------------------- Span
 
 
-_SPAN_FIELDS = ("line", "column", "end_line", "end_column")
-
-
 class Span(FrozenRecord):
     """Span(line, column, end_line, end_column): line 1-based, column 0-based code points,
     end exclusive. Frozen, ordered like the tuple of its fields."""
 
-    __slots__ = _SPAN_FIELDS
-    __match_args__ = _SPAN_FIELDS
+    __slots__ = __match_args__ = ("line", "column", "end_line", "end_column")
+    line: int  # the fields, for type checkers (__init__ sets them: the record is frozen)
+    column: int
+    end_line: int
+    end_column: int
 
     def __init__(self, line: int, column: int, end_line: int, end_column: int) -> None:
         _set = object.__setattr__
@@ -272,14 +272,19 @@ dataclass_compatible(Span, lambda: _declarations()["Span"])
 # --------------------------------------------------------------------------- Problem
 
 
-_PROBLEM_FIELDS = ("code", "message", "span", "path", "step", "rationale", "severity", "data")
-
-
 class Problem(FrozenRecord):
     """A rule violation in step code, or an error in a manifest."""
 
-    __slots__ = _PROBLEM_FIELDS
-    __match_args__ = _PROBLEM_FIELDS
+    __slots__ = __match_args__ = ("code", "message", "span", "path", "step", "rationale",
+                                  "severity", "data")
+    code: str
+    message: str
+    span: Span
+    path: str | None
+    step: str | None
+    rationale: str
+    severity: Severity
+    data: dict
 
     def __init__(self, code: str, message: str, span: Span, path: str | None = None,
                  step: str | None = None, rationale: str = "",

@@ -25,11 +25,11 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from mcp_types import CallToolResult, ListRootsResult, TextContent
 from pydantic import BaseModel, Field
-from stepsmith.runner.mutants import mcp_tool as mutants_tool
+from stepsmith.runner.agent import mutants_tool, tools
+from stepsmith.runner.agent.scope import Scope
+from stepsmith.runner.agent.suite_answer import PAGE, TestOutput
 
-from . import run_tools, tools
-from .scope import Scope
-from .suite_answer import PAGE, TestOutput
+from . import run_tools
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                             open_world_hint=False)

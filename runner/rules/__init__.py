@@ -27,6 +27,13 @@ class Rule(FrozenRecord):
 
     __slots__ = _RULE_FIELDS
     __match_args__ = _RULE_FIELDS
+    code: str  # the fields, for type checkers (__init__ sets them: the record is frozen)
+    name: str
+    summary: str
+    rationale: str
+    security: bool
+    example: str
+    fix: str
 
     def __init__(self, code: str, name: str, summary: str, rationale: str,
                  security: bool = True, example: str = "", fix: str = "") -> None:

@@ -1,6 +1,8 @@
-"""The import contracts ([tool.importlinter], checked by scripts/lint-imports in scripts/test)
-can fail: on a copy of the tree, one planted import (inside a function, where a third of our
-imports live) breaks exactly the contract it violates, and the report names it."""
+"""The static checks of scripts/test can fail. The import contracts ([tool.importlinter],
+scripts/lint-imports): on a copy of the tree, one planted import (inside a function, where a
+third of our imports live) breaks exactly the contract it violates, and the report names it;
+every part of the runner has a layer. The type checker ([tool.mypy], scripts/typecheck): a
+planted type error fails it."""
 
 from __future__ import annotations
 
@@ -27,7 +29,8 @@ def tree(tmp_path_factory) -> Path:
     for folder in ("stepsmith", "runner", "server"):
         shutil.copytree(REPO / folder, copy / folder, ignore=skip)
     (copy / "scripts").mkdir()
-    shutil.copy2(REPO / "scripts" / "lint-imports", copy / "scripts")
+    for script in ("lint-imports", "one-package-tree"):
+        shutil.copy2(REPO / "scripts" / script, copy / "scripts")
     shutil.copy2(REPO / "pyproject.toml", copy)
     return copy
 
@@ -68,3 +71,37 @@ def test_a_planted_import_breaks_its_contract(tree, module, statement, broken, n
     assert run.returncode == 1, run.stdout + run.stderr
     assert broken in out
     assert named in out
+
+
+def test_every_part_of_the_runner_has_its_layer():
+    # a module outside every layer would be free to import anything
+    import tomllib
+
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["importlinter"]
+    layers = next(c for c in config["contracts"] if c["id"] == "layers")["layers"]
+    placed = {name.strip() for layer in layers for name in layer.replace(":", "|").split("|")}
+    parts = {f"stepsmith.runner.{p.stem}" for p in (REPO / "runner").iterdir()
+             if p.suffix == ".py" and p.stem != "__init__"
+             or p.is_dir() and (p / "__init__.py").exists()}
+    assert "stepsmith.runner.app" in parts and "stepsmith.runner.problems" in parts
+    assert parts - placed == set()
+
+
+def test_the_type_checker_fails_on_a_planted_error(tree):
+    for script in ("typecheck",):
+        shutil.copy2(REPO / "scripts" / script, tree / "scripts")
+    module = "runner/app/shapes.py"
+    original = (tree / module).read_text()
+    env = {"PATH": "/usr/bin:/bin", "STEPSMITH_VENV": sys.prefix, "HOME": str(tree)}
+    clean = subprocess.run([str(tree / "scripts" / "typecheck")], env=env, capture_output=True,
+                           text=True, timeout=600, check=False)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    (tree / module).write_text(original + '\n\nPLANTED: int = "not a number"\n')
+    try:
+        run = subprocess.run([str(tree / "scripts" / "typecheck")], env=env,
+                             capture_output=True, text=True, timeout=600, check=False)
+    finally:
+        (tree / module).write_text(original)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "stepsmith/runner/app/shapes.py" in run.stdout
+    assert '"str", variable has type "int"' in run.stdout
