@@ -324,7 +324,7 @@ describe('stepsmith extension in VS Code', function () {
     assert.ok(got.problems[0].fixes[0].edits.length > 0 && got.problems[0].rationale && !('url' in got.problems[0]));
     // the reference: runner/mcp's check, the use case `stepsmith mcp` serves, in the server's interpreter
     const plan = api.server.lastPlan!;
-    const script = 'import sys; from stepsmith.runner.mcp import tools; from stepsmith.runner.mcp.scope import Scope; '
+    const script = 'import sys; from stepsmith.runner.agent import tools; from stepsmith.runner.agent.scope import Scope; '
       + 'print(tools.check(Scope.of([sys.argv[1]]), [sys.argv[2]]).model_dump_json())';
     const out = require('child_process').execFileSync(plan.command, ['-c', script, ws(), 'agentcheck'],
       { env: { ...process.env, ...plan.env }, cwd: os.tmpdir() }).toString();
