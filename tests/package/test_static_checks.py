@@ -59,6 +59,14 @@ def test_the_tree_keeps_every_contract(tree):
     # the server's handlers importing the server that registers them: a cycle of packages
     ("server/handlers/hover.py", "from stepsmith.server import server",
      "no package cycle BROKEN", "No cycles are allowed in stepsmith.server."),
+    # the settings are plain data below the interpreters' lookup and the sandbox, which read
+    # them: converting into either's types again would close the cycle through the harness
+    ("runner/settings.py", "from stepsmith.runner.pythons.discover import Mapped",
+     "layers: each imports only the layers below it BROKEN",
+     "stepsmith.runner.settings -> stepsmith.runner.pythons.discover"),
+    ("runner/settings.py", "from stepsmith.runner.sandbox import Limits",
+     "layers: each imports only the layers below it BROKEN",
+     "stepsmith.runner.settings -> stepsmith.runner.sandbox"),
 ])
 def test_a_planted_import_breaks_its_contract(tree, module, statement, broken, named):
     original = (tree / module).read_text()
