@@ -69,9 +69,10 @@ class Settings:
                       stdout_chars=_ENGINE.stdout_chars)
 
     def rows(self) -> list[tuple[str, Any, str]]:
-        out = [("paths", self.paths, self.origin.get("paths", "default")),
-               ("jobs", self.jobs if self.jobs is not None else "twice the number of CPUs",
-                self.origin.get("jobs", "default"))]
+        out: list[tuple[str, Any, str]] = [
+            ("paths", self.paths, self.origin.get("paths", "default")),
+            ("jobs", self.jobs if self.jobs is not None else "twice the number of CPUs",
+             self.origin.get("jobs", "default"))]
         for k in ENGINE_LIMITS:
             out.append((f"limits.{k}", self.limits[k],
                         self.origin.get(f"limits.{k}", "default (the engine's value)")))
