@@ -17,6 +17,13 @@ This module imports nothing.
 
 from __future__ import annotations
 
+# `typing` is for the type checker only (mypy reads any `TYPE_CHECKING` name as true): the
+# module imports nothing at run time
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
 __all__ = ["FrozenRecord", "Problem", "Severity", "Span", "shifted"]
 
 
@@ -61,7 +68,7 @@ def _declarations() -> dict:
     return _DECLARATIONS
 
 
-def dataclass_compatible(cls: type, declaration: type) -> type:
+def dataclass_compatible(cls: type, declaration: Callable[[], type]) -> type:
     """Give the hand-written `cls` lazily built `__dataclass_fields__`/`__dataclass_params__`
     taken from `declaration()` (a function returning the equivalent @dataclass class), so
     `dataclasses.replace/asdict/fields/is_dataclass` treat it as that dataclass."""
@@ -133,6 +140,10 @@ class Severity(str, metaclass=_SeverityType):
 
     __slots__ = ("_name_", "_value_")
     _members: dict = {}  # noqa: RUF012 - name -> member, filled below, never reassigned
+    _name_: str  # set once per member by _severity_member
+    _value_: str
+    ERROR: Severity  # the members, for type checkers (_severity_member makes them)
+    WARNING: Severity
 
     @property
     def name(self) -> str:
@@ -195,6 +206,7 @@ class FrozenRecord:
     `@dataclass(frozen=True)` would give them."""
 
     __slots__ = ()
+    __match_args__: tuple[str, ...]  # a subclass's field names (it sets them)
 
     def _key(self) -> tuple:
         return tuple(getattr(self, f) for f in self.__match_args__)
@@ -224,15 +236,15 @@ class FrozenRecord:
 # --------------------------------------------------------------------------- Span
 
 
-_SPAN_FIELDS = ("line", "column", "end_line", "end_column")
-
-
 class Span(FrozenRecord):
     """Span(line, column, end_line, end_column): line 1-based, column 0-based code points,
     end exclusive. Frozen, ordered like the tuple of its fields."""
 
-    __slots__ = _SPAN_FIELDS
-    __match_args__ = _SPAN_FIELDS
+    __slots__ = __match_args__ = ("line", "column", "end_line", "end_column")
+    line: int  # the fields, for type checkers (__init__ sets them: the record is frozen)
+    column: int
+    end_line: int
+    end_column: int
 
     def __init__(self, line: int, column: int, end_line: int, end_column: int) -> None:
         _set = object.__setattr__
@@ -272,14 +284,19 @@ dataclass_compatible(Span, lambda: _declarations()["Span"])
 # --------------------------------------------------------------------------- Problem
 
 
-_PROBLEM_FIELDS = ("code", "message", "span", "path", "step", "rationale", "severity", "data")
-
-
 class Problem(FrozenRecord):
     """A rule violation in step code, or an error in a manifest."""
 
-    __slots__ = _PROBLEM_FIELDS
-    __match_args__ = _PROBLEM_FIELDS
+    __slots__ = __match_args__ = ("code", "message", "span", "path", "step", "rationale",
+                                  "severity", "data")
+    code: str
+    message: str
+    span: Span
+    path: str | None
+    step: str | None
+    rationale: str
+    severity: Severity
+    data: dict
 
     def __init__(self, code: str, message: str, span: Span, path: str | None = None,
                  step: str | None = None, rationale: str = "",
@@ -337,10 +354,11 @@ def shifted(problem: Problem, lines: int, **changes) -> Problem:
         data["edits"] = [[e[0] + lines, e[1], e[2] + lines, *e[3:]]
                          if isinstance(e, list) and len(e) == 5 and isinstance(e[0], int)
                          and isinstance(e[2], int) else e for e in edits]
-    fields = {"code": problem.code, "message": problem.message,
-              "span": Span(sp.line + lines, sp.column, sp.end_line + lines, sp.end_column)
-              if lines else sp, "path": problem.path, "step": problem.step,
-              "rationale": problem.rationale, "severity": problem.severity, "data": data}
+    fields: dict[str, Any] = {
+        "code": problem.code, "message": problem.message,
+        "span": Span(sp.line + lines, sp.column, sp.end_line + lines, sp.end_column)
+        if lines else sp, "path": problem.path, "step": problem.step,
+        "rationale": problem.rationale, "severity": problem.severity, "data": data}
     fields.update(changes)
     return Problem(**fields)
 

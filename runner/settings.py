@@ -32,9 +32,14 @@ from pathlib import Path
 from typing import Any
 
 from stepsmith.runner.errors import UsageError
+from stepsmith.runner.limits import Limits
+from stepsmith.runner.model.grammar import is_python_pin
 
-# the engine's limits (runner/sandbox/result.py Limits), in the units users write
-ENGINE_LIMITS = {"cpu_seconds": 2, "wall_seconds": 5.0, "memory_mb": 256, "output_kb": 256}
+# the engine's limits (runner/limits.py), in the units users write
+_ENGINE = Limits()
+ENGINE_LIMITS = {"cpu_seconds": _ENGINE.cpu_seconds, "wall_seconds": _ENGINE.wall_seconds,
+                 "memory_mb": _ENGINE.memory_bytes // (1024 * 1024),
+                 "output_kb": _ENGINE.output_bytes // 1024}
 LIMIT_MINIMUM = {"cpu_seconds": 1, "wall_seconds": 0.5, "memory_mb": 64, "output_kb": 1}
 MAX_JOBS = 64
 TOP_KEYS = ("paths", "jobs", "limits", "pythons")
@@ -54,28 +59,20 @@ class Settings:
     origin: dict[str, str] = field(default_factory=dict)  # dotted key -> where it came from
     pythons: dict[str, str] = field(default_factory=dict)  # pinned version -> interpreter path
 
-    def python_mapping(self) -> list:
-        """The `pythons` table as discover.Mapped entries (untrusted: a settings file)."""
-        from stepsmith.runner.pythons.discover import Mapped
-
-        where = f"settings {self.source}" if self.source else "settings"
-        return [Mapped(v, p, where, False) for v, p in self.pythons.items()]
-
-    def sandbox_limits(self):
-        from stepsmith.runner.sandbox import Limits
-
-        base = Limits()
+    def sandbox_limits(self) -> Limits:
+        """The limits of one step invocation: the engine's, lowered by these settings."""
         return Limits(cpu_seconds=int(self.limits["cpu_seconds"]),
                       wall_seconds=float(self.limits["wall_seconds"]),
                       memory_bytes=int(self.limits["memory_mb"] * 1024 * 1024),
-                      input_bytes=base.input_bytes,
+                      input_bytes=_ENGINE.input_bytes,
                       output_bytes=int(self.limits["output_kb"] * 1024),
-                      stdout_chars=base.stdout_chars)
+                      stdout_chars=_ENGINE.stdout_chars)
 
     def rows(self) -> list[tuple[str, Any, str]]:
-        out = [("paths", self.paths, self.origin.get("paths", "default")),
-               ("jobs", self.jobs if self.jobs is not None else "twice the number of CPUs",
-                self.origin.get("jobs", "default"))]
+        out: list[tuple[str, Any, str]] = [
+            ("paths", self.paths, self.origin.get("paths", "default")),
+            ("jobs", self.jobs if self.jobs is not None else "twice the number of CPUs",
+             self.origin.get("jobs", "default"))]
         for k in ENGINE_LIMITS:
             out.append((f"limits.{k}", self.limits[k],
                         self.origin.get(f"limits.{k}", "default (the engine's value)")))
@@ -146,14 +143,13 @@ def _python_paths(path: Path, value: object) -> dict[str, str]:
     """`pythons = {"3.13" = "/opt/py313/bin/python3.13"}`: versions to absolute paths outside
     the project folder (the settings file's own folder)."""
     from stepsmith.runner import safeio
-    from stepsmith.runner.pythons.pins import Pin
 
     if not isinstance(value, dict):
         raise SettingsError(f'{path}: pythons must be a table like {{"3.13" = '
                             '"/usr/bin/python3.13"}')
     out = {}
     for version, exe in value.items():
-        if Pin.parse(version) is None:
+        if not is_python_pin(version):
             raise SettingsError(f'{path}: pythons key {version!r} is not a version like "3.13" '
                                 'or "3.13.5"')
         if not isinstance(exe, str) or not os.path.isabs(exe):
@@ -263,15 +259,17 @@ def trust_project_pythons(trusted: bool) -> None:
     _project_pythons = bool(trusted)
 
 
-def python_mapping(near: Path | None) -> list:
-    """The explicit interpreter mapping for a workflow at `near`: the command's settings when
-    a command activated some, else the settings found upward from `near` (the language
-    server, MCP and the pytest plugin activate none; read again after `_MAPPING_FRESH_S`); a
-    broken settings file maps nothing (the commands that read settings report it)."""
+def interpreter_settings(near: Path | None) -> Settings:
+    """The settings whose `pythons` table maps interpreters for a workflow at `near`
+    (runner/pythons reads it): the command's when a command activated some, else those found
+    upward from `near` (the language server, MCP and the pytest plugin activate none; read
+    again after `_MAPPING_FRESH_S`); empty settings, which map nothing, in an untrusted
+    workspace or when the settings file is broken (the commands that read settings report
+    it)."""
     if _active is not None:
-        return _active.python_mapping()
+        return _active
     if near is None or not _project_pythons:
-        return []
+        return Settings()
     import time
 
     now = time.monotonic()
@@ -279,15 +277,15 @@ def python_mapping(near: Path | None) -> list:
     if hit is not None and now - hit[0] <= _MAPPING_FRESH_S:
         return hit[1]
     try:
-        found = load_settings(near).python_mapping()
+        found = load_settings(near)
     except SettingsError:
-        found = []
+        found = Settings()
     _mappings[near] = (now, found)
     return found
 
 
 _MAPPING_FRESH_S = 2.0
-_mappings: dict[Path, tuple[float, list]] = {}
+_mappings: dict[Path, tuple[float, Settings]] = {}
 
 
 def forget_mappings() -> None:

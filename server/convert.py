@@ -7,7 +7,7 @@ as editors clamp: past the end of a line is its end, past the last line is the d
 
 from __future__ import annotations
 
-from stepsmith.runner.language.lines import strip_eol as _strip
+from stepsmith.runner.lines import strip_eol as _strip
 from stepsmith.runner.problems import Problem, Severity, Span
 
 UTF16 = "utf-16"

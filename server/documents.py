@@ -14,8 +14,8 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
-from stepsmith.runner.language.lines import split_lines
-from stepsmith.runner.language.lines import strip_eol as _strip_eol
+from stepsmith.runner.lines import split_lines
+from stepsmith.runner.lines import strip_eol as _strip_eol
 from stepsmith.runner.workspace.snapshot import Buffer
 from stepsmith.server.convert import UTF8, UTF16, UTF32, to_codepoints
 

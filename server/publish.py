@@ -6,7 +6,7 @@ clients that pull. Nothing is published for a version that is not the document's
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from lsprotocol import types as T
 from stepsmith.runner.model.grammar import FIXTURES_DIR
@@ -14,7 +14,30 @@ from stepsmith.server.convert import to_diagnostic
 from stepsmith.server.workspace import is_manifest_path, path_to_uri, uri_to_path
 
 if TYPE_CHECKING:
-    from stepsmith.server.server import StepsmithServer
+    import asyncio
+    from concurrent.futures import Executor
+
+    from pygls.protocol import LanguageServerProtocol
+    from stepsmith.server.scheduler import Scheduler
+    from stepsmith.server.session import Session
+
+
+class Host(Protocol):
+    """What the publisher uses of the server that owns it (server.StepsmithServer), named here
+    so the server's parts never import the module that assembles them."""
+
+    session: Session
+    scheduler: Scheduler
+    runs: Any  # the fixture runs, once started (server/fixture_runs.py)
+    services: Executor
+    loop: asyncio.AbstractEventLoop | None
+
+    @property
+    def protocol(self) -> LanguageServerProtocol: ...
+
+    def send_raw(self, method: str, params: dict) -> None: ...
+
+    def log_exception(self, what: str, exc: BaseException) -> None: ...
 
 FIXTURE_SOURCE = "stepsmith-fixtures"
 
@@ -31,7 +54,7 @@ def checked(path: str | None) -> bool:
 
 
 class Publisher:
-    def __init__(self, ls: StepsmithServer) -> None:
+    def __init__(self, ls: Host) -> None:
         self.ls = ls
         self.published: dict[str, tuple] = {}  # uri -> (version, diagnostics) last pushed
         self._refresh_pending = False
@@ -134,7 +157,7 @@ class Publisher:
     def closed_fixture_file(self, path: str) -> None:
         """A fixture file that is not open: its results on the disk text, without a version.
         The disk read and the positioning run on the service pool; the loop only sends."""
-        from stepsmith.runner.language.lines import split_lines
+        from stepsmith.runner.lines import split_lines
 
         ls = self.ls
         runs = ls.runs

@@ -60,7 +60,7 @@ def fixture_target(snapshot, path: str | None, encoding: str) -> dict | None:
     """(off the loop: reads the file) The LSP range where `path`'s result is shown, on the
     text the editor shows (its open buffer, else the file); None without a file."""
     from stepsmith.runner.fixtures.jsonpos import result_target
-    from stepsmith.runner.language.lines import split_lines
+    from stepsmith.runner.lines import split_lines
     from stepsmith.server.convert import lsp_range
 
     if not path:

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from stepsmith.runner.language.lines import signature_fingerprint
+from stepsmith.runner.lines import signature_fingerprint
 from stepsmith.runner.model.grammar import FIXTURES_DIR
 from stepsmith.runner.problems import Problem, Span
 from stepsmith.runner.workspace.snapshot import Buffer

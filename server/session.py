@@ -6,6 +6,7 @@ Nothing here knows pygls's internals; handlers read the session, never the serve
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from lsprotocol import types as T
@@ -33,15 +34,13 @@ class ClientCapabilities:
     progress: bool = False  # window/workDoneProgress
     snippets: bool = False  # completionItem.snippetSupport
     document_changes: bool = False  # workspaceEdit.documentChanges
-    fixture_moves: str = "none"  # how a rename moves fixtures/<id>/: handlers/rename.py
+    fixture_moves: str = "none"  # how a rename moves fixtures/<id>/ (fixture_moves below)
     link_tooltips: bool = False  # textDocument.documentLink.tooltipSupport
     inlay_refresh: bool = False  # workspace/inlayHint/refresh
 
     @classmethod
     def from_lsp(cls, caps: T.ClientCapabilities,
                  info: T.ClientInfo | None = None) -> ClientCapabilities:
-        from stepsmith.server.handlers.rename import fixture_moves
-
         encs = (caps.general.position_encodings if caps.general else None) or []
         td, ws = caps.text_document, caps.workspace
         edit = ws.workspace_edit if ws else None
@@ -175,3 +174,19 @@ class Session:
                     buffers[path] = doc.buffer()
         return WorkspaceSnapshot.of(self.model.index, buffers,
                                     max_file_size=self.settings.maxFileSize, parses=self.parses)
+
+
+# how a rename moves fixtures/<id>/ along (handlers/rename.py): as a folder, file by file (older
+# Neovim renames only files), or not at all
+def fixture_moves(edit: T.WorkspaceEditClientCapabilities | None, info: T.ClientInfo | None) -> str:
+    ops = (edit.resource_operations or []) if edit is not None else []
+    if T.ResourceOperationKind.Rename not in ops:
+        return "none"
+    if info is not None and info.name == "Neovim" and _version(info.version) < (0, 9):
+        return "files"
+    return "folder"
+
+
+def _version(text: str | None) -> tuple[int, ...]:
+    parts = re.findall(r"\d+", text or "")
+    return tuple(int(p) for p in parts[:3]) if parts else (10**6,)

@@ -11,13 +11,12 @@ Each workflow's answer is `check_units.check_unit`, taken from the check cache
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from stepsmith.runner.app.check_units import check_unit, python_unchanged
 from stepsmith.runner.errors import UsageError
-from stepsmith.runner.problems import Problem, Span
+from stepsmith.runner.problems import Problem, Span, shifted
 
 
 @dataclass(frozen=True)
@@ -145,7 +144,7 @@ def _validate_alone(path: Path) -> list[Problem]:
                         "not checked", span=Span(1, 0, 1, 1), path=str(path))]
     from stepsmith.runner.fix_safety import vet
 
-    return [dataclasses.replace(p, path=str(path))
+    return [shifted(p, 0, path=str(path))
             for p in vet(data, validate(data, python="3.11", uses=()))]
 
 

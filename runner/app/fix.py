@@ -59,7 +59,7 @@ def _files(snapshot, manifests: list[str], singles: list[str]) -> list[str]:
 def plan(paths: Iterable[str], *, unsafe: bool = False) -> list[FileFix]:
     """Every file under `paths` whose fixes change it: original and fixed text."""
     from stepsmith.runner.language.fixall import fix_text
-    from stepsmith.runner.language.lines import split_lines
+    from stepsmith.runner.lines import split_lines
     from stepsmith.runner.model.grammar import is_manifest_name
     from stepsmith.runner.workspace.discovery import discover
     from stepsmith.runner.workspace.index import norm

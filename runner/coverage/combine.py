@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from stepsmith.runner.coverage.static import Arc, StepFileShape, analyse
+from stepsmith.runner.codeshape import Arc, StepFileShape
+from stepsmith.runner.coverage.static import analyse
 from stepsmith.runner.sandbox.trace import Coverage
 
 

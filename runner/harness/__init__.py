@@ -18,6 +18,8 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from stepsmith.runner.validator_sources import validator_files
+
 from . import build
 
 if TYPE_CHECKING:
@@ -99,27 +101,6 @@ _cache: dict[str, dict] = {}  # interpreter exe -> its bundle
 VALIDATOR_ROOTS = build.VALIDATOR_ROOTS
 HARNESS_PARTS = build.HARNESS_PARTS
 exec_order = build.exec_order
-
-
-def validator_files() -> list[tuple[str, Path]]:
-    """(module name, path) for the validator and the runner modules it is built on."""
-    out: list[tuple[str, Path]] = []
-    problems = _RUNNER / "problems.py"
-    if problems.is_file():
-        out.append(("stepsmith.runner.problems", problems))
-    for pkg in ("rules", "validator"):
-        root = _RUNNER / pkg
-        if not root.is_dir():
-            continue
-        for path in sorted(root.rglob("*.py")):
-            if "__pycache__" in path.parts:
-                continue
-            rel = path.relative_to(_RUNNER).with_suffix("")
-            parts = list(rel.parts)
-            if parts[-1] == "__init__":
-                parts = parts[:-1]
-            out.append((".".join(["stepsmith", "runner", *parts]), path))
-    return out
 
 
 _validator_files = validator_files

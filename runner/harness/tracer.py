@@ -16,7 +16,7 @@ Arcs are recorded as coverage.py's own tracer (pytracer.py) records them, on raw
 numbers: (previous line, line) on every line event of one frame (self-arcs too), entering a
 code object (-first_line, line), leaving it (line, -first_line); a generator resumed goes on
 from its last line and a yield is no exit, a handler's PUSH_EXC_INFO line event is skipped.
-The parent translates them as coverage.py's analysis does (coverage/static.py), so they are
+The parent translates them as coverage.py's analysis does (codeshape.py), so they are
 never mapped here. Values: when a frame leaves a statement line, the reprs of the
 names that statement binds (read from the frame's locals), and a function's return value;
 per line the first and the last such snapshot are kept (a loop body's first and last

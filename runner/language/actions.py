@@ -20,10 +20,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from stepsmith.runner.fixes import Fix, TextEdit, fixes_of
+from stepsmith.runner.lines import split_lines
+from stepsmith.runner.manifest.yamlpos.nodes import step_items
 from stepsmith.runner.problems import Problem, Span
-
-from .lines import split_lines
-from .manifest_services import step_items
 
 EXPLANATION_PLACEHOLDER = "TODO: say in plain language what this step does"
 QUICKFIX = "quickfix"

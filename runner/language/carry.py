@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping
 
-from .lines import split_lines, strip_eol
+from stepsmith.runner.lines import split_lines, strip_eol
 
 
 def line_map(old: str, new: str) -> Mapping[int, int]:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from .lines import strip_eol
+from stepsmith.runner.lines import strip_eol
 
 Position = Literal["key", "value", "item", "entry"]
 

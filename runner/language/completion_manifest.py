@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import os
 
+from stepsmith.runner.lines import function_spans, strip_eol
 from stepsmith.runner.manifest.model_paths import field_at, literal_values, model_at
+from stepsmith.runner.manifest.yamlpos.nodes import step_items
 from stepsmith.runner.model.grammar import EFFECT_TARGETS, RESERVED_PARAMETERS
 from stepsmith.runner.model.refs import CodeRef, StepOutputRef, parse_input_ref
 from stepsmith.runner.workspace.index import code_target, norm
@@ -19,8 +21,7 @@ from stepsmith.runner.workspace.snapshot import WorkspaceSnapshot
 
 from .completion import Candidate, Item, items_for, word_start
 from .completion_context import KEY_RE, YamlContext, layout, yaml_context
-from .lines import function_spans, strip_eol
-from .manifest_services import declared, step_items
+from .manifest_services import declared
 
 __all__ = ["manifest_items"]
 

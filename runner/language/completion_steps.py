@@ -17,12 +17,12 @@ from __future__ import annotations
 import ast
 import re
 
+from stepsmith.runner.lines import function_spans, strip_eol
 from stepsmith.runner.pyparse import parse
 from stepsmith.runner.workspace.snapshot import WorkspaceSnapshot
 
 from . import modules_api
 from .completion import Candidate, Item, items_for
-from .lines import function_spans, strip_eol
 
 __all__ = ["step_items"]
 

@@ -3,7 +3,7 @@ branches none of them took ("no fixture takes this branch", an informational not
 
 Input: each fixture's `sandbox.Coverage` of the file (from `run_step(trace="coverage")`) and
 the exact text those runs executed. The statement and branch shape comes from the parent's
-own parse (runner/coverage/static.py: coverage.py's analysis), never from the sandbox; each
+own parse (runner/codeshape.py: coverage.py's analysis), never from the sandbox; each
 trace is translated onto statements as coverage.py does (`FileCoverage.ran`). Lines are carried onto the
 current buffer (carry.py): a line changed since the runs has no coverage rather than stale
 coverage. Runner coordinates (1-based lines, code-point columns).
@@ -15,11 +15,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from stepsmith.runner.coverage.combine import FileCoverage, combine
+from stepsmith.runner.lines import split_lines, strip_eol
 from stepsmith.runner.problems import Span
 from stepsmith.runner.sandbox.trace import Coverage
 
 from .carry import line_map
-from .lines import split_lines, strip_eol
 
 UNTAKEN = "no fixture takes this branch"
 

@@ -16,12 +16,11 @@ import ast
 import json
 
 from stepsmith.runner.fixes import TextEdit
+from stepsmith.runner.lines import split_lines, strip_eol
 from stepsmith.runner.manifest.yamlpos import YMap, YSeq
 from stepsmith.runner.model.grammar import is_name
 from stepsmith.runner.problems import Problem, Span
 from stepsmith.runner.pyparse import parse_module
-
-from .lines import split_lines, strip_eol
 
 
 def _line(lines, n: int) -> str:

@@ -18,12 +18,12 @@ from __future__ import annotations
 import difflib
 
 from stepsmith.runner.fixes import SAFE_KINDS, TextEdit, apply_edits
+from stepsmith.runner.lines import split_lines
 from stepsmith.runner.problems import Span
 from stepsmith.runner.workspace.diagnostics import diagnostics, is_manifest_path
 from stepsmith.runner.workspace.snapshot import Buffer, WorkspaceSnapshot
 
 from .actions import CodeAction, fixes_for
-from .lines import split_lines
 
 FIX_ALL = "source.fixAll.stepsmith"
 __all__ = ["FIX_ALL", "SAFE_KINDS", "deferred", "fix_all", "fix_text", "hunks"]

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from stepsmith.runner.json_types import json_type
 from stepsmith.runner.manifest.model_paths import field_at, literal_values
+from stepsmith.runner.manifest.yamlpos.nodes import step_code_of, step_id_of, step_items
 from stepsmith.runner.model.refs import (
     CodeRef,
     SourceRef,
@@ -57,29 +57,6 @@ def _nodes():
     from stepsmith.runner.manifest import YMap, YScalar, YSeq
 
     return YMap, YScalar, YSeq
-
-
-def step_items(doc) -> list[tuple[int, Any]]:
-    YMap, YScalar, YSeq = _nodes()
-    root = doc.root
-    if not isinstance(root, YMap):
-        return []
-    steps = root.get("steps")
-    if not isinstance(steps, YSeq):
-        return []
-    return [(i, item) for i, item in enumerate(steps.items) if isinstance(item, YMap)]
-
-
-def step_id_of(item) -> str | None:
-    YMap, YScalar, YSeq = _nodes()
-    idn = item.get("id")
-    return idn.data if isinstance(idn, YScalar) and isinstance(idn.data, str) else None
-
-
-def step_code_of(item) -> str | None:
-    YMap, YScalar, YSeq = _nodes()
-    c = item.get("code")
-    return c.data if isinstance(c, YScalar) and isinstance(c.data, str) else None
 
 
 def declared(doc, section: str) -> list[str]:

@@ -193,7 +193,7 @@ def _uses_in(lines, fn: ast.FunctionDef) -> Iterator[tuple[Kind, str, Span]]:
 def step_file_names(text: str, lines) -> list[Written]:
     """`def` names (declarations) and the connection / effect names the functions write.
     A file that does not parse yields its `def`s by text only (lines.function_spans)."""
-    from .lines import function_spans, strip_eol
+    from stepsmith.runner.lines import function_spans, strip_eol
 
     out = [Written("function", f.name, Span(f.line, f.column, f.line, f.column + len(f.name)),
                    True, function=f.name) for f in function_spans(text, lines)]

@@ -12,10 +12,9 @@ import ast
 import re
 from dataclasses import dataclass
 
+from stepsmith.runner.lines import split_lines, strip_eol
 from stepsmith.runner.problems import Span
 from stepsmith.runner.pyparse import parse_module
-
-from .lines import split_lines, strip_eol
 
 _WORD_RE = re.compile(r"[\w-]+")
 _CHAR_RE = re.compile(r"\S")

@@ -16,10 +16,10 @@ import io
 import tokenize
 from dataclasses import dataclass
 
+from stepsmith.runner.lines import chunk_starts, split_lines
 from stepsmith.runner.manifest.yamlpos import YMap, YScalar, YSeq
 from stepsmith.runner.pyparse import parse_module
 
-from .lines import chunk_starts, split_lines
 from .signatures import Signature, signature_of, step_signature
 
 _MAX_STATEMENT = 64 * 1024  # a longer statement gets no help (tokenizing it per keystroke)

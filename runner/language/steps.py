@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import re
 
+from stepsmith.runner.lines import function_spans, split_lines
 from stepsmith.runner.problems import Problem, Span
 
-from .lines import function_spans, split_lines
 from .manifest_services import Symbol
 
 _CLOCK_RE = re.compile(r"\b(?:(?:datetime|date)\s*\.\s*)?(now|utcnow|today)\s*\(")

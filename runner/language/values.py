@@ -16,11 +16,11 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from stepsmith.runner.lines import split_lines, strip_eol
 from stepsmith.runner.sandbox.trace import LineValue, ValueSnapshot
 
 from . import markdown as md
 from .carry import line_map
-from .lines import split_lines, strip_eol
 
 MAX_LABEL = 60  # characters of one inlay hint
 MAX_PART = 40  # characters of one repr inside a hint
@@ -133,7 +133,7 @@ def _name_at(line_text: str, column: int) -> str | None:
 
 
 def _statement_line(text: str, line: int) -> int:
-    from stepsmith.runner.coverage.static import layout
+    from stepsmith.runner.codeshape import layout
 
     try:
         return layout(text).line_map.get(line, line)  # the line map only: no coverage.py
@@ -142,7 +142,7 @@ def _statement_line(text: str, line: int) -> int:
 
 
 def _enclosing_start(text: str, line: int) -> int:
-    from .lines import function_spans
+    from stepsmith.runner.lines import function_spans
 
     for f in function_spans(text):
         if f.line <= line <= f.end_line:

@@ -32,7 +32,7 @@ def replace(span: Span, name: str, node: YNode | None = None) -> dict:
 def lines_of(text: str) -> tuple[str, ...]:
     """The manifest's editor lines (\r\n, \r, \n only), split once per text: every step's
     signature check asks (200 steps re-split a 200-step manifest 200 times per keystroke)."""
-    from stepsmith.runner.language.lines import split_lines
+    from stepsmith.runner.lines import split_lines
 
     return tuple(split_lines(text))
 

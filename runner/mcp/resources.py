@@ -8,8 +8,7 @@ import json
 from typing import Annotated
 
 from pydantic import Field
-
-from . import tools
+from stepsmith.runner.agent import tools
 
 
 def register(server) -> None:
@@ -44,7 +43,7 @@ def register(server) -> None:
                      mime_type="application/json",
                      description="the IANA time zone names a manifest's timezone may take")
     def zones_resource() -> str:
-        from .schema_view import zone_names
+        from stepsmith.runner.agent.schema_view import zone_names
 
         return json.dumps(zone_names(tools.full_schema()))
 

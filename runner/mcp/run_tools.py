@@ -14,10 +14,9 @@ from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, Field
+from stepsmith.runner.agent.scope import Scope
+from stepsmith.runner.agent.suite_answer import PAGE, TestOutput, answer
 from stepsmith.runner.errors import Refused
-
-from .scope import Scope
-from .suite_answer import PAGE, TestOutput, answer
 
 __all__ = ["PAGE", "propose_fixture", "run_step", "test"]
 

@@ -34,11 +34,11 @@ from stepsmith.runner.app.shapes import (
     TestInput,
     described,
 )
-from stepsmith.runner.mutants import mcp_tool as mutants_tool
+from stepsmith.runner.agent import mutants_tool, tools
+from stepsmith.runner.agent.scope import Scope
+from stepsmith.runner.agent.suite_answer import PAGE, TestOutput
 
-from . import run_tools, tools
-from .scope import Scope
-from .suite_answer import PAGE, TestOutput
+from . import run_tools
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                             open_world_hint=False)

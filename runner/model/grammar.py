@@ -41,6 +41,7 @@ CASE_RULE = "lowercase letters, digits, '.', '-' or '_', starting with a letter 
 SLUG_RE = re.compile(SLUG_PATTERN)
 NAME_RE = re.compile(NAME_PATTERN)
 CASE_RE = re.compile(CASE_PATTERN)
+PYTHON_RE = re.compile(PYTHON_PATTERN)
 
 
 def is_slug(text: object) -> bool:
@@ -58,6 +59,11 @@ def is_name(text: object) -> bool:
 
 def is_case_name(text: object) -> bool:
     return isinstance(text, str) and CASE_RE.fullmatch(text) is not None
+
+
+def is_python_pin(text: object) -> bool:
+    """A `python:` pin: "3.13" (any 3.13.x) or "3.13.5" (that release only)."""
+    return isinstance(text, str) and PYTHON_RE.fullmatch(text) is not None
 
 
 # ------------------------------------------------------------------------- manifest files

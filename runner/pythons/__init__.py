@@ -13,7 +13,9 @@ import threading
 import time
 from pathlib import Path
 
-from .discover import PythonNotFound, find
+from stepsmith.runner import settings
+
+from .discover import PythonNotFound, find, settings_mapping
 from .probe import Interpreter, running
 
 __all__ = ["Interpreter", "PythonNotFound", "find", "resolve", "running"]
@@ -31,9 +33,8 @@ def resolve(pin: str, near: str | os.PathLike | None = None) -> Interpreter:
     """The interpreter for `pin` for a workflow at `near` (its folder: the settings found
     from there give the explicit mapping, unless a command activated its own);
     PythonNotFound otherwise."""
-    from stepsmith.runner.settings import python_mapping
-
-    mapping = tuple(python_mapping(Path(near) if near is not None else None))
+    mapping = tuple(settings_mapping(
+        settings.interpreter_settings(Path(near) if near is not None else None)))
     key = (pin, mapping, tuple(os.environ.get(k) for k in _ENV_KEYS))
     now = time.monotonic()
     with _lock:
@@ -54,8 +55,6 @@ def resolve(pin: str, near: str | os.PathLike | None = None) -> Interpreter:
 
 def forget() -> None:
     """Drop remembered answers and probes (tests; after installing an interpreter)."""
-    from stepsmith.runner import settings
-
     from . import probe
 
     with _lock:

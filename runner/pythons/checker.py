@@ -38,11 +38,11 @@ class HelperFailed(RuntimeError):
 def _sources() -> list[tuple[str, bool, str, bytes]]:
     """The modules the helper serves: the validator (as the harness ships it) and the parts
     of the runner the trace layout needs."""
-    from stepsmith.runner.harness import validator_files
+    from stepsmith.runner.validator_sources import validator_files
 
     files = list(validator_files())
     files.append(("stepsmith.runner.pyparse", _RUNNER / "pyparse.py"))
-    files.append(("stepsmith.runner.coverage.static", _RUNNER / "coverage" / "static.py"))
+    files.append(("stepsmith.runner.codeshape", _RUNNER / "codeshape.py"))
     out = []
     for name, path in files:
         label = str(path.relative_to(_RUNNER))
@@ -216,10 +216,10 @@ def _remote(interp: Interpreter, source, python: str, wire: tuple, line_offset: 
 
 
 def layout(interp: Interpreter | None, source: str):
-    """coverage/static.layout(source) as `interp` parses it (SyntaxError when it does not);
+    """codeshape.layout(source) as `interp` parses it (SyntaxError when it does not);
     None: the running interpreter."""
-    from stepsmith.runner.coverage.static import Layout
-    from stepsmith.runner.coverage.static import layout as local
+    from stepsmith.runner.codeshape import Layout
+    from stepsmith.runner.codeshape import layout as local
 
     if in_process(interp):
         return local(source)
@@ -228,7 +228,7 @@ def layout(interp: Interpreter | None, source: str):
 
 
 def analysis(interp: Interpreter, source: str) -> dict:
-    """coverage/static.shape_data(source) computed by `interp` (its grammar, coverage.py's
+    """codeshape.shape_data(source) computed by `interp` (its grammar, coverage.py's
     parser run by it); SyntaxError when it does not parse there."""
     return _parsed(interp, ("analyse", source))
 

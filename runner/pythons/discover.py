@@ -25,11 +25,15 @@ import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from stepsmith.runner.errors import UsageError
 
 from .pins import Pin
 from .probe import Interpreter, ProbeFailed, probe, running
+
+if TYPE_CHECKING:
+    from stepsmith.runner.settings import Settings
 
 ENV = "STEPSMITH_PYTHONS"
 #: The oldest Python steps can be pinned to: the harness and the validator run inside the
@@ -75,6 +79,12 @@ class Mapped:
     path: str
     origin: str  # "settings <file>" / "$STEPSMITH_PYTHONS"
     trusted: bool  # the user's own environment (True) or a settings file (False)
+
+
+def settings_mapping(settings: Settings) -> list[Mapped]:
+    """The settings' `pythons` table as entries (untrusted: a settings file)."""
+    where = f"settings {settings.source}" if settings.source else "settings"
+    return [Mapped(v, p, where, False) for v, p in settings.pythons.items()]
 
 
 def env_mapping(environ: Mapping[str, str] | None = None) -> list[Mapped]:

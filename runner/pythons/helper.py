@@ -6,13 +6,13 @@ and keeps it).
 Protocol on stdin/stdout: frames of an 8-byte big-endian length and `marshal` data (format 4,
 plain values only, readable by every Python 3 from 3.11 on). The first frame is the module
 sources: [(module name, is_package, label, source bytes)], the validator and the modules it
-imports (pure: runner/problems, rules, validator, pyparse, coverage/static's layout part),
+imports (pure: runner/problems, rules, validator, pyparse, codeshape),
 compiled here by this interpreter, and {package: folder} of pure-Python packages imported from
 their folders (coverage.py's parser). Then each request is a tuple and gets one answer:
   ("validate", source, python, uses, line_offset) -> ("ok", [problem tuples])
   ("layout", source)                              -> ("ok", (line_map, assigns, line_count))
                                                     | ("syntax", message)
-  ("analyse", source)                             -> ("ok", coverage/static.shape_data)
+  ("analyse", source)                             -> ("ok", codeshape.shape_data)
                                                     | ("syntax", message)
   ("compile", source, filename)                   -> ("ok", None) | ("syntax", (msg, line))
 Anything unexpected answers ("error", text); the parent fails closed on it.
@@ -106,7 +106,7 @@ def _answer(request):
                          line_offset=line_offset)
         return ("ok", [_problem(p) for p in found])
     if kind == "layout":
-        from stepsmith.runner.coverage.static import layout
+        from stepsmith.runner.codeshape import layout
 
         try:
             shape = layout(request[1])
@@ -115,7 +115,7 @@ def _answer(request):
         return ("ok", (dict(shape.line_map), {k: list(v) for k, v in shape.assigns.items()},
                        shape.line_count))
     if kind == "analyse":
-        from stepsmith.runner.coverage.static import shape_data
+        from stepsmith.runner.codeshape import shape_data
 
         try:
             return ("ok", shape_data(request[1]))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from stepsmith.runner.model.grammar import is_python_pin
+
 
 @dataclass(frozen=True)
 class Pin:
@@ -13,12 +15,10 @@ class Pin:
 
     @classmethod
     def parse(cls, text: object) -> Pin | None:
-        """"3.X" or "3.X.Y" (the manifest's PYTHON_PATTERN), else None."""
-        parts = text.split(".") if isinstance(text, str) else []
-        if not 2 <= len(parts) <= 3 or parts[0] != "3" or not all(
-                p.isascii() and p.isdigit() and len(p) <= lim
-                for p, lim in zip(parts[1:], (2, 3), strict=False)):
+        """"3.X" or "3.X.Y" (the grammar's PYTHON_PATTERN), else None."""
+        if not is_python_pin(text):
             return None
+        parts = str(text).split(".")
         return cls(3, int(parts[1]), int(parts[2]) if len(parts) == 3 else None)
 
     @property

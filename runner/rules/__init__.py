@@ -16,8 +16,6 @@ from stepsmith.runner.problems import FrozenRecord, dataclass_compatible
 
 __all__ = ["Rule", "UnknownRule", "all_rules", "get", "suggest"]
 
-_RULE_FIELDS = ("code", "name", "summary", "rationale", "security", "example", "fix")
-
 
 class Rule(FrozenRecord):
     """One rule. Behaves as `@dataclass(frozen=True)` with the fields below (constructor,
@@ -25,8 +23,16 @@ class Rule(FrozenRecord):
     catalogue is imported inside every sandbox (the validator reads rationales), where
     `dataclasses` would cost most of a step's start-up."""
 
-    __slots__ = _RULE_FIELDS
-    __match_args__ = _RULE_FIELDS
+    # the literal, so type checkers read `case Rule(code, name)` patterns
+    __slots__ = __match_args__ = ("code", "name", "summary", "rationale", "security",
+                                  "example", "fix")
+    code: str  # the fields, for type checkers (__init__ sets them: the record is frozen)
+    name: str
+    summary: str
+    rationale: str
+    security: bool
+    example: str
+    fix: str
 
     def __init__(self, code: str, name: str, summary: str, rationale: str,
                  security: bool = True, example: str = "", fix: str = "") -> None:
@@ -51,7 +57,7 @@ class Rule(FrozenRecord):
         }
 
 
-def _declaration():
+def _declaration() -> type:
     from dataclasses import dataclass
 
     @dataclass(frozen=True)

@@ -20,11 +20,13 @@ from .snapshot import Buffer, WorkspaceSnapshot
 
 
 def is_manifest_path(path: str | None) -> bool:
-    return bool(path) and is_manifest_name(Path(path).name)
+    if not path:
+        return False
+    return is_manifest_name(Path(path).name)
 
 
 def is_step_path(path: str | None, language_id: str = "") -> bool:
-    return bool(path) and path.endswith(".py") or language_id == "python"
+    return (path is not None and path.endswith(".py")) or language_id == "python"
 
 
 def too_large(size: int, limit: int, code: str) -> Problem:

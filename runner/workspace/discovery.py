@@ -34,7 +34,7 @@ def find_manifests(paths) -> list[Path]:
     def take(p: Path):
         try:  # the same file reached twice (nested folders, a symlink): one stat, not realpath's
             st = os.stat(p)
-            key = (st.st_dev, st.st_ino)
+            key: tuple[int, int] | str = (st.st_dev, st.st_ino)
         except OSError:
             key = os.path.abspath(p)
         if key not in seen:

@@ -29,7 +29,9 @@ def norm(path: str | os.PathLike) -> str:
 
 
 def inside(path: str | None, folder: str) -> bool:
-    return bool(path) and (path == folder or path.startswith(folder.rstrip(os.sep) + os.sep))
+    if not path:
+        return False
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 @dataclass(frozen=True)
@@ -166,7 +168,10 @@ class WorkspaceIndex:
 
     def step_context(self, step_path: str | None) -> tuple[str, tuple]:
         """(python, uses) for validating a step file: the uses of every manifest naming it."""
-        python, uses = None, []
+        python: str | None = None
+        uses: list = []
+        if not step_path:
+            return DEFAULT_PYTHON, ()
         for m in self.manifests_using(step_path):
             u = m.step_files.get(step_path)
             if u is None:
@@ -179,7 +184,7 @@ class WorkspaceIndex:
         """The interpreter a step file is checked with: that of the first manifest naming it
         (as `step_context`'s python); None when its pin has none here or no manifest names it."""
         for m in self.manifests_using(step_path):
-            if m.step_files.get(step_path) is not None:
+            if step_path and m.step_files.get(step_path) is not None:
                 return m.interpreter
         return None
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from stepsmith.runner.language.lines import FunctionSpan, function_spans, split_lines
+from stepsmith.runner.lines import FunctionSpan, function_spans, split_lines
 from stepsmith.runner.model.refs import CodeRef
 from stepsmith.runner.problems import Span
 
@@ -159,7 +159,7 @@ class WorkspaceSnapshot:
         return split_lines(getattr(doc, "text", "") or "")
 
     def steps_of(self, manifest_path: str, doc=None) -> list[StepEntry]:
-        from stepsmith.runner.language.manifest_services import step_items
+        from stepsmith.runner.manifest.yamlpos.nodes import step_items
 
         doc = doc if doc is not None else self.manifest_doc(manifest_path)
         if doc is None:
@@ -180,7 +180,8 @@ class WorkspaceSnapshot:
         out = []
         for m in self.index.manifests_using(step_path):
             for s in self.steps_of(m.path):
-                if s.target == step_path and (function is None or s.code.function == function):
+                if s.target == step_path and (function is None or (
+                        s.code is not None and s.code.function == function)):
                     out.append(s)
         return out
 
@@ -204,7 +205,7 @@ class WorkspaceSnapshot:
     def resolve_code(self, manifest_path: str, step_id: str) -> Location | None:
         """Where the function of step `step_id` is (see `function_location`)."""
         for s in self.steps_of(manifest_path):
-            if s.id == step_id and s.code is not None:
+            if s.id == step_id and s.code is not None and s.target is not None:
                 return self.function_location(s.target, s.code.function)
         return None
 

@@ -60,8 +60,9 @@ def fixture_listing(snapshot: WorkspaceSnapshot, path: str | None) -> list[Workf
             if not s.id:
                 continue
             loc = Location(m.path, s.span)
-            if s.code is not None and any(f.name == s.code.function for f in snapshot.functions(s.target)):
-                loc = snapshot.function_location(s.target, s.code.function)
+            if s.code is not None and s.target is not None and any(
+                    f.name == s.code.function for f in snapshot.functions(s.target)):
+                loc = snapshot.function_location(s.target, s.code.function) or loc
             steps.append(StepFixtures(s.id, loc, tuple(fixture_files(m.path, s.id))))
         name = data.get("workflow")  # workflow data: any YAML value until it validates
         out.append(WorkflowFixtures(m.path, name if isinstance(name, str) else None,

@@ -1,5 +1,5 @@
 """stepsmith/agentTool {tool, input}: the language-model tools the VS Code extension registers,
-answered with the very use cases `stepsmith mcp` serves (runner/mcp), scoped to the workspace
+answered with the very tools `stepsmith mcp` serves (runner/agent), scoped to the workspace
 folders. Read-only tools answer in any workspace; the ones that run step code or write a
 pending change only in a trusted one. Everything runs off the event loop.
 `input` is the tool's arguments as JSON text: pygls turns request objects into namedtuples,
@@ -15,7 +15,8 @@ RUNS = ("run_step", "test", "propose_fixture")
 
 def answer(scope, tool: str, args: dict):
     """The tool's structured result as plain JSON (what MCP's structured content holds)."""
-    from stepsmith.runner.mcp import run_tools, tools
+    from stepsmith.runner.agent import tools
+    from stepsmith.runner.mcp import run_tools
 
     if tool == "check":
         out = tools.check(scope, args.get("paths"))
@@ -51,8 +52,8 @@ def register(ls) -> None:
     async def agent_tool(ls, params):
         import json
 
+        from stepsmith.runner.agent.scope import Scope
         from stepsmith.runner.errors import StepsmithError
-        from stepsmith.runner.mcp.scope import Scope
 
         tool = param(params, "tool")
         if tool not in READ_ONLY + RUNS:

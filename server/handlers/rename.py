@@ -11,8 +11,6 @@ naming the folder to rename by hand. A refused rename is RequestFailed (-32803) 
 
 from __future__ import annotations
 
-import re
-
 from lsprotocol import types as T
 from pygls.exceptions import JsonRpcException
 from stepsmith.server.convert import lsp_span
@@ -20,20 +18,6 @@ from stepsmith.server.handlers.common import safe
 from stepsmith.server.workspace import path_to_uri
 
 REQUEST_FAILED = -32803
-
-
-def fixture_moves(edit: T.WorkspaceEditClientCapabilities | None, info: T.ClientInfo | None) -> str:
-    ops = (edit.resource_operations or []) if edit is not None else []
-    if T.ResourceOperationKind.Rename not in ops:
-        return "none"
-    if info is not None and info.name == "Neovim" and _version(info.version) < (0, 9):
-        return "files"
-    return "folder"
-
-
-def _version(text: str | None) -> tuple[int, ...]:
-    parts = re.findall(r"\d+", text or "")
-    return tuple(int(p) for p in parts[:3]) if parts else (10**6,)
 
 
 def _uri(session, path: str) -> str:

@@ -91,11 +91,11 @@ def test_typing_names_only_in_annotations_go_with_their_annotations(tmp_path, ca
 ], ids=["used", "typing-annotations"])
 def test_every_front_end_offers_the_same_fixes(tmp_path, src, titles):
     """The editor's quick fixes and fix-all, and MCP `check`, read the same vetted fixes."""
+    from stepsmith.runner.agent.scope import Scope
+    from stepsmith.runner.agent.tools import check
     from stepsmith.runner.app.fix import disk_snapshot
     from stepsmith.runner.language.actions import quick_fixes
     from stepsmith.runner.language.fixall import fix_all
-    from stepsmith.runner.mcp.scope import Scope
-    from stepsmith.runner.mcp.tools import check
     from stepsmith.runner.workspace.diagnostics import diagnostics
     from stepsmith.runner.workspace.index import norm
 

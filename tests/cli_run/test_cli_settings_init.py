@@ -42,6 +42,20 @@ def test_limits_from_pyproject_found_upward_apply(kit, tmp_path, capsys, monkeyp
     assert "limits.cpu_seconds = 2  # default (the engine's value)" in out
 
 
+def test_default_settings_give_the_engines_limits_and_lower_them():
+    from stepsmith.runner import limits, sandbox
+    from stepsmith.runner.settings import ENGINE_LIMITS, Settings
+
+    assert sandbox.Limits is limits.Limits  # one type: the sandbox enforces what settings make
+    assert Settings().sandbox_limits() == sandbox.Limits()
+    assert ENGINE_LIMITS == {"cpu_seconds": 2, "wall_seconds": 5.0, "memory_mb": 256,
+                             "output_kb": 256}
+    lowered = Settings(limits={"cpu_seconds": 1, "wall_seconds": 0.5, "memory_mb": 64,
+                               "output_kb": 1}).sandbox_limits()
+    assert lowered == sandbox.Limits(cpu_seconds=1, wall_seconds=0.5,
+                                     memory_bytes=64 * 1024 * 1024, output_bytes=1024)
+
+
 def test_stepsmith_toml_paths_and_jobs(kit, tmp_path, capsys, monkeypatch):
     kit.full_workflow(tmp_path / "flows" / "wf")
     (tmp_path / "stepsmith.toml").write_text('paths = ["flows"]\njobs = 1\n')

@@ -35,12 +35,13 @@ def test_first_use_from_many_threads_at_once():
 
 LOCKED = r"""
 import builtins, sys
+from stepsmith.runner import codeshape
 from stepsmith.runner.coverage import static
 seen = []
 real = builtins.__import__
 def spy(name, *a, **k):
     if name.startswith("coverage"):
-        seen.append(static._IMPORT.locked())
+        seen.append(codeshape._IMPORT.locked())
     return real(name, *a, **k)
 builtins.__import__ = spy
 static.analyse("def f(x):\n    return x\n")

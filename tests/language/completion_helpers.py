@@ -6,7 +6,7 @@ from pathlib import Path
 
 from cursor_kit import cursor
 from stepsmith.runner.language.completion import Item, complete
-from stepsmith.runner.language.lines import split_lines
+from stepsmith.runner.lines import split_lines
 from stepsmith.runner.workspace.diagnostics import check_manifest
 from stepsmith.runner.workspace.index import WorkspaceIndex, norm
 from stepsmith.runner.workspace.snapshot import Buffer, WorkspaceSnapshot

@@ -12,7 +12,7 @@ import pytest
 from fix_cases_kit import ALSO_FIXED, BILLS_PY, BILLS_UNDECLARED, MANIFEST, MANIFEST_CASES, READ_PY
 from stepsmith.runner.fixes import apply_edits
 from stepsmith.runner.language.actions import quick_fixes
-from stepsmith.runner.language.lines import split_lines
+from stepsmith.runner.lines import split_lines
 from stepsmith.runner.rules import get as rule
 from stepsmith.runner.workspace.diagnostics import check_manifest, diagnostics
 from stepsmith.runner.workspace.index import WorkspaceIndex, norm

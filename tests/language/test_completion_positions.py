@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from stepsmith.runner.language.completion import complete
-from stepsmith.runner.language.lines import split_lines, strip_eol
+from stepsmith.runner.lines import split_lines, strip_eol
 from stepsmith.runner.workspace.diagnostics import check_manifest
 from stepsmith.runner.workspace.index import WorkspaceIndex, norm
 from stepsmith.runner.workspace.snapshot import Buffer, WorkspaceSnapshot

@@ -8,9 +8,9 @@ from pathlib import Path
 from cursor_kit import cursor
 from stepsmith.runner.fixes import apply_edits
 from stepsmith.runner.language.actions import code_actions
-from stepsmith.runner.language.lines import split_lines
 from stepsmith.runner.language.manifest_services import manifest_hover
 from stepsmith.runner.language.navigation import definition, references
+from stepsmith.runner.lines import split_lines
 from stepsmith.runner.validator import validate
 from stepsmith.runner.workspace.diagnostics import check_manifest
 from stepsmith.runner.workspace.index import WorkspaceIndex, norm

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from stepsmith.runner.language.lines import chunk_starts, function_spans, split_lines
+from stepsmith.runner.lines import chunk_starts, function_spans, split_lines
 from stepsmith.runner.validator import StepUse, validate
 from stepsmith.runner.validator.engine import (
     clear_cache,
@@ -151,7 +151,7 @@ def test_function_spans_follow_backslash_continuations():
 
 
 def test_signature_fingerprint_sees_headers_not_bodies():
-    from stepsmith.runner.language.lines import signature_fingerprint
+    from stepsmith.runner.lines import signature_fingerprint
 
     text = "import math\n\n\ndef f(a,\n      b):\n    return a\n\n\nasync def g(x):\n    pass\n"
     fp = signature_fingerprint(text)
@@ -171,7 +171,7 @@ def test_signature_fingerprint_sees_headers_not_bodies():
 def test_signature_fingerprint_agrees_with_function_spans_on_generated_files():
     from hypothesis import given, settings
     from hypothesis import strategies as st
-    from stepsmith.runner.language.lines import signature_fingerprint
+    from stepsmith.runner.lines import signature_fingerprint
 
     part = st.sampled_from(["def f(a):\n", "def g(a, b):\n", "    x = 1\n", "\n", "# c\n",
                             "async def h(\n", "    y):\n", "x = 2\n", "def k(a) -> int:\n"])

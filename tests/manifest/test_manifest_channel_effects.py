@@ -124,7 +124,7 @@ def test_hovers_say_where_the_effect_goes(tmp_path):
 
 def _labels(tmp_path, text: str, line: int, column: int) -> set[str]:
     from stepsmith.runner.language.completion import complete
-    from stepsmith.runner.language.lines import split_lines
+    from stepsmith.runner.lines import split_lines
     from stepsmith.runner.workspace.index import WorkspaceIndex, norm
     from stepsmith.runner.workspace.snapshot import Buffer, WorkspaceSnapshot
 

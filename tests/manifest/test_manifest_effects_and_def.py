@@ -104,7 +104,7 @@ def test_def_line_found_past_extra_spaces(tmp_path):
 
 def test_a_manifest_is_split_into_lines_once_per_check_not_once_per_step(tmp_path, monkeypatch):
     # 200 steps re-split the whole manifest 200 times per keystroke (bench/lsp.py: p95 190 ms)
-    from stepsmith.runner.language import lines as lines_mod
+    from stepsmith.runner import lines as lines_mod
     from stepsmith.runner.workspace.workflow_check import workflow_check
 
     steps = "".join(f"  - id: s{i}\n    explanation: Step {i}.\n    code: steps/s.py:f{i}\n"

@@ -7,7 +7,7 @@ from pathlib import Path
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from manifest_kit import BASE
-from stepsmith.runner.language.lines import split_lines
+from stepsmith.runner.lines import split_lines
 from stepsmith.runner.manifest import parse_manifest
 from stepsmith.runner.rules.manifest_rules import SPECS
 

@@ -19,7 +19,7 @@ from stepsmith.runner.reach import reach_rows
 def _labels(tmp_path, text: str, line: int, column: int) -> set[str]:
     """Labels the completion service offers at (line, column) of `text` as an open manifest."""
     from stepsmith.runner.language.completion import complete
-    from stepsmith.runner.language.lines import split_lines
+    from stepsmith.runner.lines import split_lines
     from stepsmith.runner.workspace.index import WorkspaceIndex, norm
     from stepsmith.runner.workspace.snapshot import Buffer, WorkspaceSnapshot
 

@@ -1,4 +1,4 @@
-"""The workspace an agent may touch (runner/mcp/scope.py), and every refusal saying why:
+"""The workspace an agent may touch (runner/agent/scope.py), and every refusal saying why:
 containment by real path, whole components (a sibling `ws-secrets` is not under `ws`); a
 `file://otherhost/...` root is not a local folder; FOLDER bounds the client's roots; `test`
 paths (node ids included) go through the scope; a pending change into a symlinked `.stepsmith`
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import agent_kit as ak
 import pytest
+from stepsmith.runner.agent.scope import OutsideRoots, Scope
 from stepsmith.runner.mcp.run_tools import selection_paths
-from stepsmith.runner.mcp.scope import OutsideRoots, Scope
 
 REPO = Path(__file__).resolve().parents[2]
 

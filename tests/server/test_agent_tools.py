@@ -34,8 +34,8 @@ async def tool(client, name, args):
 
 
 async def test_check_is_the_mcp_tools_result(agent_client):
-    from stepsmith.runner.mcp import tools
-    from stepsmith.runner.mcp.scope import Scope
+    from stepsmith.runner.agent import tools
+    from stepsmith.runner.agent.scope import Scope
 
     client = agent_client
     got = await tool(client, "check", {"paths": ["invoice-matching"]})

@@ -123,7 +123,7 @@ def test_a_fixture_result_anchors_on_the_top_level_expected_key():
     locator finds the fixture's own `expected` key."""
     import json
 
-    from stepsmith.runner.language.lines import split_lines
+    from stepsmith.runner.lines import split_lines
     from stepsmith.server.run_results import anchor_in
 
     text = json.dumps({"inputs": {"expected": "x", "é": 1}, "expected": {"output": 1}}, indent=2,

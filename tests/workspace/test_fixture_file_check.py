@@ -8,7 +8,7 @@ import json
 
 import wfkit as wfkit
 from stepsmith.runner.app.check import check, fixture_file_problems
-from stepsmith.runner.language.lines import split_lines
+from stepsmith.runner.lines import split_lines
 from stepsmith.runner.workspace.index import WorkspaceIndex, norm
 from stepsmith.runner.workspace.snapshot import Buffer, WorkspaceSnapshot
 

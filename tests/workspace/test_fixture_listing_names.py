@@ -5,7 +5,7 @@ data, any YAML value until it validates, and the editor's listing is declared `s
 from __future__ import annotations
 
 import pytest
-from stepsmith.runner.language.lines import split_lines
+from stepsmith.runner.lines import split_lines
 from stepsmith.runner.workspace.index import WorkspaceIndex, norm
 from stepsmith.runner.workspace.snapshot import Buffer, WorkspaceSnapshot
 from stepsmith.runner.workspace.tables import fixture_listing

@@ -8,7 +8,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "manifest"))
 from manifest_kit import BASE, pos, write_workflow
-from stepsmith.runner.language.lines import split_lines
+from stepsmith.runner.lines import split_lines
 from stepsmith.runner.manifest import check_workflow
 from stepsmith.runner.workspace.diagnostics import check_manifest, diagnostics
 from stepsmith.runner.workspace.fixtures import fixture_files

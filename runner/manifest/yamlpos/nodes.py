@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from stepsmith.runner.problems import Problem, Span
 
@@ -109,3 +110,25 @@ def node_at(root: YNode | None, key_path) -> YNode | None:
         else:
             return None
     return node
+
+
+# the steps of a manifest document (a LoadResult), by node: the editor and the workspace read
+# them before the manifest validates
+def step_items(doc) -> list[tuple[int, Any]]:
+    root = doc.root
+    if not isinstance(root, YMap):
+        return []
+    steps = root.get("steps")
+    if not isinstance(steps, YSeq):
+        return []
+    return [(i, item) for i, item in enumerate(steps.items) if isinstance(item, YMap)]
+
+
+def step_id_of(item) -> str | None:
+    idn = item.get("id")
+    return idn.data if isinstance(idn, YScalar) and isinstance(idn.data, str) else None
+
+
+def step_code_of(item) -> str | None:
+    c = item.get("code")
+    return c.data if isinstance(c, YScalar) and isinstance(c.data, str) else None

@@ -322,9 +322,9 @@ describe('stepsmith extension in VS Code', function () {
     assert.deepStrictEqual(got.problems.map((p: { code: string; line: number; column: number }) => [p.code, p.line, p.column]), [['SS101', 1, 7]]);
     // the rule's text comes from explain_rule (its page), not a file:// link to the server's disk
     assert.ok(got.problems[0].fixes[0].edits.length > 0 && got.problems[0].rationale && !('url' in got.problems[0]));
-    // the reference: runner/mcp's check, the use case `stepsmith mcp` serves, in the server's interpreter
+    // the reference: runner/agent's check, the tool `stepsmith mcp` serves, in the server's interpreter
     const plan = api.server.lastPlan!;
-    const script = 'import sys; from stepsmith.runner.mcp import tools; from stepsmith.runner.mcp.scope import Scope; '
+    const script = 'import sys; from stepsmith.runner.agent import tools; from stepsmith.runner.agent.scope import Scope; '
       + 'print(tools.check(Scope.of([sys.argv[1]]), [sys.argv[2]]).model_dump_json())';
     const out = require('child_process').execFileSync(plan.command, ['-c', script, ws(), 'agentcheck'],
       { env: { ...process.env, ...plan.env }, cwd: os.tmpdir() }).toString();

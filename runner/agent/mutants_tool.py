@@ -5,11 +5,14 @@ schema (runner/app/shapes.py `MutantsReport`, the CLI's JSON) is published with 
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 
+from stepsmith.runner.app.mutants import MutantsRequest, run_mutants
 from stepsmith.runner.app.shapes import MutantsReport as MutantsOutput
-from stepsmith.runner.mcp.scope import Scope
+
+from .scope import Scope
 
 
 def mutants(scope: Scope, paths: list[str] | None = None, steps: list[str] | None = None,
@@ -18,11 +21,8 @@ def mutants(scope: Scope, paths: list[str] | None = None, steps: list[str] | Non
             stop: threading.Event | None = None) -> MutantsOutput:
     """`stepsmith mutants --format json` for the paths inside the scope, paths shown relative
     to the first root."""
-    import os
-
-    from stepsmith.runner.app.mutants import MutantsRequest, run_mutants
-
-    resolved = [str(scope.resolve(p)) for p in (paths or [None])]
+    wanted: list[str | None] = list(paths) if paths else [None]
+    resolved = [str(scope.resolve(p)) for p in wanted]
     report = run_mutants(MutantsRequest(paths=resolved, steps=list(steps or []),
                                         keywords=list(keywords or [])),
                          on_progress=on_progress, stop=stop)

@@ -105,6 +105,7 @@ def answer(scope: Scope, outcome, *, full: bool = False, offset: int = 0,
                        fixture=scope.shown(i.change.fixture_path)) for i in loop.waiting]
     where = sorted({scope.shown(i.workflow_dir) for i in loop.waiting})
     waits = waiting_sentence(loop.waiting, where) if loop.waiting else ""
+    verdict: Literal["passed", "failed", "nothing_ran"]
     if outcome.ran_nothing:
         verdict = "nothing_ran"
         message = ("no fixture ran: the selection has no fixture to test"

@@ -83,7 +83,8 @@ def check(scope: Scope, paths: list[str] | None = None) -> CheckOutput:
     from stepsmith.runner.app.check import with_fixes
     from stepsmith.runner.language.fixall import SAFE_KINDS
 
-    targets = [scope.resolve(p) for p in (paths or [None])]
+    wanted: list[str | None] = list(paths) if paths else [None]
+    targets = [scope.resolve(p) for p in wanted]
     report = check_paths([str(t) for t in targets], cache=False)
     problems = []
     for found in with_fixes(report):

@@ -1,0 +1,30 @@
+"""The source files of the validator and of the runner modules it is built on, by module name:
+what a sandbox's harness ships (runner/harness) and what an interpreter's helper process runs
+(pythons/checker.py), so both re-validate with the very code the runner checked with."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+_RUNNER = Path(__file__).resolve().parent
+
+
+def validator_files() -> list[tuple[str, Path]]:
+    """(module name, path) for the validator and the runner modules it is built on."""
+    out: list[tuple[str, Path]] = []
+    problems = _RUNNER / "problems.py"
+    if problems.is_file():
+        out.append(("stepsmith.runner.problems", problems))
+    for pkg in ("rules", "validator"):
+        root = _RUNNER / pkg
+        if not root.is_dir():
+            continue
+        for path in sorted(root.rglob("*.py")):
+            if "__pycache__" in path.parts:
+                continue
+            rel = path.relative_to(_RUNNER).with_suffix("")
+            parts = list(rel.parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            out.append((".".join(["stepsmith", "runner", *parts]), path))
+    return out
