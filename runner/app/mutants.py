@@ -305,11 +305,15 @@ class _Judge:
         return work
 
     def mutate(self, work: list) -> None:
-        """Judge the planned mutants against the fixtures the baseline says reach them."""
+        """Judge the planned mutants against the fixtures the baseline says reach them, in
+        rounds: each unfinished mutant's next fixture (cached verdicts answered first),
+        those runs grouped by fixture into shared sandboxes (mutants/judge.py), until every
+        mutant is noticed or out of fixtures."""
+        from stepsmith.runner.mutants.judge import run_batch
+
         total, done = len(work), [0]
 
-        def one(item) -> None:
-            record = self._judge(*item)
+        def finish(state: _Mutant | None, record: MutantRecord | None) -> None:
             with self.lock:
                 if record is not None:
                     self.report.mutants.append(record)
@@ -318,12 +322,54 @@ class _Judge:
             if self.on_progress is not None:
                 self.on_progress(n, total)
 
-        self._map(one, work)
+        active = []
+        for item in work:
+            state = self._start(*item)
+            if state.done:
+                finish(state, state.rec)
+            else:
+                active.append(state)
+        while active and not self.stop.is_set():
+            waiting = []
+            for state in active:
+                self._answer_cached(state)
+                if state.done:
+                    finish(state, state.rec)
+                else:
+                    waiting.append(state)
+            if not waiting:
+                break
+            batches = self._batches(waiting)
+            results = self._map(lambda b: run_batch(b[0], [s.case() for s in b[1]]), batches)
+            if self.stop.is_set():
+                break
+            active = []
+            for (_control, states), rs in zip(batches, results, strict=True):
+                for state, r in zip(states, rs, strict=True):
+                    self._answer(state, r)
+                    if state.done:
+                        finish(state, state.rec)
+                    else:
+                        active.append(state)
+        if self.stop.is_set():
+            for state in active:
+                finish(state, None)
 
-    def _judge(self, f: _File, m, steps: list, statement: int) -> MutantRecord | None:
-        from stepsmith.runner.fixtures.suite import run_cases
-        from stepsmith.runner.mutants.select import closure_text
+    def _batches(self, waiting: list[_Mutant]) -> list[tuple]:
+        """(the fixture, the mutants it runs next) per shared sandbox: by fixture, cut so
+        there are about `jobs` of them (each sandbox's start-up is paid once)."""
+        by_case: dict[str, list[_Mutant]] = {}
+        for state in waiting:
+            by_case.setdefault(state.cases[state.next].id, []).append(state)
+        size = max(2, -(-len(waiting) // self.jobs))
+        out = []
+        for states in by_case.values():
+            control = states[0].cases[states[0].next]
+            for at in range(0, len(states), size):
+                out.append((control, states[at:at + size]))
+        return out
 
+    def _start(self, f: _File, m, steps: list, statement: int) -> _Mutant:
         e, mu = m.mutation.edit, m.mutation
         rec = MutantRecord(f.shown, e.line, e.column, e.end_line, e.end_column, mu.operator,
                            mu.original, mu.replacement, steps=[s.id for s in steps],
@@ -334,44 +380,78 @@ class _Judge:
         if not cases:
             rec.note = NOT_REACHED
             rec.hint = f"no fixture runs line {e.line}: record one that reaches it"
-            return rec
+            return _Mutant(f, m, rec, [], done=True)
         # the widest-reaching fixture first (the likeliest to notice), then by id: the same
         # killer every time
         cases.sort(key=lambda c: (-len(self.ran[c.id]), c.id))
         lw = dataclasses.replace(f.lw, texts={**f.lw.texts, f.path: m.text})
-        tree, codes = ast.parse(m.text), {}
-        for c in cases:
-            if self.stop.is_set():
-                return None
-            fn = c.workflow.step(c.step_id).code_ref.function
-            if fn not in codes:
-                codes[fn] = closure_text(m.text, tree, fn, with_lines=False)
-            k = self._key("mutant", f, c, codes[fn])
-            hit = self.cache.get(k)
-            if hit is not None:
-                verdict, status = hit.get("verdict"), hit.get("status")
-                rec.cached += 1
-            else:
-                results = run_cases([dataclasses.replace(c, workflow=lw)], jobs=1,
-                                    stop=self.stop)
-                if not results or self.stop.is_set():
-                    return None
-                r = results[0]
-                rec.duration_ms += r.duration_ms
-                status = (r.result or {}).get("status")
-                verdict = {"passed": "passed", "failed": "noticed"}.get(r.outcome, "error")
-                if verdict == "error":
-                    rec.status, rec.note = "error", "; ".join(r.messages[:2]) or r.outcome
-                    rec.fixtures_run += 1
-                    return rec
-                if status != "wall_limit":  # wall time depends on the machine's load
-                    self.cache.put(k, {"verdict": verdict, "status": status})
+        return _Mutant(f, m, rec, cases, lw=lw)
+
+    def _case_key(self, state: _Mutant) -> str:
+        from stepsmith.runner.mutants.select import closure_text
+
+        c = state.cases[state.next]
+        fn = c.workflow.step(c.step_id).code_ref.function
+        if fn not in state.codes:
+            if state.tree is None:
+                state.tree = ast.parse(state.m.text)
+            state.codes[fn] = closure_text(state.m.text, state.tree, fn, with_lines=False)
+        return self._key("mutant", state.f, c, state.codes[fn])
+
+    def _answer_cached(self, state: _Mutant) -> None:
+        """Take the cached verdicts of the mutant's next fixtures, as far as there are."""
+        while not state.done:
+            hit = self.cache.get(self._case_key(state))
+            if hit is None:
+                return
+            state.rec.cached += 1
+            self._verdict(state, hit.get("verdict"), hit.get("status"))
+
+    def _answer(self, state: _Mutant, r) -> None:
+        """A fixture run's result for the mutant: its verdict, cached unless the machine's
+        load may have decided it (a wall limit)."""
+        rec = state.rec
+        rec.duration_ms += r.duration_ms
+        status = (r.result or {}).get("status")
+        verdict = {"passed": "passed", "failed": "noticed"}.get(r.outcome, "error")
+        if verdict == "error":
+            rec.status, rec.note = "error", "; ".join(r.messages[:2]) or r.outcome
             rec.fixtures_run += 1
-            if verdict == "noticed":
-                rec.killed_by = c.id
-                if status in LIMITS:
-                    rec.status, rec.note = "timeout", f"{status}: counted as killed"
-                else:
-                    rec.status = "killed"
-                return rec
-        return rec
+            state.done = True
+            return
+        if status != "wall_limit":  # wall time depends on the machine's load
+            self.cache.put(self._case_key(state), {"verdict": verdict, "status": status})
+        self._verdict(state, verdict, status)
+
+    def _verdict(self, state: _Mutant, verdict, status) -> None:
+        rec = state.rec
+        rec.fixtures_run += 1
+        if verdict == "noticed":
+            rec.killed_by = state.cases[state.next].id
+            if status in LIMITS:
+                rec.status, rec.note = "timeout", f"{status}: counted as killed"
+            else:
+                rec.status = "killed"
+            state.done = True
+            return
+        state.next += 1
+        state.done = state.next >= len(state.cases)
+
+
+@dataclass
+class _Mutant:
+    """One mutant being judged: its record, the fixtures in the order they judge it, the
+    next one to run."""
+
+    f: _File
+    m: object
+    rec: MutantRecord
+    cases: list
+    lw: object = None  # the mutant's LoadedWorkflow (its text in `texts`)
+    next: int = 0
+    done: bool = False
+    tree: ast.AST | None = None
+    codes: dict = field(default_factory=dict)  # step function -> its closure's text
+
+    def case(self):
+        return dataclasses.replace(self.cases[self.next], workflow=self.lw)
