@@ -305,15 +305,17 @@ class _Judge:
         return work
 
     def mutate(self, work: list) -> None:
-        """Judge the planned mutants against the fixtures the baseline says reach them, in
-        rounds: each unfinished mutant's next fixture (cached verdicts answered first),
-        those runs grouped by fixture into shared sandboxes (mutants/judge.py), until every
-        mutant is noticed or out of fixtures."""
+        """Judge the planned mutants against the fixtures the baseline says reach them. The
+        first round runs each mutant's likeliest killer; the second every fixture left for
+        the mutants it did not notice (cached verdicts are taken first). Each round's runs
+        are grouped by fixture into shared sandboxes (mutants/judge.py). A mutant's verdict
+        is that of its fixtures in order, up to the first that notices it, whichever round
+        ran them."""
         from stepsmith.runner.mutants.judge import run_batch
 
         total, done = len(work), [0]
 
-        def finish(state: _Mutant | None, record: MutantRecord | None) -> None:
+        def finish(record: MutantRecord | None) -> None:
             with self.lock:
                 if record is not None:
                     self.report.mutants.append(record)
@@ -322,51 +324,49 @@ class _Judge:
             if self.on_progress is not None:
                 self.on_progress(n, total)
 
-        active = []
-        for item in work:
-            state = self._start(*item)
-            if state.done:
-                finish(state, state.rec)
-            else:
-                active.append(state)
-        while active and not self.stop.is_set():
+        active = [self._start(*item) for item in work]
+        for first in (True, False):
             waiting = []
             for state in active:
                 self._answer_cached(state)
                 if state.done:
-                    finish(state, state.rec)
+                    finish(state.rec)
                 else:
                     waiting.append(state)
-            if not waiting:
+            active = waiting
+            if not active or self.stop.is_set():
                 break
-            batches = self._batches(waiting)
-            results = self._map(lambda b: run_batch(b[0], [s.case() for s in b[1]]), batches)
+            runs = [(s, i) for s in active
+                    for i in range(s.next, s.next + 1 if first else len(s.cases))]
+            batches = self._batches(runs)
+            results = self._map(
+                lambda b: run_batch(b[0], [s.case(i) for s, i in b[1]]), batches)
             if self.stop.is_set():
                 break
-            active = []
-            for (_control, states), rs in zip(batches, results, strict=True):
-                for state, r in zip(states, rs, strict=True):
-                    self._answer(state, r)
-                    if state.done:
-                        finish(state, state.rec)
-                    else:
-                        active.append(state)
-        if self.stop.is_set():
+            got = {(id(s), i): r for (_c, runs_), rs in zip(batches, results, strict=True)
+                   for (s, i), r in zip(runs_, rs, strict=True)}
             for state in active:
-                finish(state, None)
+                while not state.done and (id(state), state.next) in got:
+                    self._answer(state, got.pop((id(state), state.next)))
+            for (sid, i), r in got.items():  # run past the killer: still an honest verdict
+                state = next(s for s in active if id(s) == sid)
+                self._remember(state, i, r)
+        for state in active:
+            finish(state.rec if state.done and not self.stop.is_set() else None)
 
-    def _batches(self, waiting: list[_Mutant]) -> list[tuple]:
-        """(the fixture, the mutants it runs next) per shared sandbox: by fixture, cut so
-        there are about `jobs` of them (each sandbox's start-up is paid once)."""
-        by_case: dict[str, list[_Mutant]] = {}
-        for state in waiting:
-            by_case.setdefault(state.cases[state.next].id, []).append(state)
-        size = max(2, -(-len(waiting) // self.jobs))
+    def _batches(self, runs: list[tuple]) -> list[tuple]:
+        """(the fixture, the (mutant, fixture index) runs of it) per shared sandbox: by
+        fixture, cut so there are about `jobs` of them (each sandbox's start-up is paid once
+        for all its runs)."""
+        by_case: dict[str, list] = {}
+        for state, i in runs:
+            by_case.setdefault(state.cases[i].id, []).append((state, i))
+        size = max(4, -(-len(runs) // self.jobs))
         out = []
-        for states in by_case.values():
-            control = states[0].cases[states[0].next]
-            for at in range(0, len(states), size):
-                out.append((control, states[at:at + size]))
+        for group in by_case.values():
+            state, i = group[0]
+            for at in range(0, len(group), size):
+                out.append((state.cases[i], group[at:at + size]))
         return out
 
     def _start(self, f: _File, m, steps: list, statement: int) -> _Mutant:
@@ -387,10 +387,10 @@ class _Judge:
         lw = dataclasses.replace(f.lw, texts={**f.lw.texts, f.path: m.text})
         return _Mutant(f, m, rec, cases, lw=lw)
 
-    def _case_key(self, state: _Mutant) -> str:
+    def _case_key(self, state: _Mutant, i: int) -> str:
         from stepsmith.runner.mutants.select import closure_text
 
-        c = state.cases[state.next]
+        c = state.cases[i]
         fn = c.workflow.step(c.step_id).code_ref.function
         if fn not in state.codes:
             if state.tree is None:
@@ -401,26 +401,30 @@ class _Judge:
     def _answer_cached(self, state: _Mutant) -> None:
         """Take the cached verdicts of the mutant's next fixtures, as far as there are."""
         while not state.done:
-            hit = self.cache.get(self._case_key(state))
+            hit = self.cache.get(self._case_key(state, state.next))
             if hit is None:
                 return
             state.rec.cached += 1
             self._verdict(state, hit.get("verdict"), hit.get("status"))
 
-    def _answer(self, state: _Mutant, r) -> None:
-        """A fixture run's result for the mutant: its verdict, cached unless the machine's
-        load may have decided it (a wall limit)."""
-        rec = state.rec
-        rec.duration_ms += r.duration_ms
+    def _remember(self, state: _Mutant, i: int, r) -> tuple[str, str | None]:
+        """A fixture run's verdict on the mutant, cached unless the machine's load may have
+        decided it (a wall limit) or it could not run."""
         status = (r.result or {}).get("status")
         verdict = {"passed": "passed", "failed": "noticed"}.get(r.outcome, "error")
+        if verdict != "error" and status != "wall_limit":
+            self.cache.put(self._case_key(state, i), {"verdict": verdict, "status": status})
+        return verdict, status
+
+    def _answer(self, state: _Mutant, r) -> None:
+        rec = state.rec
+        rec.duration_ms += r.duration_ms
+        verdict, status = self._remember(state, state.next, r)
         if verdict == "error":
             rec.status, rec.note = "error", "; ".join(r.messages[:2]) or r.outcome
             rec.fixtures_run += 1
             state.done = True
             return
-        if status != "wall_limit":  # wall time depends on the machine's load
-            self.cache.put(self._case_key(state), {"verdict": verdict, "status": status})
         self._verdict(state, verdict, status)
 
     def _verdict(self, state: _Mutant, verdict, status) -> None:
@@ -441,7 +445,7 @@ class _Judge:
 @dataclass
 class _Mutant:
     """One mutant being judged: its record, the fixtures in the order they judge it, the
-    next one to run."""
+    next one whose verdict counts."""
 
     f: _File
     m: object
@@ -453,5 +457,5 @@ class _Mutant:
     tree: ast.AST | None = None
     codes: dict = field(default_factory=dict)  # step function -> its closure's text
 
-    def case(self):
-        return dataclasses.replace(self.cases[self.next], workflow=self.lw)
+    def case(self, i: int):
+        return dataclasses.replace(self.cases[i], workflow=self.lw)

@@ -36,6 +36,26 @@ FORK_BOOTSTRAP = SPARE_BOOTSTRAP[:-len(_EXEC)] + (
 _SLACK = 0.5  # seconds per run above its wall limit: the server's fork and reporting
 
 
+def _imports(source: str) -> list[str]:
+    """The dialect's standard modules `source` imports (validator/policy.py), which the
+    server imports before it forks."""
+    import ast
+
+    from ..validator.policy import ALLOWED_MODULES
+
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    names = set()
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.add(node.module)
+    return sorted(names & ALLOWED_MODULES)
+
+
 def _raw(data: bytes) -> bytes:
     return len(data).to_bytes(8, "big") + data
 
@@ -54,6 +74,7 @@ def run_forked(runs: list[Prepared]) -> list[StepResult]:
     try:
         payload = bytearray(_raw(_SERVER_SOURCE.read_bytes()))
         payload += _raw(seccomp.child_bpf())
+        payload += _raw(" ".join(_imports(runs[0].source)).encode("ascii"))
         for p in runs:
             payload += _raw(marshal.dumps((float(p.limits.wall_seconds), int(p.cap),
                                            marshal.dumps(p.request, 4)), 4))
