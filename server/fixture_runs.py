@@ -61,7 +61,7 @@ class Runner:
         # called with (manifest, step id, step file, text, LiveCases) after each finished run
         # of a step's fixtures; the mutants refresh takes them as its baseline
         self.listeners: list = []
-        self.file_tasks: dict[str, asyncio.Future] = {}  # step file -> its run-on-save
+        self.file_tasks: dict[str, asyncio.Future] = {}  # step file -> its latest run
 
     # ------------------------------------------------------------------ lifecycle
     def shutdown(self) -> None:
@@ -164,7 +164,8 @@ class Runner:
 
         def fire():
             self._timers.pop(uri, None)
-            asyncio.ensure_future(self._run_file(path, gen, from_buffer=True))
+            self.file_tasks[path] = asyncio.ensure_future(self._run_file(path, gen,
+                                                                         from_buffer=True))
 
         self._timers[uri] = self.ls.loop.call_later(delay, fire)
 

@@ -13,8 +13,6 @@ and its runs go to fresh sandboxes one by one (fixtures/suite.run_case), as befo
 
 from __future__ import annotations
 
-import dataclasses
-
 from stepsmith.runner.fixtures.suite import Case, CaseResult
 
 
@@ -55,21 +53,22 @@ def _compared(case: Case, raw) -> CaseResult:
     return out
 
 
-def run_batch(control: Case, cases: list[Case]) -> list[CaseResult]:
-    """`cases` (one fixture, each with a mutant's workflow) judged in one sandbox after the
-    `control` run of that fixture on the unmutated code; their results in order."""
+def run_batch(runs: list[tuple[Case, Case]]) -> list[CaseResult]:
+    """Each (fixture, that fixture with a mutant's workflow) run in one sandbox, after a
+    control run of each fixture on the unmutated code; their results in order. The runs of
+    a fixture whose control does not pass there go to fresh sandboxes."""
     from stepsmith.runner.fixtures.suite import run_case
     from stepsmith.runner.sandbox.forks import run_forked
     from stepsmith.runner.sandbox.result import StepResult
 
-    items = [_prepared(c) for c in (control, *cases)]
-    if isinstance(items[0], CaseResult | StepResult):
-        return [run_case(c) for c in cases]  # no control run: nothing shared to trust
+    controls = list({c.id: c for c, _m in runs}.values())
+    cases = controls + [m for _c, m in runs]
+    items = [_prepared(c) for c in cases]
     runnable = [p for p in items if not isinstance(p, CaseResult | StepResult)]
     answers = iter(run_forked(runnable))
     results = [p if isinstance(p, CaseResult) else
                _compared(c, p if isinstance(p, StepResult) else next(answers))
-               for c, p in zip((control, *cases), items, strict=True)]
-    if results[0].outcome != "passed":
-        return [run_case(c) for c in cases]
-    return results[1:]
+               for c, p in zip(cases, items, strict=True)]
+    trusted = {c.id for c, r in zip(controls, results, strict=False) if r.outcome == "passed"}
+    return [r if c.id in trusted else run_case(m)
+            for (c, m), r in zip(runs, results[len(controls):], strict=True)]

@@ -2,10 +2,12 @@
 and what a run's result says about the mutant.
 
 The first round runs each mutant's likeliest killer (the fixture reaching the most
-statements); the second, every fixture left for the mutants it did not notice. Cached
-verdicts are taken first. Each round's runs are grouped by fixture into shared sandboxes
-(mutants/judge.py: forked children of one sandbox). A mutant's verdict is that of its
-fixtures in order, up to the first that notices it, whichever round ran them.
+statements), or, when that leaves little (at most three fixtures a mutant), every fixture
+at once; the second, every fixture left for the mutants the first did not notice. Cached
+verdicts are taken first. A round's runs share a few sandboxes (mutants/judge.py: forked
+children of one sandbox, about one sandbox per CPU), each paying its start-up once. A
+mutant's verdict is that of its fixtures in order, up to the first that notices it,
+whichever round ran them; a run past that one is cached as the verdict it is.
 """
 
 from __future__ import annotations
@@ -22,12 +24,8 @@ class Rounds:
     baseline), `cache`, `_key`, `_map`, `jobs`, `stop`, `lock`, `report`, `on_progress`."""
 
     def mutate(self, work: list) -> None:
-        """Judge the planned mutants against the fixtures the baseline says reach them. The
-        first round runs each mutant's likeliest killer; the second every fixture left for
-        the mutants it did not notice (cached verdicts are taken first). Each round's runs
-        are grouped by fixture into shared sandboxes (mutants/judge.py). A mutant's verdict
-        is that of its fixtures in order, up to the first that notices it, whichever round
-        ran them."""
+        """Judge the planned mutants against the fixtures the baseline says reach them, in at
+        most two rounds (see the module's text)."""
         from stepsmith.runner.mutants.judge import run_batch
 
         total, done = len(work), [0]
@@ -42,7 +40,7 @@ class Rounds:
                 self.on_progress(n, total)
 
         active = [self._start(*item) for item in work]
-        for first in (True, False):
+        for _round in range(2):
             waiting = []
             for state in active:
                 self._answer_cached(state)
@@ -53,15 +51,17 @@ class Rounds:
             active = waiting
             if not active or self.stop.is_set():
                 break
+            left = sum(len(s.cases) - s.next for s in active)
+            every = left <= 3 * len(active)  # little beyond the first round: all at once
             runs = [(s, i) for s in active
-                    for i in range(s.next, s.next + 1 if first else len(s.cases))]
+                    for i in range(s.next, len(s.cases) if every or _round else s.next + 1)]
             batches = self._batches(runs)
             results = self._map(
-                lambda b: run_batch(b[0], [s.case(i) for s, i in b[1]]), batches)
+                lambda b: run_batch([(s.cases[i], s.case(i)) for s, i in b]), batches)
             if self.stop.is_set():
                 break
-            got = {(id(s), i): r for (_c, runs_), rs in zip(batches, results, strict=True)
-                   for (s, i), r in zip(runs_, rs, strict=True)}
+            got = {(id(s), i): r for b, rs in zip(batches, results, strict=True)
+                   for (s, i), r in zip(b, rs, strict=True)}
             for state in active:
                 while not state.done and (id(state), state.next) in got:
                     self._answer(state, got.pop((id(state), state.next)))
@@ -71,20 +71,15 @@ class Rounds:
         for state in active:
             finish(state.rec if state.done and not self.stop.is_set() else None)
 
-    def _batches(self, runs: list[tuple]) -> list[tuple]:
-        """(the fixture, the (mutant, fixture index) runs of it) per shared sandbox: by
-        fixture, cut so there are about `jobs` of them (each sandbox's start-up is paid once
-        for all its runs)."""
-        by_case: dict[str, list] = {}
-        for state, i in runs:
-            by_case.setdefault(state.cases[i].id, []).append((state, i))
-        size = max(4, -(-len(runs) // self.jobs))
-        out = []
-        for group in by_case.values():
-            state, i = group[0]
-            for at in range(0, len(group), size):
-                out.append((state.cases[i], group[at:at + size]))
-        return out
+    def _batches(self, runs: list[tuple]) -> list[list]:
+        """The (mutant, fixture index) runs per shared sandbox: about as many sandboxes as
+        CPUs (each sandbox's start-up is paid once for all its runs; a forked run is CPU
+        work, not waiting), a fixture's runs together as far as they go."""
+        import os
+
+        runs = sorted(runs, key=lambda r: r[0].cases[r[1]].id)
+        size = max(4, -(-len(runs) // max(1, min(self.jobs, os.cpu_count() or 1))))
+        return [runs[at:at + size] for at in range(0, len(runs), size)]
 
     def _start(self, f, m, steps: list, statement: int) -> _Mutant:
         e, mu = m.mutation.edit, m.mutation

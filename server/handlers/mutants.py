@@ -58,7 +58,7 @@ class MutantRuns:
 
     def _baseline(self, path: str, wait, loop):
         """What `MutantsRequest.ran` answers: the editor's runs of the file's fixtures, once
-        the run-on-save `wait` (a task on `loop`) has ended."""
+        its latest run `wait` (a task on `loop`) has ended."""
         def ran() -> dict:
             if wait is not None and not wait.done():
                 async def settle() -> None:
@@ -75,7 +75,8 @@ class MutantRuns:
 
     # ------------------------------------------------------------------ running
     async def run(self, path: str, progress: bool = True, wait=None) -> dict:
-        """`wait`: the run-on-save of this file, whose runs are the baseline."""
+        """`wait`: the editor's run of this file's fixtures (on save, or on type of the text
+        saved), whose runs are the baseline when they ran this text."""
         from stepsmith.runner.sandbox.process import Group
 
         ls = self.ls

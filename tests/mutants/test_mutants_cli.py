@@ -293,8 +293,8 @@ def test_a_wall_limit_verdict_is_asked_again_next_time(kit, wf, monkeypatch):
 
     real = judge.run_batch
 
-    def walled(control, cases):  # the mutants' runs (the baseline's are not judged there)
-        results = real(control, cases)
+    def walled(runs):  # the mutants' runs (the baseline's are not judged there)
+        results = real(runs)
         for r in results:
             if r.outcome == "failed":
                 r.result = {**(r.result or {}), "status": "wall_limit"}
