@@ -24,7 +24,8 @@ signal when killed), its own kills, the wall and CPU time, for the parent to rea
 same code as any sandbox's (interpret.py): it trusts none of it.
 
 Stream in (stdin): 8-byte big-endian length frames; the first the child filter (BPF bytes),
-the second the standard modules to import before forking (names, space-separated), then one marshal((wall seconds, output cap, request bytes)) per run, then an empty frame.
+the second the standard modules to import before forking (names, space-separated), the
+third the number of runs, then one marshal((wall seconds, output cap, request bytes)) each.
 Out (the harness's result fd), per run in order, plain integers (the parent unmarshals
 nothing from a sandbox): the result's length (8 bytes), the exit status (4, signed), the
 server's kills (1: 1 wall, 2 output), wall and CPU microseconds (8 each), the result.
@@ -43,7 +44,7 @@ _SECCOMP_MODE_FILTER = 2
 
 def _frame():
     n = int.from_bytes(RD(8), "big")
-    return bytes(RD(n)) if n else None
+    return bytes(RD(n)) if n else b""
 
 
 def _seccomp_loader(prog):
@@ -131,11 +132,8 @@ def _serve(harness):
     # built per child, from its own request
     for name in _frame().decode("ascii").split():
         __import__(name)
-    while True:
-        item = _frame()
-        if item is None:
-            posix._exit(0)
-        wall, cap, request = marshal.loads(item)
+    for _ in range(int(_frame())):
+        wall, cap, request = marshal.loads(_frame())
         out_r, out_w = posix.pipe()
         started = time.monotonic()
         pid = posix.fork()
@@ -154,6 +152,7 @@ def _serve(harness):
                + (wall_killed | output_killed << 1).to_bytes(1, "big")
                + int(seconds * 1e6).to_bytes(8, "big") + int(cpu * 1e6).to_bytes(8, "big")
                + out)
+    posix._exit(0)
 
 
 _PENDING = []

@@ -75,10 +75,10 @@ def run_forked(runs: list[Prepared]) -> list[StepResult]:
         payload = bytearray(_raw(_SERVER_SOURCE.read_bytes()))
         payload += _raw(seccomp.child_bpf())
         payload += _raw(" ".join(_imports(runs[0].source)).encode("ascii"))
+        payload += _raw(str(len(runs)).encode("ascii"))
         for p in runs:
             payload += _raw(marshal.dumps((float(p.limits.wall_seconds), int(p.cap),
                                            marshal.dumps(p.request, 4)), 4))
-        payload += _raw(b"")
         sfd = seccomp.memfd_with(seccomp.bpf(False, forks=True), "stepsmith-seccomp")
         shared = (harness_fd(interp),)
         cmd = cmdline.command(live_network=False, faketime_spec=runs[0].spec, seccomp_fd=sfd,
