@@ -125,7 +125,6 @@ def _supervise(pid, out_r, wall, cap):
 def _serve(harness):
     """The server's loop; returns in a child only, with that child's request."""
     channel = harness["_RESULT_FD"]
-    null = harness["_NULL"]
     load_filter = _seccomp_loader(_frame())
     # the standard modules the step imports, imported once here rather than in every
     # child (a child's import of `decimal` was half its CPU time); their facades are still
@@ -138,8 +137,7 @@ def _serve(harness):
         started = time.monotonic()
         pid = posix.fork()
         if pid == 0:
-            posix.close(out_r)
-            posix.dup2(null, 0)
+            posix.close(out_r)  # (stdin: the harness points it at /dev/null once READ returns)
             posix.dup2(out_w, channel, inheritable=False)
             posix.close(out_w)
             if not load_filter():

@@ -138,3 +138,27 @@ def test_state_a_mutant_leaves_never_reaches_another(kit, tmp_path, monkeypatch,
                                                  survivor.replacement)))
     code, out, _ = kit.cli(capsys, "test", "copy", "--format", "json")
     assert code == 0 and json.loads(out)["summary"]["passed"] == 1
+
+
+def test_a_batch_whose_control_fails_there_is_judged_in_fresh_sandboxes(kit, tmp_path,
+                                                                        monkeypatch, sandboxes):
+    """The control run (the unmutated code, first in the shared sandbox) must pass for the
+    batch's verdicts to count; here its expectation is wrong, so the mutant's run is made
+    again in a fresh sandbox."""
+    import dataclasses
+
+    from stepsmith.runner.fixtures import suite
+    from stepsmith.runner.mutants.judge import run_batch
+
+    monkeypatch.chdir(tmp_path)
+    kit.write_workflow(tmp_path / "wf", kit.demo_manifest(steps=[
+        _step("total", "total.py", "total", ["n"])]), {"steps/total.py": SUM},
+        {"total/four": _fixture({"n": 4}, {"acc": 6})})
+    _, cases = suite.discover(["wf"])
+    case = next(c for c in cases if c.fixture is not None)
+    wrong = dataclasses.replace(case.fixture, expected=dataclasses.replace(
+        case.fixture.expected, output={"acc": 7}))
+    control = dataclasses.replace(case, fixture=wrong)
+    [result] = run_batch([(control, case)])
+    assert result.outcome == "passed"  # the unmutated code, judged on its own
+    assert sandboxes == [True, False]  # the shared sandbox, then a fresh one for the run

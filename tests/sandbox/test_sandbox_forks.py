@@ -142,7 +142,7 @@ def test_a_child_cannot_fork_start_a_thread_or_stop_the_server():
     assert (results[1].status, results[1].output) == ("ok", "after")  # the server lived
 
 
-def test_a_child_holds_no_descriptor_of_the_server_channel_or_its_stdin():
+def test_a_child_holds_no_descriptor_of_the_server_channel_or_its_stdin(monkeypatch):
     probe = (
         "def f():\n"
         "    import os\n"
@@ -154,14 +154,35 @@ def test_a_child_holds_no_descriptor_of_the_server_channel_or_its_stdin():
         "            pass\n"
         "    return out\n"
     )
+    started = _count_sandboxes(monkeypatch)
     results = forks.run_forked([_unvalidated(probe), _unvalidated(probe)])
     assert {r.status for r in results} == {"ok"}, results[0].message
+    assert len(started) == 1  # the server's children answered
     for r in results:
         # stdin/stdout/stderr at /dev/null, the result pipe and the /dev/null the harness
         # keeps: no other pipe (the server's channel or stdin) and no memfd
         pipes = [t for t in r.output if t.startswith("pipe:")]
         assert len(pipes) == 1, r.output
         assert not [t for t in r.output if "memfd" in t], r.output
+
+
+def test_a_child_flooding_its_result_pipe_is_stopped_at_the_output_cap(monkeypatch):
+    flood = (
+        "def f():\n"
+        "    import os\n"
+        "    chunk = b'x' * 65536\n"
+        "    for _ in range(2000):\n"
+        "        for fd in range(3, 12):\n"
+        "            try:\n"
+        "                os.write(fd, chunk)\n"
+        "            except OSError:\n"
+        "                pass\n"
+        "    return 'done'\n"
+    )
+    started = _count_sandboxes(monkeypatch)
+    results = forks.run_forked([_unvalidated(flood), _unvalidated("def f():\n    return 7\n")])
+    assert [r.status for r in results] == ["output_limit", "ok"]
+    assert len(started) == 1  # the server stopped it, not the parent's cap on the sandbox
 
 
 def test_a_run_the_server_cannot_answer_goes_to_a_fresh_sandbox(monkeypatch):
