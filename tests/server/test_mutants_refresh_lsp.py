@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import uuid
 from pathlib import Path
 
 import pytest
@@ -86,8 +87,12 @@ async def test_a_save_refreshes_on_the_run_on_save_baseline(client, ws):
     await diagnostics(client, u)
     first = plain(await client.protocol.send_request_async("stepsmith/mutants", {"uri": u}))
     assert first["summary"]["mutants"] > 0  # now watched: a save refreshes it
-    # a new syntax tree with the same behaviour: every verdict is judged again
-    edited = STEP.replace("limit = Decimal(limit)", "limit = Decimal(str(limit))")
+    # a new syntax tree with the same behaviour, new in every session (the server's verdict
+    # cache outlives it): every verdict is judged again
+    name = f"limit_{uuid.uuid4().hex[:8]}"
+    edited = STEP.replace("limit = Decimal(limit)\n    approved = amount <= limit",
+                          f"{name} = Decimal(str(limit))\n    approved = amount <= {name}")
+    assert edited != STEP
     change(client, u, edited)
     path.write_text(edited)
     before = len(client.custom.get("stepsmith/mutantResults", []))
