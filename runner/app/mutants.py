@@ -1,13 +1,14 @@
 """The fixture-strength use case: `stepsmith mutants`, the editor's `stepsmith/mutants`, the MCP
 `mutants` tool.
 
-It runs nothing of its own: fixtures run through the suite's engine
-(`fixtures.suite.run_cases`), in the sandboxes `stepsmith test` uses, a mutant as the text of
-its step file (`LoadedWorkflow.texts`). First every selected fixture runs once on the
-unmutated code, traced, which says what each fixture reaches (and which fixtures pass: one
-that fails already cannot judge a mutant and is left out, with a note). Then each mutant runs
-the fixtures that reach its line, one after the other, until the first that notices it; the
-mutants run side by side (`jobs` at a time). Verdicts and baselines are cached
+First every selected fixture runs once on the unmutated code, traced, through the suite's
+engine (`fixtures.suite.run_cases`, the sandboxes `stepsmith test` uses), or is taken from
+the editor's own traced run of the same text (`MutantsRequest.ran`): that says what each
+fixture reaches (and which fixtures pass: one that fails already cannot judge a mutant and
+is left out, with a note). Then the mutants (each the text of its step file,
+`LoadedWorkflow.texts`) run the fixtures that reach their line, in rounds
+(mutants/rounds.py), many runs to a sandbox (mutants/judge.py: forked children of one
+sandbox, each with a `test` run's limits). Verdicts and baselines are cached
 (runner/mutants/cache.py). Nothing is written to a workflow folder: no pending change, no
 last-failed state, no durations.
 """
