@@ -2,10 +2,11 @@
 and what a run's result says about the mutant.
 
 The first round runs each mutant's likeliest killer (the fixture reaching the most
-statements), or, when that leaves little (at most three fixtures a mutant), every fixture
-at once; the second, every fixture left for the mutants the first did not notice. Cached
+statements), or, in a small job where that leaves little (at most three fixtures a mutant),
+every fixture at once; the second, every fixture left for the mutants the first did not notice. Cached
 verdicts are taken first. A round's runs share a few sandboxes (mutants/judge.py: forked
-children of one sandbox, about one sandbox per CPU), each paying its start-up once. A
+children of one sandbox, about one sandbox per CPU and at most BATCH runs each), each
+paying its start-up once. A
 mutant's verdict is that of its fixtures in order, up to the first that notices it,
 whichever round ran them; a run past that one is cached as the verdict it is.
 """
@@ -17,6 +18,9 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from stepsmith.runner.mutants.verdicts import LIMITS, NOT_REACHED, MutantRecord
+
+SMALL = 64  # runs: a job this small goes in one round when it can
+BATCH = 32  # runs a sandbox takes at most: more sandboxes overlap the parent's own work
 
 
 class Rounds:
@@ -52,7 +56,10 @@ class Rounds:
             if not active or self.stop.is_set():
                 break
             left = sum(len(s.cases) - s.next for s in active)
-            every = left <= 3 * len(active)  # little beyond the first round: all at once
+            # a small job (an editor's refresh of a step) whose first round leaves little:
+            # all at once, one sandbox start-up less on its latency; a large one (a workflow
+            # from the command line) saves the runs instead
+            every = left <= min(SMALL, 3 * len(active))
             runs = [(s, i) for s in active
                     for i in range(s.next, len(s.cases) if every or _round else s.next + 1)]
             batches = self._batches(runs)
@@ -78,7 +85,7 @@ class Rounds:
         import os
 
         runs = sorted(runs, key=lambda r: r[0].cases[r[1]].id)
-        size = max(4, -(-len(runs) // max(1, min(self.jobs, os.cpu_count() or 1))))
+        size = min(BATCH, max(4, -(-len(runs) // max(1, min(self.jobs, os.cpu_count() or 1)))))
         return [runs[at:at + size] for at in range(0, len(runs), size)]
 
     def _start(self, f, m, steps: list, statement: int) -> _Mutant:

@@ -29,6 +29,7 @@ any other non-JSON value is an error. Non-finite floats are an error.
 
 from __future__ import annotations
 
+import functools
 import json
 import marshal
 import os
@@ -238,7 +239,7 @@ def prepare_step(source: str | bytes, function: str, inputs: Mapping[str, Any], 
         except UnicodeDecodeError:
             pass  # the validator reports SS004 on the bytes
     try:
-        from ..pythons.checker import validate
+        from ..pythons.checker import validate  # noqa: F401 - fail closed when it is not there
     except Exception as exc:  # noqa: BLE001 - fail closed, say why
         return finish(StepResult("unavailable", message=f"validator not importable: {exc}"),
                        red, t0)
@@ -247,9 +248,10 @@ def prepare_step(source: str | bytes, function: str, inputs: Mapping[str, Any], 
     if mismatch is not None:
         return finish(StepResult("unavailable", message=mismatch), red, t0)
     try:
-        problems = [p for p in validate(source, python=python, uses=uses,
-                                        interpreter=interpreter)
-                    if getattr(getattr(p, "severity", None), "value", "error") == "error"]
+        try:
+            problems = list(_refusals(source, python, tuple(uses), interpreter))
+        except TypeError:  # a question that cannot be a key (unhashable uses): not kept
+            problems = list(_refusals.__wrapped__(source, python, tuple(uses), interpreter))
     except Exception as exc:  # noqa: BLE001 - the contract says never; fail closed anyway
         from ..problems import Problem, Span
 
@@ -271,6 +273,17 @@ def prepare_step(source: str | bytes, function: str, inputs: Mapping[str, Any], 
                     allow_urllib=allow_urllib, live_network=share_net, validate=True,
                     limits=limits, _t0=t0, timezone=timezone, trace=trace,
                     egress_policy=egress_policy, interp=interpreter)
+
+
+@functools.lru_cache(maxsize=256)
+def _refusals(source: str, python: str, uses: tuple, interpreter) -> tuple:
+    """The validator's errors for this question, kept: every fixture of a step (and every
+    mutant run of the fixture-strength judge) validates the same text again before its
+    sandbox. A failure is not kept (lru_cache keeps no exception)."""
+    from ..pythons.checker import validate
+
+    return tuple(p for p in validate(source, python=python, uses=uses, interpreter=interpreter)
+                 if getattr(getattr(p, "severity", None), "value", "error") == "error")
 
 
 def run_unvalidated(source: str, function: str, inputs: Mapping[str, Any], *,
