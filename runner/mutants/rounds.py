@@ -2,8 +2,7 @@
 and what a run's result says about the mutant.
 
 The first round runs each mutant's likeliest killer (the fixture reaching the most
-statements), or, in a small job where that leaves little (at most three fixtures a mutant),
-every fixture at once; the second, every fixture left for the mutants the first did not notice. Cached
+statements); the second, every fixture left for the mutants the first did not notice. Cached
 verdicts are taken first. A round's runs share a few sandboxes (mutants/judge.py: forked
 children of one sandbox, about one sandbox per CPU and at most BATCH runs each), each
 paying its start-up once. A
@@ -19,7 +18,6 @@ from dataclasses import dataclass, field
 
 from stepsmith.runner.mutants.verdicts import LIMITS, NOT_REACHED, MutantRecord
 
-SMALL = 64  # runs: a job this small goes in one round when it can
 BATCH = 32  # runs a sandbox takes at most: more sandboxes overlap the parent's own work
 
 
@@ -55,13 +53,10 @@ class Rounds:
             active = waiting
             if not active or self.stop.is_set():
                 break
-            left = sum(len(s.cases) - s.next for s in active)
-            # a small job (an editor's refresh of a step) whose first round leaves little:
-            # all at once, one sandbox start-up less on its latency; a large one (a workflow
-            # from the command line) saves the runs instead
-            every = left <= min(SMALL, 3 * len(active))
+            # (one round of every fixture saves a sandbox start-up on the editor's latency but
+            # runs nearly twice as many: measured slower on a loaded 2-CPU machine)
             runs = [(s, i) for s in active
-                    for i in range(s.next, len(s.cases) if every or _round else s.next + 1)]
+                    for i in range(s.next, len(s.cases) if _round else s.next + 1)]
             batches = self._batches(runs)
             results = self._map(
                 lambda b: run_batch([(s.cases[i], s.case(i)) for s, i in b]), batches)
