@@ -5,7 +5,6 @@ verdicts are those `stepsmith mutants` gives for the saved text."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import uuid
 from pathlib import Path
@@ -22,39 +21,15 @@ from lsp_harness import (
     push_capabilities,
 )
 from lsprotocol import types as T
+from test_mutants_lsp import MANIFEST as LSP_MANIFEST
+from test_mutants_lsp import STEP as LSP_STEP
+from test_mutants_lsp import fixture
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("sandbox")]
 
-AT = "2026-12-01T07:00:00+00:00"
-STEP = '''\
-from decimal import Decimal
-
-
-def approve(payment, limit):
-    amount = Decimal(payment["amount"])
-    limit = Decimal(limit)
-    approved = amount <= limit
-    return {"approved": approved}
-'''
-MANIFEST = '''workflow: pay
-version: 1
-python: "3.11"
-trigger: {manual: {}}
-connections:
-  bank: {description: the bank}
-sources:
-  payments: {connection: bank}
-steps:
-  - id: approve
-    explanation: Approve payments up to the limit.
-    code: steps/approve.py:approve
-    inputs: {payment: sources.payments, limit: "100"}
-'''
-
-
-def fixture(amount: str, approved: bool) -> str:
-    return json.dumps({"inputs": {"payment": {"amount": amount}}, "evaluation_time": AT,
-                       "expected": {"output": {"approved": approved}, "effects": []}})
+# the pay workflow of test_mutants_lsp.py, its `approve` step alone
+STEP = LSP_STEP.split("\n\ndef spin")[0].rstrip("\n") + "\n"
+MANIFEST = LSP_MANIFEST.split("  - id: spin")[0]
 
 
 @pytest.fixture(scope="module")
