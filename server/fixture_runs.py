@@ -58,6 +58,10 @@ class Runner:
         self._spares = False
         self.started = 0  # fixture invocations started (the test hooks report it)
         self.path_groups: dict[str, set] = {}  # step file -> sandbox groups of its runs
+        # called with (manifest, step id, step file, text, LiveCases) after each finished run
+        # of a step's fixtures; the mutants refresh takes them as its baseline
+        self.listeners: list = []
+        self.file_tasks: dict[str, asyncio.Future] = {}  # step file -> its latest run
 
     # ------------------------------------------------------------------ lifecycle
     def shutdown(self) -> None:
@@ -145,7 +149,8 @@ class Runner:
         if not path:
             return
         gen = self.bump(path)
-        asyncio.ensure_future(self._run_file(path, gen, from_buffer=False))
+        self.file_tasks[path] = asyncio.ensure_future(self._run_file(path, gen,
+                                                                     from_buffer=False))
 
     def on_type(self, uri: str) -> None:
         path = uri_to_path(uri)
@@ -159,7 +164,8 @@ class Runner:
 
         def fire():
             self._timers.pop(uri, None)
-            asyncio.ensure_future(self._run_file(path, gen, from_buffer=True))
+            self.file_tasks[path] = asyncio.ensure_future(self._run_file(path, gen,
+                                                                         from_buffer=True))
 
         self._timers[uri] = self.ls.loop.call_later(delay, fire)
 
@@ -351,6 +357,8 @@ class Runner:
             if step_path and only is None:
                 self.live.record(manifest_path, step_id, step_path,
                                  lw.step(step_id).code_ref.function, ran_text, live_cases)
+                for listen in self.listeners:
+                    listen(manifest_path, step_id, step_path, ran_text, live_cases)
             await self._finish(manifest_path, step_id, results, only)
             return results
         finally:

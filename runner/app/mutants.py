@@ -1,13 +1,14 @@
 """The fixture-strength use case: `stepsmith mutants`, the editor's `stepsmith/mutants`, the MCP
 `mutants` tool.
 
-It runs nothing of its own: fixtures run through the suite's engine
-(`fixtures.suite.run_cases`), in the sandboxes `stepsmith test` uses, a mutant as the text of
-its step file (`LoadedWorkflow.texts`). First every selected fixture runs once on the
-unmutated code, traced, which says what each fixture reaches (and which fixtures pass: one
-that fails already cannot judge a mutant and is left out, with a note). Then each mutant runs
-the fixtures that reach its line, one after the other, until the first that notices it; the
-mutants run side by side (`jobs` at a time). Verdicts and baselines are cached
+First every selected fixture runs once on the unmutated code, traced, through the suite's
+engine (`fixtures.suite.run_cases`, the sandboxes `stepsmith test` uses), or is taken from
+the editor's own traced run of the same text (`MutantsRequest.ran`): that says what each
+fixture reaches (and which fixtures pass: one that fails already cannot judge a mutant and
+is left out, with a note). Then the mutants (each the text of its step file,
+`LoadedWorkflow.texts`) run the fixtures that reach their line, in rounds
+(mutants/rounds.py), many runs to a sandbox (mutants/judge.py: forked children of one
+sandbox, each with a `test` run's limits). Verdicts and baselines are cached
 (runner/mutants/cache.py). Nothing is written to a workflow folder: no pending change, no
 last-failed state, no durations.
 """
@@ -24,13 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from stepsmith.runner.errors import UsageError
-from stepsmith.runner.mutants.verdicts import (
-    LIMITS,
-    NOT_REACHED,
-    MutantRecord,
-    MutantsReport,
-    OptedOut,
-)
+from stepsmith.runner.mutants.rounds import Rounds
+from stepsmith.runner.mutants.verdicts import MutantsReport, OptedOut
 
 
 @dataclass(frozen=True)
@@ -41,6 +37,10 @@ class MutantsRequest:
     jobs: int | None = None
     cache: bool = True
     texts: Mapping[str, str] = field(default_factory=dict)  # path -> unsaved text (editor)
+    # the editor's own runs of these fixtures (run-on-save), to take as the baseline: called
+    # (it may wait for that run to end) only when a baseline is not cached; maps (manifest,
+    # step id, case) to (the step file's text the run executed, its runner.app.live.LiveCase)
+    ran: Callable[[], Mapping[tuple[str, str, str], tuple]] | None = None
 
 
 @dataclass
@@ -159,8 +159,9 @@ def _code() -> str:
     return _CODE[0]
 
 
-class _Judge:
-    """The two phases of a run over the chosen files, sharing the cache and the stop event."""
+class _Judge(Rounds):
+    """The two phases of a run over the chosen files, sharing the cache and the stop event
+    (the mutants' rounds: mutants/rounds.py)."""
 
     def __init__(self, files: list[_File], req: MutantsRequest, cache, report: MutantsReport,
                  stop: threading.Event, on_progress, pool: Executor | None = None,
@@ -222,6 +223,7 @@ class _Judge:
                     need.append(c)
                 else:
                     self._baseline_answer(c, hit)
+        reused, need = self._ran(need)
         if self.pool is None and self.group is None:
             results = run_cases(need, jobs=self.jobs, coverage=True, stop=self.stop)
         else:  # one case at a time on the caller's pool, each sandbox in its group
@@ -229,7 +231,7 @@ class _Judge:
                 lambda c: run_cases([c], jobs=1, coverage=True, stop=self.stop), need)
                 for r in rs]
         self.report.baseline_runs = len(results)
-        for r in results:
+        for r in reused + results:
             f, k = keys[r.case.id]
             lines: list[int] = []
             if r.coverage is not None:
@@ -241,6 +243,26 @@ class _Judge:
             if r.outcome == "passed":  # a failure may be the machine's (a wall limit): ask again
                 self.cache.put(k, answer)
             self._baseline_answer(r.case, answer)
+
+    def _ran(self, need: list) -> tuple[list, list]:
+        """(the editor's runs of these fixtures that are their baseline, the fixtures left to
+        run): a run counts when it executed this very text of the step file and this very
+        fixture file (its bytes' digest), and was traced."""
+        if not need or self.req.ran is None:
+            return [], need
+        got = self.req.ran()
+        texts = {c.id: f.text for f in self.files for c in f.cases}
+        reused, left = [], []
+        for c in need:
+            text, lc = got.get((str(c.workflow.manifest_path.resolve()), c.step_id, c.case),
+                               (None, None))
+            fx = getattr(lc.result.case, "fixture", None) if lc is not None else None
+            if (fx is not None and text == texts[c.id] and lc.coverage is not None
+                    and fx.sha256 and fx.sha256 == c.fixture.sha256):
+                reused.append(dataclasses.replace(lc.result, case=c, coverage=lc.coverage))
+            else:
+                left.append(c)
+        return reused, left
 
     def _baseline_answer(self, case, answer: dict) -> None:
         if answer.get("outcome") != "passed":
@@ -303,75 +325,3 @@ class _Judge:
                 steps = [s for s in f.steps if m.function in closures[s.id]]
                 work.append((f, m, steps, shape.statement_of(m.line)))
         return work
-
-    def mutate(self, work: list) -> None:
-        """Judge the planned mutants against the fixtures the baseline says reach them."""
-        total, done = len(work), [0]
-
-        def one(item) -> None:
-            record = self._judge(*item)
-            with self.lock:
-                if record is not None:
-                    self.report.mutants.append(record)
-                done[0] += 1
-                n = done[0]
-            if self.on_progress is not None:
-                self.on_progress(n, total)
-
-        self._map(one, work)
-
-    def _judge(self, f: _File, m, steps: list, statement: int) -> MutantRecord | None:
-        from stepsmith.runner.fixtures.suite import run_cases
-        from stepsmith.runner.mutants.select import closure_text
-
-        e, mu = m.mutation.edit, m.mutation
-        rec = MutantRecord(f.shown, e.line, e.column, e.end_line, e.end_column, mu.operator,
-                           mu.original, mu.replacement, steps=[s.id for s in steps],
-                           hint=mu.hint)
-        ids = {s.id for s in steps}
-        cases = [c for c in f.cases if c.step_id in ids and c.id in self.passing
-                 and statement in self.ran[c.id]]
-        if not cases:
-            rec.note = NOT_REACHED
-            rec.hint = f"no fixture runs line {e.line}: record one that reaches it"
-            return rec
-        # the widest-reaching fixture first (the likeliest to notice), then by id: the same
-        # killer every time
-        cases.sort(key=lambda c: (-len(self.ran[c.id]), c.id))
-        lw = dataclasses.replace(f.lw, texts={**f.lw.texts, f.path: m.text})
-        tree, codes = ast.parse(m.text), {}
-        for c in cases:
-            if self.stop.is_set():
-                return None
-            fn = c.workflow.step(c.step_id).code_ref.function
-            if fn not in codes:
-                codes[fn] = closure_text(m.text, tree, fn, with_lines=False)
-            k = self._key("mutant", f, c, codes[fn])
-            hit = self.cache.get(k)
-            if hit is not None:
-                verdict, status = hit.get("verdict"), hit.get("status")
-                rec.cached += 1
-            else:
-                results = run_cases([dataclasses.replace(c, workflow=lw)], jobs=1,
-                                    stop=self.stop)
-                if not results or self.stop.is_set():
-                    return None
-                r = results[0]
-                rec.duration_ms += r.duration_ms
-                status = (r.result or {}).get("status")
-                verdict = {"passed": "passed", "failed": "noticed"}.get(r.outcome, "error")
-                if verdict == "error":
-                    rec.status, rec.note = "error", "; ".join(r.messages[:2]) or r.outcome
-                    rec.fixtures_run += 1
-                    return rec
-                if status != "wall_limit":  # wall time depends on the machine's load
-                    self.cache.put(k, {"verdict": verdict, "status": status})
-            rec.fixtures_run += 1
-            if verdict == "noticed":
-                rec.killed_by = c.id
-                if status in LIMITS:
-                    rec.status, rec.note = "timeout", f"{status}: counted as killed"
-                else:
-                    rec.status = "killed"
-                return rec
-        return rec

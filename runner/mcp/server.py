@@ -25,6 +25,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from mcp_types import CallToolResult, ListRootsResult, TextContent
 from pydantic import BaseModel, Field
+from stepsmith.runner.agent import mutants_tool, tools
+from stepsmith.runner.agent.scope import Scope
+from stepsmith.runner.agent.suite_answer import PAGE, TestOutput
 from stepsmith.runner.app.shapes import (
     CheckInput,
     ExplainRuleInput,
@@ -34,9 +37,6 @@ from stepsmith.runner.app.shapes import (
     TestInput,
     described,
 )
-from stepsmith.runner.agent import mutants_tool, tools
-from stepsmith.runner.agent.scope import Scope
-from stepsmith.runner.agent.suite_answer import PAGE, TestOutput
 
 from . import run_tools
 

@@ -65,6 +65,8 @@ class Cache:
             db = sqlite3.connect(str(where), timeout=5.0, check_same_thread=False,
                                  isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL")
+            # a cache: a verdict lost to a power cut is judged again; no fsync per verdict
+            db.execute("PRAGMA synchronous=NORMAL")
             db.execute("CREATE TABLE IF NOT EXISTS verdict (key TEXT PRIMARY KEY, value TEXT)")
             self._db = db
         except (OSError, sqlite3.Error):

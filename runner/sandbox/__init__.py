@@ -29,12 +29,14 @@ any other non-JSON value is an error. Non-finite floats are an error.
 
 from __future__ import annotations
 
+import functools
 import json
 import marshal
 import os
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -208,6 +210,27 @@ def run_step(source: str | bytes, function: str, inputs: Mapping[str, Any], *,
     `egress_policy`: what the live run's egress proxy lets through (default: the real
     `egress.AddressPolicy`; tests hand in one that admits a loopback canary).
     """
+    prepared = prepare_step(source, function, inputs, filename=filename,
+                            evaluation_time=evaluation_time, seed=seed,
+                            connections=connections, effects_declared=effects_declared,
+                            uses=uses, python=python, live_network=live_network,
+                            limits=limits, timezone=timezone, trace=trace,
+                            egress_policy=egress_policy, interpreter=interpreter)
+    return prepared if isinstance(prepared, StepResult) else _launch(prepared)
+
+
+def prepare_step(source: str | bytes, function: str, inputs: Mapping[str, Any], *,
+                 filename: str = "step.py", evaluation_time: datetime | str | None = None,
+                 seed: int | None = None, connections: Mapping[str, str] | None = None,
+                 effects_declared: Any = (), uses: Sequence[Any] = (), python: str = "3.11",
+                 live_network: bool = False, limits: Limits = DEFAULT_LIMITS,
+                 timezone: str | None = None, trace: TraceMode | None = None,
+                 egress_policy: egress.AddressPolicy | None = None,
+                 interpreter: Interpreter | None = None) -> StepResult | Prepared:
+    """`run_step` up to the sandbox: validated and checked, the request built. A StepResult
+    when it ends before any sandbox (refused, bad inputs, unavailable); else the Prepared
+    run, which `run_step` starts in a fresh sandbox and `forks.run_forked` as one forked
+    child of a shared one (the fixture-strength judge)."""
     t0 = time.monotonic()
     red = Redactor(connections)
     if isinstance(source, bytes):
@@ -216,7 +239,7 @@ def run_step(source: str | bytes, function: str, inputs: Mapping[str, Any], *,
         except UnicodeDecodeError:
             pass  # the validator reports SS004 on the bytes
     try:
-        from ..pythons.checker import validate
+        from ..pythons.checker import validate  # noqa: F401 - fail closed when it is not there
     except Exception as exc:  # noqa: BLE001 - fail closed, say why
         return finish(StepResult("unavailable", message=f"validator not importable: {exc}"),
                        red, t0)
@@ -225,9 +248,10 @@ def run_step(source: str | bytes, function: str, inputs: Mapping[str, Any], *,
     if mismatch is not None:
         return finish(StepResult("unavailable", message=mismatch), red, t0)
     try:
-        problems = [p for p in validate(source, python=python, uses=uses,
-                                        interpreter=interpreter)
-                    if getattr(getattr(p, "severity", None), "value", "error") == "error"]
+        try:
+            problems = list(_refusals(source, python, tuple(uses), interpreter))
+        except TypeError:  # a question that cannot be a key (unhashable uses): not kept
+            problems = list(_refusals.__wrapped__(source, python, tuple(uses), interpreter))
     except Exception as exc:  # noqa: BLE001 - the contract says never; fail closed anyway
         from ..problems import Problem, Span
 
@@ -241,7 +265,7 @@ def run_step(source: str | bytes, function: str, inputs: Mapping[str, Any], *,
                                       for u in uses)
     share_net = bool(live_network) and bool(mine) and all(
         u.network == "public_egress" for u in mine)
-    return _execute(source, function, inputs, filename=filename,
+    return _prepare(source, function, inputs, filename=filename,
                     evaluation_time=evaluation_time, seed=seed, connections=connections,
                     effects_declared=effects_declared, python=python,
                     uses=[(str(u.step_id), str(u.function), str(getattr(u, "network", "none")))
@@ -249,6 +273,17 @@ def run_step(source: str | bytes, function: str, inputs: Mapping[str, Any], *,
                     allow_urllib=allow_urllib, live_network=share_net, validate=True,
                     limits=limits, _t0=t0, timezone=timezone, trace=trace,
                     egress_policy=egress_policy, interp=interpreter)
+
+
+@functools.lru_cache(maxsize=256)
+def _refusals(source: str, python: str, uses: tuple, interpreter) -> tuple:
+    """The validator's errors for this question, kept: every fixture of a step (and every
+    mutant run of the fixture-strength judge) validates the same text again before its
+    sandbox. A failure is not kept (lru_cache keeps no exception)."""
+    from ..pythons.checker import validate
+
+    return tuple(p for p in validate(source, python=python, uses=uses, interpreter=interpreter)
+                 if getattr(getattr(p, "severity", None), "value", "error") == "error")
 
 
 def run_unvalidated(source: str, function: str, inputs: Mapping[str, Any], *,
@@ -270,7 +305,43 @@ def run_unvalidated(source: str, function: str, inputs: Mapping[str, Any], *,
 # --------------------------------------------------------------------------- internals
 
 
-def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename: str,
+def _execute(source: str, function: str, inputs: Mapping[str, Any], **kw: Any) -> StepResult:
+    """_prepare, then _launch: the request, run in a fresh sandbox."""
+    prepared = _prepare(source, function, inputs, **kw)
+    return prepared if isinstance(prepared, StepResult) else _launch(prepared)
+
+
+@dataclass
+class Prepared:
+    """One run up to its sandbox: the request the harness gets and what the parent needs to
+    read its answer (interpret.conclude)."""
+
+    request: dict
+    source: str
+    function: str
+    uses: Sequence[tuple]
+    limits: Limits
+    effects: dict
+    tconf: Any
+    red: Redactor
+    t0: float
+    spec: str
+    cap: int  # output cap: the result, and the trace's own budget when one is asked for
+    framed: bool
+    live_network: bool
+    connections: dict
+    egress_policy: Any
+    interp: Any
+    bundle: dict
+
+    def conclude(self, outcome: process.Outcome) -> StepResult:
+        from . import interpret
+
+        return interpret.conclude(outcome, self.source, self.function, self.uses, self.limits,
+                                  self.effects, self.tconf, self.red, self.t0)
+
+
+def _prepare(source: str, function: str, inputs: Mapping[str, Any], *, filename: str,
              evaluation_time=None, seed: int | None = None,
              connections: Mapping[str, str] | None = None, effects_declared: Any = (),
              python: str = "3.11", uses: Sequence[tuple] = (), allow_urllib: bool = False,
@@ -278,12 +349,12 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
              limits: Limits, _t0: float | None = None,
              timezone: str | None = None, trace: TraceMode | None = None,
              egress_policy: egress.AddressPolicy | None = None,
-             interp: Interpreter | None = None) -> StepResult:
+             interp: Interpreter | None = None) -> StepResult | Prepared:
     """validate: the harness re-runs the validator before executing anything. restricted:
     restricted builtins + facade-only imports (defaults to `validate`; tests probe the
     layers separately). Only run_unvalidated passes validate=False. `interp`: the sandbox's
     interpreter (None: the running one)."""
-    from . import cmdline, interpret, process, seccomp, spares
+    from . import cmdline
     from . import trace as _trace
 
     t0 = time.monotonic() if _t0 is None else _t0
@@ -365,21 +436,30 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
     if framed:
         request["environ"] = {env_name(a): v for a, v in connections.items()} or None
     cap = limits.output_bytes + (_trace.MAX_TRACE_BYTES + 64 if tconf is not None else 0)
+    return Prepared(request, source, function, uses, limits, effects, tconf, red, t0, spec,
+                    cap, framed, live_network, connections, egress_policy, interp, b)
+
+
+def _launch(p: Prepared) -> StepResult:
+    """A prepared run in a fresh sandbox (a spare when one is waiting)."""
+    from . import cmdline, process, seccomp, spares
+
+    request, limits, interp, live_network = p.request, p.limits, p.interp, p.live_network
+    framed, connections, b = p.framed, p.connections, p.bundle
+    red, t0 = p.red, p.t0
     spare = spares.take(interp) if framed and not live_network else None
     if spare is not None:
-        outcome = process.drive(spare, frame(request), wall=limits.wall_seconds,
-                                output_cap=cap)
-        return interpret.conclude(outcome, source, function, uses, limits, effects, tconf,
-                                 red, t0)
+        return p.conclude(process.drive(spare, frame(request), wall=limits.wall_seconds,
+                                        output_cap=p.cap))
     fds: list[int] = []
     proxy = None
     try:
         if live_network:
             from . import egress  # (sockets and the proxy: a live run's alone)
 
-            ident = lay.get("identity")
+            ident = cmdline.layout(interp).get("identity")
             proxy = egress.EgressProxy(ident.uid if ident else None,
-                                       ident.gid if ident else None, policy=egress_policy)
+                                       ident.gid if ident else None, policy=p.egress_policy)
             request["egress"] = egress.SANDBOX_PATH
         shared: tuple[int, ...] = ()  # passed on, never closed here (one per process)
         if framed:
@@ -387,7 +467,7 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
             payload = frame(request)
         else:
             payload = marshal.dumps((b["main_code"], b["facades"], None, request,
-                                     b["trace"] if tconf is not None else None))
+                                     b["trace"] if p.tconf is not None else None))
         sfd = seccomp.memfd_with(seccomp.bpf(live_network), "stepsmith-seccomp")
         fds.append(sfd)
         afd = None
@@ -398,13 +478,13 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
             afd = seccomp.memfd_with(("\0".join(argv) + "\0").encode("utf-8"),
                                      "stepsmith-args")
             fds.append(afd)
-        cmd = cmdline.command(live_network=live_network, faketime_spec=spec,
+        cmd = cmdline.command(live_network=live_network, faketime_spec=p.spec,
                               seccomp_fd=sfd, args_fd=afd,
                               bootstrap=SPARE_BOOTSTRAP if framed else BOOTSTRAP,
                               egress_dir=proxy.directory if proxy else None,
                               bootstrap_args=tuple(str(fd) for fd in shared), interp=interp)
         outcome = process.supervise(cmd, payload, (*fds, *shared), wall=limits.wall_seconds,
-                                    output_cap=cap, interp=interp)
+                                    output_cap=p.cap, interp=interp)
     except (seccomp.SeccompUnavailable, OSError, ValueError) as exc:
         return finish(StepResult("unavailable", message=f"could not start the sandbox: {exc}"),
                        red, t0)
@@ -416,5 +496,4 @@ def _execute(source: str, function: str, inputs: Mapping[str, Any], *, filename:
                 os.close(fd)
             except OSError:
                 pass
-    return interpret.conclude(outcome, source, function, uses, limits, effects, tconf,
-                                 red, t0)
+    return p.conclude(outcome)

@@ -22,8 +22,10 @@ import tempfile
 import threading
 
 _PR_SET_PDEATHSIG = 1
+_CLONE_THREAD = 0x00010000
 _lock = threading.Lock()
-_cache: dict[bool, bytes] = {}
+_cache: dict[tuple[bool, bool], bytes] = {}
+_child: list[bytes] = []
 
 DENIED = (
     "ptrace", "process_vm_readv", "process_vm_writev", "mount", "umount2", "pivot_root",
@@ -51,23 +53,29 @@ class SeccompUnavailable(RuntimeError):
     pass
 
 
-def bpf(live_network: bool = False) -> bytes:
-    """The compiled filter (raw BPF program bytes), built once per process."""
+def bpf(live_network: bool = False, *, forks: bool = False) -> bytes:
+    """The compiled filter (raw BPF program bytes), built once per process. `forks`: the
+    filter of a fork server's sandbox (sandbox/forks.py), which lets its pid 1 fork processes
+    (never threads); every child loads `child_bpf()` on top before any step code, so step
+    code runs under exactly the forbidding filter."""
     with _lock:
-        prog = _cache.get(live_network)
+        prog = _cache.get((live_network, forks))
         if prog is None:
-            prog = _build(live_network)
-            _cache[live_network] = prog
+            prog = _build(live_network, forks)
+            _cache[(live_network, forks)] = prog
         return prog
 
 
-def _build(live_network: bool) -> bytes:
+def _pyseccomp():
     try:
         import pyseccomp as sc
     except Exception as exc:  # pragma: no cover - dependency is declared
         raise SeccompUnavailable(f"libseccomp bindings missing ({exc}): pip install pyseccomp "
                                  "or apt-get install python3-seccomp") from exc
-    f = sc.SyscallFilter(sc.ALLOW)
+    return sc
+
+
+def _no_new_processes(f, sc) -> None:
     eperm = sc.ERRNO(errno.EPERM)
     for name in ("fork", "vfork"):
         f.add_rule(eperm, name)
@@ -76,6 +84,41 @@ def _build(live_network: bool) -> bytes:
     # host's pid limit, ~234 MB of kernel stacks outside RLIMIT_AS): refuse both.
     f.add_rule(eperm, "clone")
     f.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
+
+
+def _export(f) -> bytes:
+    with tempfile.TemporaryFile() as tmp:
+        f.export_bpf(tmp)
+        tmp.seek(0)
+        data = tmp.read()
+    if not data:
+        raise SeccompUnavailable("libseccomp produced an empty filter")
+    return data
+
+
+def child_bpf() -> bytes:
+    """What a fork server's child loads on top of its sandbox's `forks` filter before any
+    step code: no fork, vfork, clone or clone3, so the two together forbid exactly what
+    `bpf()` does."""
+    with _lock:
+        if not _child:
+            sc = _pyseccomp()
+            f = sc.SyscallFilter(sc.ALLOW)
+            _no_new_processes(f, sc)
+            _child.append(_export(f))
+        return _child[0]
+
+
+def _build(live_network: bool, forks: bool = False) -> bytes:
+    sc = _pyseccomp()
+    f = sc.SyscallFilter(sc.ALLOW)
+    eperm = sc.ERRNO(errno.EPERM)
+    if forks:  # processes only (fork is clone without CLONE_THREAD); vfork, threads refused
+        f.add_rule(eperm, "vfork")
+        f.add_rule(eperm, "clone", sc.Arg(0, sc.MASKED_EQ, _CLONE_THREAD, _CLONE_THREAD))
+        f.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
+    else:
+        _no_new_processes(f, sc)
     # --die-with-parent is a parent-death signal bwrap sets before loading this filter; the
     # step (the namespace's pid 1) clearing it would outlive a runner that is killed
     f.add_rule(eperm, "prctl", sc.Arg(0, sc.EQ, _PR_SET_PDEATHSIG))
@@ -93,13 +136,7 @@ def _build(live_network: bool) -> bytes:
             f.add_rule(eperm, name)
         except Exception:  # noqa: BLE001, S112 - syscall unknown on this arch / libseccomp
             continue
-    with tempfile.TemporaryFile() as tmp:
-        f.export_bpf(tmp)
-        tmp.seek(0)
-        data = tmp.read()
-    if not data:
-        raise SeccompUnavailable("libseccomp produced an empty filter")
-    return data
+    return _export(f)
 
 
 def memfd_with(data: bytes, name: str) -> int:

@@ -41,12 +41,47 @@ class MutantRuns:
         self.last: dict[str, _Last] = {}  # step file path -> its last finished run
         self.running: dict[str, tuple[threading.Event, object]] = {}  # path -> (stop, group)
         self.watched: set[str] = set()
+        # step file -> {(manifest, step id, case): (text run, LiveCase)}: the editor's latest
+        # runs of its fixtures (fixture_runs.Runner.listeners), a refresh's baseline
+        self.saved: dict[str, dict[tuple[str, str, str], tuple]] = {}
+        self._lock = threading.Lock()
+
+    def _ran(self, manifest: str, step_id: str, step_path: str, text, cases: list) -> None:
+        """A finished run of a step's fixtures in the editor (on the server's loop)."""
+        if text is None or step_path is None:
+            return
+        key = str(Path(manifest).resolve())
+        with self._lock:
+            runs = self.saved.setdefault(str(Path(step_path).resolve()), {})
+            for lc in cases:
+                runs[(key, step_id, lc.result.case.case)] = (text, lc)
+
+    def _baseline(self, path: str, wait, loop):
+        """What `MutantsRequest.ran` answers: the editor's runs of the file's fixtures, once
+        its latest run `wait` (a task on `loop`) has ended."""
+        def ran() -> dict:
+            if wait is not None and not wait.done():
+                async def settle() -> None:
+                    await asyncio.wait([wait])
+
+                try:
+                    asyncio.run_coroutine_threadsafe(settle(), loop).result(timeout=120)
+                except Exception:  # noqa: BLE001, S110 - then the mutants run their own baseline
+                    pass
+            with self._lock:
+                return dict(self.saved.get(str(Path(path).resolve()), {}))
+
+        return ran
 
     # ------------------------------------------------------------------ running
-    async def run(self, path: str, progress: bool = True) -> dict:
+    async def run(self, path: str, progress: bool = True, wait=None) -> dict:
+        """`wait`: the editor's run of this file's fixtures (on save, or on type of the text
+        saved), whose runs are the baseline when they ran this text."""
         from stepsmith.runner.sandbox.process import Group
 
         ls = self.ls
+        if self._ran not in ls.runner.listeners:
+            ls.runner.listeners.append(self._ran)
         self.cancel(path)
         stop, group = threading.Event(), Group()
         self.running[path] = (stop, group)
@@ -64,7 +99,7 @@ class MutantRuns:
 
         try:
             doc = await loop.run_in_executor(None, self._compute, path, texts, stop, group,
-                                             report)
+                                             report, self._baseline(path, wait, loop))
         except asyncio.CancelledError:
             stop.set()
             group.kill()
@@ -86,13 +121,13 @@ class MutantRuns:
         ls.send_raw("stepsmith/mutantResults", {"uri": uri, "summary": doc["summary"]})
         return answer
 
-    def _compute(self, path: str, texts: dict, stop, group, report) -> dict:
+    def _compute(self, path: str, texts: dict, stop, group, report, ran) -> dict:
         from stepsmith.runner.app.mutants import MutantsRequest, run_mutants
 
         runs = self.ls.runner
         runs._ensure_spares()
-        rep = run_mutants(MutantsRequest(paths=[path], texts=texts), on_progress=report,
-                          stop=stop, pool=runs.pool, group=group)
+        rep = run_mutants(MutantsRequest(paths=[path], texts=texts, ran=ran),
+                          on_progress=report, stop=stop, pool=runs.pool, group=group)
         doc = rep.to_json()
         for m in doc["mutants"]:  # the records name the file as shown from here: say which
             m["uri"] = path_to_uri(str(Path(m["path"]).resolve()))
@@ -149,11 +184,12 @@ class MutantRuns:
         for watched in list(self.watched):
             root = Path(watched).resolve().parent.parent
             if watched == path or root == folder or root in folder.parents:
-                asyncio.ensure_future(self._refresh(watched))
+                wait = self.ls.runner.file_tasks.get(path) if watched == path else None
+                asyncio.ensure_future(self._refresh(watched, wait))
 
-    async def _refresh(self, path: str) -> None:
+    async def _refresh(self, path: str, wait=None) -> None:
         try:
-            await self.run(path, progress=False)
+            await self.run(path, progress=False, wait=wait)
         except Exception as exc:  # a background run: logged, never a crash
             self.ls.log_exception(f"mutants of {path}", exc)
 

@@ -293,21 +293,21 @@ def test_a_wall_limit_verdict_is_asked_again_next_time(kit, wf, monkeypatch):
     """A mutant stopped by the wall limit (load can do that) is judged again next time; one
     that fixtures noticed otherwise comes from the cache."""
     from stepsmith.runner.app.mutants import MutantsRequest, run_mutants
-    from stepsmith.runner.fixtures import suite
+    from stepsmith.runner.mutants import judge
 
-    real = suite.run_cases
+    real = judge.run_batch
 
-    def walled(cases, **kw):
-        results = real(cases, **kw)
+    def walled(runs):  # the mutants' runs (the baseline's are not judged there)
+        results = real(runs)
         for r in results:
-            if not kw.get("coverage") and r.outcome == "failed":
+            if r.outcome == "failed":
                 r.result = {**(r.result or {}), "status": "wall_limit"}
         return results
 
-    monkeypatch.setattr(suite, "run_cases", walled)
+    monkeypatch.setattr(judge, "run_batch", walled)
     first = run_mutants(MutantsRequest(paths=["wf"], jobs=1))
     assert {m.status for m in first.mutants} == {"timeout", "survived"}
-    monkeypatch.setattr(suite, "run_cases", real)
+    monkeypatch.setattr(judge, "run_batch", real)
     second = run_mutants(MutantsRequest(paths=["wf"], jobs=1))
     timed_out = [m for m in second.mutants if m.status == "killed"]
     assert timed_out and all(m.cached == 0 for m in timed_out)  # judged again, not cached

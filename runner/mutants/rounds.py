@@ -1,0 +1,175 @@
+"""The mutants' rounds (runner/app/mutants.py's judge): which fixture runs which mutant next,
+and what a run's result says about the mutant.
+
+The first round runs each mutant's likeliest killer (the fixture reaching the most
+statements); the second, every fixture left for the mutants the first did not notice. Cached
+verdicts are taken first. A round's runs share a few sandboxes (mutants/judge.py: forked
+children of one sandbox, about one sandbox per CPU and at most BATCH runs each), each
+paying its start-up once. A
+mutant's verdict is that of its fixtures in order, up to the first that notices it,
+whichever round ran them; a run past that one is cached as the verdict it is.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from dataclasses import dataclass, field
+
+from stepsmith.runner.mutants.verdicts import LIMITS, NOT_REACHED, MutantRecord
+
+BATCH = 32  # runs a sandbox takes at most: more sandboxes overlap the parent's own work
+
+
+class Rounds:
+    """Mixed into the judge, which provides: files' cases, `ran` and `passing` (the
+    baseline), `cache`, `_key`, `_map`, `jobs`, `stop`, `lock`, `report`, `on_progress`."""
+
+    def mutate(self, work: list) -> None:
+        """Judge the planned mutants against the fixtures the baseline says reach them, in at
+        most two rounds (see the module's text)."""
+        from stepsmith.runner.mutants.judge import run_batch
+
+        total, done = len(work), [0]
+
+        def finish(record: MutantRecord | None) -> None:
+            with self.lock:
+                if record is not None:
+                    self.report.mutants.append(record)
+                done[0] += 1
+                n = done[0]
+            if self.on_progress is not None:
+                self.on_progress(n, total)
+
+        active = [self._start(*item) for item in work]
+        for _round in range(2):
+            waiting = []
+            for state in active:
+                self._answer_cached(state)
+                if state.done:
+                    finish(state.rec)
+                else:
+                    waiting.append(state)
+            active = waiting
+            if not active or self.stop.is_set():
+                break
+            # (one round of every fixture saves a sandbox start-up on the editor's latency but
+            # runs nearly twice as many: measured slower on a loaded 2-CPU machine)
+            runs = [(s, i) for s in active
+                    for i in range(s.next, len(s.cases) if _round else s.next + 1)]
+            batches = self._batches(runs)
+            results = self._map(
+                lambda b: run_batch([(s.cases[i], s.case(i)) for s, i in b]), batches)
+            if self.stop.is_set():
+                break
+            got = {(id(s), i): r for b, rs in zip(batches, results, strict=True)
+                   for (s, i), r in zip(b, rs, strict=True)}
+            for state in active:
+                while not state.done and (id(state), state.next) in got:
+                    self._answer(state, got.pop((id(state), state.next)))
+            for (sid, i), r in got.items():  # run past the killer: still an honest verdict
+                state = next(s for s in active if id(s) == sid)
+                self._remember(state, i, r)
+        for state in active:
+            finish(state.rec if state.done and not self.stop.is_set() else None)
+
+    def _batches(self, runs: list[tuple]) -> list[list]:
+        """The (mutant, fixture index) runs per shared sandbox: about as many sandboxes as
+        CPUs (each sandbox's start-up is paid once for all its runs; a forked run is CPU
+        work, not waiting), a fixture's runs together as far as they go."""
+        import os
+
+        runs = sorted(runs, key=lambda r: r[0].cases[r[1]].id)
+        size = min(BATCH, max(4, -(-len(runs) // max(1, min(self.jobs, os.cpu_count() or 1)))))
+        return [runs[at:at + size] for at in range(0, len(runs), size)]
+
+    def _start(self, f, m, steps: list, statement: int) -> _Mutant:
+        e, mu = m.mutation.edit, m.mutation
+        rec = MutantRecord(f.shown, e.line, e.column, e.end_line, e.end_column, mu.operator,
+                           mu.original, mu.replacement, steps=[s.id for s in steps],
+                           hint=mu.hint)
+        ids = {s.id for s in steps}
+        cases = [c for c in f.cases if c.step_id in ids and c.id in self.passing
+                 and statement in self.ran[c.id]]
+        if not cases:
+            rec.note = NOT_REACHED
+            rec.hint = f"no fixture runs line {e.line}: record one that reaches it"
+            return _Mutant(f, m, rec, [], done=True)
+        # the widest-reaching fixture first (the likeliest to notice), then by id: the same
+        # killer every time
+        cases.sort(key=lambda c: (-len(self.ran[c.id]), c.id))
+        lw = dataclasses.replace(f.lw, texts={**f.lw.texts, f.path: m.text})
+        return _Mutant(f, m, rec, cases, lw=lw)
+
+    def _case_key(self, state: _Mutant, i: int) -> str:
+        from stepsmith.runner.mutants.select import closure_text
+
+        c = state.cases[i]
+        fn = c.workflow.step(c.step_id).code_ref.function
+        if fn not in state.codes:
+            if state.tree is None:
+                state.tree = ast.parse(state.m.text)
+            state.codes[fn] = closure_text(state.m.text, state.tree, fn, with_lines=False)
+        return self._key("mutant", state.f, c, state.codes[fn])
+
+    def _answer_cached(self, state: _Mutant) -> None:
+        """Take the cached verdicts of the mutant's next fixtures, as far as there are."""
+        while not state.done:
+            hit = self.cache.get(self._case_key(state, state.next))
+            if hit is None:
+                return
+            state.rec.cached += 1
+            self._verdict(state, hit.get("verdict"), hit.get("status"))
+
+    def _remember(self, state: _Mutant, i: int, r) -> tuple[str, str | None]:
+        """A fixture run's verdict on the mutant, cached unless the machine's load may have
+        decided it (a wall limit) or it could not run."""
+        status = (r.result or {}).get("status")
+        verdict = {"passed": "passed", "failed": "noticed"}.get(r.outcome, "error")
+        if verdict != "error" and status != "wall_limit":
+            self.cache.put(self._case_key(state, i), {"verdict": verdict, "status": status})
+        return verdict, status
+
+    def _answer(self, state: _Mutant, r) -> None:
+        rec = state.rec
+        rec.duration_ms += r.duration_ms
+        verdict, status = self._remember(state, state.next, r)
+        if verdict == "error":
+            rec.status, rec.note = "error", "; ".join(r.messages[:2]) or r.outcome
+            rec.fixtures_run += 1
+            state.done = True
+            return
+        self._verdict(state, verdict, status)
+
+    def _verdict(self, state: _Mutant, verdict, status) -> None:
+        rec = state.rec
+        rec.fixtures_run += 1
+        if verdict == "noticed":
+            rec.killed_by = state.cases[state.next].id
+            if status in LIMITS:
+                rec.status, rec.note = "timeout", f"{status}: counted as killed"
+            else:
+                rec.status = "killed"
+            state.done = True
+            return
+        state.next += 1
+        state.done = state.next >= len(state.cases)
+
+
+@dataclass
+class _Mutant:
+    """One mutant being judged: its record, the fixtures in the order they judge it, the
+    next one whose verdict counts."""
+
+    f: object  # app/mutants.py's _File
+    m: object
+    rec: MutantRecord
+    cases: list
+    lw: object = None  # the mutant's LoadedWorkflow (its text in `texts`)
+    next: int = 0
+    done: bool = False
+    tree: ast.AST | None = None
+    codes: dict = field(default_factory=dict)  # step function -> its closure's text
+
+    def case(self, i: int):
+        return dataclasses.replace(self.cases[i], workflow=self.lw)
