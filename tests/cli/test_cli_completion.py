@@ -4,35 +4,14 @@ completion function (COMP_WORDS/COMP_LINE as bash sets them), fish through `comp
 by pressing TAB in an interactive zsh on a pseudo-terminal. A flag added to the parser is
 completed without touching the generator (one source of truth)."""
 
-import os
 import re
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from completion_kit import BIN, ZSH_DRIVER, _env, _needs, _script
 from stepsmith.runner.cli import build_parser, main
 from stepsmith.runner.cli.completion_scripts import generate
-
-BIN = Path(sys.executable).parent
-ZSH_DRIVER = Path(__file__).with_name("data") / "zsh_tab.zsh"
-
-# scripts/setup installs zsh and fish and scripts/test sets STEPSMITH_STRICT=1, so there a
-# missing shell fails instead of skipping; a bare `pytest` elsewhere may skip it.
-def _needs(shell):
-    return pytest.mark.skipif(shutil.which(shell) is None
-                              and os.environ.get("STEPSMITH_STRICT") != "1",
-                              reason=f"{shell} not installed (apt-get install {shell})")
-
-
-def _script(shell, capsys):
-    assert main(["completion", shell]) == 0
-    return capsys.readouterr().out
-
-
-def _env():
-    return {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
 
 
 def bash_complete(script: str, line: str, cwd=None) -> list[str]:

@@ -18,8 +18,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from completion_kit import BIN, ZSH_DRIVER, _env, _needs, _script
 from stepsmith.runner.cli import main
-from test_cli_completion import BIN, ZSH_DRIVER, _env, _needs, _script
 
 HOSTILE = ["$(id>PWNED1)", "`id>PWNED2`", "${HOME}x"]
 FOLDER = "w$(id>PWNED3)`id>PWNED4`${HOME}"  # a workflow folder's name

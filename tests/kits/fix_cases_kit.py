@@ -2,6 +2,13 @@
 (tests/language/test_code_actions.py) and `check --fix` (tests/cli/test_check_fix.py): a
 two-step workflow and, per rule, a broken edit and the text its preferred fix gives."""
 
+from pathlib import Path
+
+from stepsmith.runner.lines import split_lines
+from stepsmith.runner.workspace.diagnostics import check_manifest
+from stepsmith.runner.workspace.index import WorkspaceIndex, norm
+from stepsmith.runner.workspace.snapshot import Buffer, WorkspaceSnapshot
+
 MANIFEST = """workflow: demo
 version: 1
 python: "3.11"
@@ -90,3 +97,15 @@ steps:
     inputs:
       invoices: sources.invoices
 """
+
+
+def snapshot(tmp_path: Path, open_files: dict[str, str]) -> WorkspaceSnapshot:
+    (tmp_path / "steps").mkdir(exist_ok=True)
+    for rel, text in {"workflow.yaml": MANIFEST, "steps/read.py": READ_PY,
+                      "steps/bills.py": BILLS_PY}.items():
+        (tmp_path / rel).write_text(text)
+    m = norm(tmp_path / "workflow.yaml")
+    bufs = {norm(tmp_path / rel): Buffer(t, 1, tuple(split_lines(t))) for rel, t in open_files.items()}
+    ix = WorkspaceIndex().with_manifests([m])
+    ix, _ = ix.with_check(m, check_manifest(WorkspaceSnapshot.of(ix, bufs), m), 1)
+    return WorkspaceSnapshot.of(ix, bufs)

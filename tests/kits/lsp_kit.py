@@ -249,3 +249,17 @@ def plain(x):
     if isinstance(x, (list, tuple)):
         return [plain(v) for v in x]
     return x
+
+
+async def command(client, name, args):
+    return plain(await client.workspace_execute_command_async(
+        T.ExecuteCommandParams(command=name, arguments=args)))
+
+
+async def wait_for(pred, timeout=30.0):
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not pred():
+        if loop.time() > end:
+            raise AssertionError("condition not reached")
+        await asyncio.sleep(0.05)

@@ -6,29 +6,23 @@ manifest from the step file's SS601."""
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
 import pytest
-from fix_cases_kit import ALSO_FIXED, BILLS_PY, BILLS_UNDECLARED, MANIFEST, MANIFEST_CASES, READ_PY
+from fix_cases_kit import (
+    ALSO_FIXED,
+    BILLS_PY,
+    BILLS_UNDECLARED,
+    MANIFEST,
+    MANIFEST_CASES,
+    snapshot,
+)
 from stepsmith.runner.fixes import apply_edits
 from stepsmith.runner.language.actions import quick_fixes
 from stepsmith.runner.lines import split_lines
 from stepsmith.runner.rules import get as rule
 from stepsmith.runner.workspace.diagnostics import check_manifest, diagnostics
-from stepsmith.runner.workspace.index import WorkspaceIndex, norm
+from stepsmith.runner.workspace.index import norm
 from stepsmith.runner.workspace.snapshot import Buffer, WorkspaceSnapshot
-
-
-def snapshot(tmp_path: Path, open_files: dict[str, str]) -> WorkspaceSnapshot:
-    (tmp_path / "steps").mkdir(exist_ok=True)
-    for rel, text in {"workflow.yaml": MANIFEST, "steps/read.py": READ_PY,
-                      "steps/bills.py": BILLS_PY}.items():
-        (tmp_path / rel).write_text(text)
-    m = norm(tmp_path / "workflow.yaml")
-    bufs = {norm(tmp_path / rel): Buffer(t, 1, tuple(split_lines(t))) for rel, t in open_files.items()}
-    ix = WorkspaceIndex().with_manifests([m])
-    ix, _ = ix.with_check(m, check_manifest(WorkspaceSnapshot.of(ix, bufs), m), 1)
-    return WorkspaceSnapshot.of(ix, bufs)
 
 
 def edited(snap: WorkspaceSnapshot, changes: dict[str, tuple]) -> WorkspaceSnapshot:

@@ -3,10 +3,10 @@ step's function after `steps.<id>.output`; block and flow style; nothing for a b
 
 from __future__ import annotations
 
+from fix_cases_kit import MANIFEST, snapshot
 from stepsmith.runner.language.inlay import InlayHint, inlay_hints, manifest_inlay_hints
 from stepsmith.runner.manifest import parse_manifest
 from stepsmith.runner.workspace.index import norm
-from test_code_actions import MANIFEST, snapshot
 
 SCHEDULED = MANIFEST.replace("trigger: {manual: {}}",
                              'trigger:\n  schedule: {cron: "0 7 * * 1-5", timezone: Europe/London}')

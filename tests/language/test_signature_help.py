@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 from cursor_kit import cursor
+from fix_cases_kit import snapshot
 from stepsmith.runner.language.signature_help import signature_help
 from stepsmith.runner.workspace.index import norm
-from test_code_actions import snapshot
 
 HEAD = "import decimal\nimport datetime as dt\nfrom statistics import mean\n\n\n"
 BODY = "def read(invoices):\n    x = {call}\n    return invoices\n"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsp_harness import (
+from lsp_kit import (
     CONFIG,
     change,
     diagnostics,
@@ -21,9 +21,9 @@ from lsp_harness import (
     push_capabilities,
 )
 from lsprotocol import types as T
-from test_mutants_lsp import MANIFEST as LSP_MANIFEST
-from test_mutants_lsp import STEP as LSP_STEP
-from test_mutants_lsp import fixture
+from mutants_kit import MANIFEST as LSP_MANIFEST
+from mutants_kit import STEP as LSP_STEP
+from mutants_kit import fixture
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("sandbox")]
 

@@ -8,8 +8,7 @@ import json
 
 import pytest
 import pytest_lsp
-from lsp_kit import CONFIG, copy_data, initialize, plain, push_capabilities, uri
-from test_runs import command, wait_for
+from lsp_kit import CONFIG, command, copy_data, initialize, plain, push_capabilities, uri, wait_for
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -13,6 +13,7 @@ from lsp_kit import (
     HOOKED,
     change,
     close_doc,
+    command,
     copy_data,
     diagnostics,
     initialize,
@@ -20,24 +21,11 @@ from lsp_kit import (
     plain,
     push_capabilities,
     uri,
+    wait_for,
 )
 from lsprotocol import types as T
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-
-
-async def command(client, name, args):
-    return plain(await client.workspace_execute_command_async(
-        T.ExecuteCommandParams(command=name, arguments=args)))
-
-
-async def wait_for(pred, timeout=30.0):
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not pred():
-        if loop.time() > end:
-            raise AssertionError("condition not reached")
-        await asyncio.sleep(0.05)
 
 
 async def lens_titles(client, u):
