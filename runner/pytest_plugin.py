@@ -43,8 +43,8 @@ def pytest_configure(config) -> None:
     paths = config.getoption("stepsmith", default=None)
     if not paths:
         return
+    from stepsmith.runner.app.selection import parse_target
     from stepsmith.runner.errors import UsageError
-    from stepsmith.runner.fixtures.selection import parse_target
 
     if "" in paths:  # the bare flag: the configured paths, else "."
         paths = [p for p in paths if p] + _configured_paths()

@@ -230,7 +230,8 @@ class Runner:
     # ------------------------------------------------------------------ running
     @staticmethod
     def _load(snapshot, manifest_path: str, from_buffer: bool):
-        from stepsmith.runner.fixtures.invoke import LoadedWorkflow, display_path
+        from stepsmith.runner.app.workflow import LoadedWorkflow
+        from stepsmith.runner.display import display_path
         from stepsmith.runner.workspace.workflow_check import workflow_check
 
         read = snapshot.buffer_text if from_buffer else None
@@ -362,8 +363,8 @@ class Runner:
         """(run pool) The workflow loaded, the step's cases, the source to run (the buffer's
         when `from_buffer`), the step file and the text the runs execute; None when a
         half-typed buffer blocks the run."""
+        from stepsmith.runner.app import suite
         from stepsmith.runner.app.live import blocked
-        from stepsmith.runner.fixtures import suite
 
         lw = self._load(snapshot, manifest_path, from_buffer)
         if from_buffer and blocked(lw, step_id):

@@ -101,7 +101,9 @@ def run_mutants(req: MutantsRequest, *, on_progress: Callable[[int, int], None] 
 
 
 def _files(selection, req: MutantsRequest, report: MutantsReport) -> list[_File]:
-    from stepsmith.runner.fixtures.invoke import InvokeError, display_path, step_code
+    from stepsmith.runner.app.workflow import step_code
+    from stepsmith.runner.display import display_path
+    from stepsmith.runner.errors import InvokeError
     from stepsmith.runner.mutants.select import chosen_steps
 
     chosen = chosen_steps(selection, req.paths, req.steps, req.keywords)
@@ -165,8 +167,8 @@ class _Judge:
     def __init__(self, files: list[_File], req: MutantsRequest, cache, report: MutantsReport,
                  stop: threading.Event, on_progress, pool: Executor | None = None,
                  group=None) -> None:
-        from stepsmith.runner.fixtures.invoke import active_limits
-        from stepsmith.runner.fixtures.suite import default_jobs
+        from stepsmith.runner.app.suite import default_jobs
+        from stepsmith.runner.app.workflow import active_limits
         from stepsmith.runner.sandbox import runtime_identity
 
         self.files, self.req, self.cache, self.report = files, req, cache, report
@@ -192,8 +194,8 @@ class _Judge:
         return found
 
     def _key(self, kind: str, f: _File, case, code: str) -> str:
+        from stepsmith.runner.app.workflow import clock_timezone
         from stepsmith.runner.fixtures.effects import effects_declared
-        from stepsmith.runner.fixtures.invoke import clock_timezone
         from stepsmith.runner.mutants.cache import key
 
         step = case.workflow.step(case.step_id)
@@ -206,8 +208,8 @@ class _Judge:
     # ------------------------------------------------------------------ baseline
     def baseline(self) -> None:
         """Every fixture once on the unmutated code, traced (or its cached answer)."""
+        from stepsmith.runner.app.suite import run_cases
         from stepsmith.runner.coverage.static import analyse
-        from stepsmith.runner.fixtures.suite import run_cases
         from stepsmith.runner.mutants.select import closure_text
 
         need, keys = [], {}
@@ -321,7 +323,7 @@ class _Judge:
         self._map(one, work)
 
     def _judge(self, f: _File, m, steps: list, statement: int) -> MutantRecord | None:
-        from stepsmith.runner.fixtures.suite import run_cases
+        from stepsmith.runner.app.suite import run_cases
         from stepsmith.runner.mutants.select import closure_text
 
         e, mu = m.mutation.edit, m.mutation

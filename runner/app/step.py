@@ -32,19 +32,19 @@ class PreparedStep:
 def prepare(req: StepRequest) -> PreparedStep:
     """Everything checked before anything runs: UsageError for a bad request, Refused for a
     workflow with check problems or forbidden inputs."""
-    from stepsmith.runner.fixtures.command_inputs import (
-        check_forbidden_inputs,
-        parse_at,
-        read_inputs,
-    )
-    from stepsmith.runner.fixtures.invoke import (
-        InvokeError,
+    from stepsmith.runner.app.workflow import (
         build_inputs,
         clock_timezone,
         load_workflow,
         pin_problem,
         step_code,
         unknown_step_message,
+    )
+    from stepsmith.runner.errors import InvokeError
+    from stepsmith.runner.fixtures.command_inputs import (
+        check_forbidden_inputs,
+        parse_at,
+        read_inputs,
     )
 
     try:
@@ -77,7 +77,7 @@ def prepare(req: StepRequest) -> PreparedStep:
 
 
 def ensure_sandbox() -> None:
-    from stepsmith.runner.fixtures.invoke import sandbox_status
+    from stepsmith.runner.app.workflow import sandbox_status
 
     ok, why = sandbox_status()
     if not ok:
@@ -87,7 +87,8 @@ def ensure_sandbox() -> None:
 def execute(p: PreparedStep, *, seed: int | None = None, live: bool = False,
             connections: dict | None = None) -> dict:
     """The step's typed result as a dict; SandboxUnavailable when it could not run."""
-    from stepsmith.runner.fixtures.invoke import InvokeError, invoke, result_dict
+    from stepsmith.runner.app.workflow import invoke, result_dict
+    from stepsmith.runner.errors import InvokeError
 
     ensure_sandbox()
     try:

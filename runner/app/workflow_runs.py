@@ -27,7 +27,8 @@ class CaseRecording:
 
 
 def _load(path: str):
-    from stepsmith.runner.fixtures.invoke import InvokeError, load_workflow
+    from stepsmith.runner.app.workflow import load_workflow
+    from stepsmith.runner.errors import InvokeError
 
     try:
         return load_workflow(path)
@@ -38,11 +39,11 @@ def _load(path: str):
 def record_case(path: str, case: str, name: str | None = None, *,
                 live: bool = False) -> CaseRecording:
     """One fixture per step from the workflow case fixtures/_workflow/<case>.json."""
+    from stepsmith.runner.app import record_case as recorder
     from stepsmith.runner.app.record import CASE_NAME
-    from stepsmith.runner.fixtures import record_case as recorder
-    from stepsmith.runner.fixtures.invoke import pin_problem
+    from stepsmith.runner.app.stored_runs import RunError, RunUsageError, check_case_name
+    from stepsmith.runner.app.workflow import pin_problem
     from stepsmith.runner.model.grammar import CASE_RULE
-    from stepsmith.runner.store.stored_runs import RunError, RunUsageError, check_case_name
 
     lw = _load(path)
     try:
@@ -93,7 +94,7 @@ class WorkflowRun:
 
 
 def _store_error(exc: Exception) -> Exception:
-    from stepsmith.runner.store.stored_runs import PinMismatch, RunUsageError
+    from stepsmith.runner.app.stored_runs import PinMismatch, RunUsageError
 
     kind = UsageError if isinstance(exc, (RunUsageError, PinMismatch)) else Refused
     return kind(str(exc))
@@ -102,7 +103,7 @@ def _store_error(exc: Exception) -> Exception:
 def run_workflow(req: RunRequest, *, on_start: Callable | None = None,
                  on_step: Callable | None = None) -> WorkflowRun:
     """Every step run and accepted before the next one starts (the store's RunReport)."""
-    from stepsmith.runner.store import stored_runs
+    from stepsmith.runner.app import stored_runs
     from stepsmith.runner.store.db import RequestMismatch, StoreError
     from stepsmith.runner.store.lease import LeaseHeld
 
@@ -139,10 +140,10 @@ def run_workflow(req: RunRequest, *, on_start: Callable | None = None,
 def replay(path: str, run_id: str, *, stored_code: bool = False,
            on_step: Callable | None = None):
     """Re-execute a run's accepted steps from their stored requests: the ReplayReport."""
-    from stepsmith.runner.fixtures.invoke import display_path
-    from stepsmith.runner.store import stored_runs
+    from stepsmith.runner.app import stored_runs
+    from stepsmith.runner.app.replay import replay_run
+    from stepsmith.runner.display import display_path
     from stepsmith.runner.store.db import StoreError, store_path
-    from stepsmith.runner.store.replay import replay_run
 
     lw = _load(path)
     try:

@@ -196,7 +196,7 @@ class _StderrConsole:
 #: run mostly waits on them), not after the last fixture (issue 20, start-up and wind-down).
 REPORT_MODULES = ("stepsmith.runner.cli.test_report", "stepsmith.runner.cli.test_output",
                   "stepsmith.runner.cli.test_loop", "stepsmith.runner.app.fixture_loop",
-                  "stepsmith.runner.fixtures.pending", "stepsmith.runner.fixtures.shard",
+                  "stepsmith.runner.app.pending", "stepsmith.runner.fixtures.shard",
                   "stepsmith.runner.fixtures.stale", "stepsmith.runner.cli.console",
                   "rich.table")
 

@@ -6,8 +6,7 @@ and in the use case the editor's pending commands call (app/fixture_loop)."""
 import json
 
 import pytest
-from stepsmith.runner.app import fixture_loop
-from stepsmith.runner.fixtures import pending
+from stepsmith.runner.app import fixture_loop, pending
 from stepsmith_wfkit import cli
 
 pytestmark = pytest.mark.usefixtures("sandbox")

@@ -12,21 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from stepsmith.runner.fixtures.compare import Difference, diff_values
-from stepsmith.runner.fixtures.invoke import (
-    InvokeError,
-    LoadedWorkflow,
-    invoke,
-    result_dict,
-    step_code,
-)
-from stepsmith.runner.store.canonical import (
-    build_request,
-    request_differences,
-    request_sha256,
-)
-from stepsmith.runner.store.db import ResultStore
-from stepsmith.runner.store.stored_runs import (
+from stepsmith.runner.app.stored_runs import (
     RunError,
     RunReport,
     RunUsageError,
@@ -35,6 +21,15 @@ from stepsmith.runner.store.stored_runs import (
     check_pin,
     workflow_store,
 )
+from stepsmith.runner.app.workflow import LoadedWorkflow, invoke, result_dict, step_code
+from stepsmith.runner.errors import InvokeError
+from stepsmith.runner.fixtures.compare import Difference, diff_values
+from stepsmith.runner.store.canonical import (
+    build_request,
+    request_differences,
+    request_sha256,
+)
+from stepsmith.runner.store.db import ResultStore
 
 
 def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = None,
@@ -86,7 +81,7 @@ def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = N
             req = row.request
             try:
                 if stored_code:
-                    from stepsmith.runner.store.audit import stored_step_code
+                    from stepsmith.runner.app.audit import stored_step_code
 
                     code = stored_step_code(store, step, req)
                 else:
@@ -104,7 +99,7 @@ def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = N
                 changes, detail = _what_changed(req, fresh, code.rel, run_id)
                 code_diff = ""
                 if "code" in changes:  # show what changed in the code
-                    from stepsmith.runner.store.audit import code_change
+                    from stepsmith.runner.app.audit import code_change
 
                     code_diff = code_change(store, req.get("code_hash") or "", code.source,
                                             code.rel)

@@ -21,10 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from stepsmith.runner.fixtures.compare import Difference
-from stepsmith.runner.fixtures.effects import check_effects
-from stepsmith.runner.fixtures.invoke import (
-    InvokeError,
+from stepsmith.runner.app.workflow import (
     LoadedWorkflow,
     build_inputs,
     invoke,
@@ -35,6 +32,9 @@ from stepsmith.runner.fixtures.invoke import (
     secrets_in,
     step_code,
 )
+from stepsmith.runner.errors import InvokeError
+from stepsmith.runner.fixtures.compare import Difference
+from stepsmith.runner.fixtures.effects import check_effects
 from stepsmith.runner.fixtures.load import forbidden_fields, load_workflow_case, problem_text
 from stepsmith.runner.fixtures.model import WORKFLOW_DIR
 from stepsmith.runner.model.grammar import is_case_name
@@ -108,7 +108,7 @@ def check_pin(lw: LoadedWorkflow) -> None:
 def workflow_store(lw: LoadedWorkflow) -> ResultStore:
     """The workflow's store, its rows tied to the runtime of the interpreter the workflow pins
     (a row of another interpreter, even of the same release, is refused before any effect)."""
-    from stepsmith.runner.fixtures.invoke import interpreter
+    from stepsmith.runner.app.workflow import interpreter
     from stepsmith.runner.store.identity import runtime_identity
 
     return ResultStore.for_workflow(lw.dir, identity=runtime_identity(interpreter(lw)))
@@ -287,7 +287,7 @@ def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
                 if res.get("status") == "unavailable":
                     raise SandboxUnavailable(str(res.get("error") or "sandbox unavailable"))
                 if res.get("status") != "ok":
-                    from stepsmith.runner.fixtures.suite import describe_result
+                    from stepsmith.runner.app.suite import describe_result
 
                     emit(StepOutcome(step.id, "failed",
                                      "\n".join([f"status {res.get('status')}"]
