@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as T
+from stepsmith.runner.app.workflow import LoadedWorkflow, load_workflow
 from stepsmith.runner.workspace.fixtures import (
     fixture_files,
     folder_manifests,
@@ -229,16 +230,11 @@ class Runner:
 
     # ------------------------------------------------------------------ running
     @staticmethod
-    def _load(snapshot, manifest_path: str, from_buffer: bool):
-        from stepsmith.runner.app.workflow import LoadedWorkflow
-        from stepsmith.runner.display import display_path
-        from stepsmith.runner.workspace.workflow_check import workflow_check
-
+    def _load(snapshot, manifest_path: str, from_buffer: bool) -> LoadedWorkflow:
+        """The runnable workflow as the core loads it, checked on the editor's buffers when
+        `from_buffer` (the path as the index spells it: results are matched by it)."""
         read = snapshot.buffer_text if from_buffer else None
-        mpath = Path(manifest_path)
-        check = workflow_check(mpath, read)
-        return LoadedWorkflow(manifest_path=mpath, dir=mpath.parent, check=check,
-                              workflow=check.manifest.workflow, shown=display_path(mpath.parent))
+        return load_workflow(manifest_path, read_text=read, resolve=False)
 
     def _run_case(self, case, source: str | None, group, repeat: int,
                   snapshot) -> tuple[Any, RunReply] | None:

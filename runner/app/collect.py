@@ -55,13 +55,9 @@ class Collection:
     def each(self) -> Iterator[list]:
         from stepsmith.runner.app.selection import select_cases
         from stepsmith.runner.app.suite import load_one
-        from stepsmith.runner.errors import InvokeError
 
         for manifest in self.manifests:
-            try:
-                lw, cases = load_one(manifest)
-            except InvokeError as exc:
-                raise UsageError(str(exc)) from None
+            lw, cases = load_one(manifest)  # InvokeError (a UsageError) for no manifest
             self.workflows.append(lw)
             self.cases.extend(cases)
             chosen = select_cases(cases, self.targets, self.req.steps, self.keywords)

@@ -110,7 +110,6 @@ def recorded_document(req: RecordRequest, *, overwriting_allowed: bool | None = 
     (a pending change proposes a replacement without writing the fixture)."""
     from stepsmith.runner.app.workflow import known_credentials, load_granted, secrets_in
     from stepsmith.runner.display import display_path
-    from stepsmith.runner.errors import InvokeError
     from stepsmith.runner.fixtures.effects import check_effects
 
     if not CASE_NAME.fullmatch(req.name):
@@ -130,10 +129,7 @@ def recorded_document(req: RecordRequest, *, overwriting_allowed: bool | None = 
                          "fixture then serves this recording in tests), or --response FILE "
                          "with the output to record, offline")
     ensure_sandbox()
-    try:
-        granted = load_granted(lw, step, live=req.step.live)
-    except InvokeError as exc:
-        raise UsageError(str(exc)) from exc
+    granted = load_granted(lw, step, live=req.step.live)
     res = execute(p, seed=req.step.seed, live=req.step.live, connections=granted)
     status = res.get("status")
     if status in NOT_RECORDABLE:

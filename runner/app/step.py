@@ -47,12 +47,9 @@ def prepare(req: StepRequest) -> PreparedStep:
         read_inputs,
     )
 
-    try:
-        lw = load_workflow(req.path)
-        # a time without an offset is wall time in the workflow's zone, as its schedule
-        at = parse_at(req.at, clock_timezone(lw))
-    except InvokeError as exc:
-        raise UsageError(str(exc)) from exc
+    lw = load_workflow(req.path)
+    # a time without an offset is wall time in the workflow's zone, as its schedule
+    at = parse_at(req.at, clock_timezone(lw))
     why = pin_problem(lw)  # first: no interpreter is a stop of its own (exit 2), with the fix
     if why:
         raise UsageError(why)
@@ -62,17 +59,15 @@ def prepare(req: StepRequest) -> PreparedStep:
     step = lw.step(req.step)
     if step is None:
         raise UsageError(unknown_step_message(req.step, lw.step_ids, lw.shown))
-    given: dict = {}
+    given = read_inputs(req.inputs) if isinstance(req.inputs, str) else dict(req.inputs)
+    check_forbidden_inputs(given)
     try:
-        given = read_inputs(req.inputs) if isinstance(req.inputs, str) else dict(req.inputs)
-        check_forbidden_inputs(given)
         inputs = build_inputs(step, given)
-        code = step_code(lw, step)
     except InvokeError as exc:
-        kind = Refused if "forbidden" in str(exc) else UsageError
-        hint = ("; give them with --inputs FILE" if not given and isinstance(req.inputs, dict)
-                and "no value for" in str(exc) else "")
-        raise kind(str(exc) + hint) from exc
+        if given or not isinstance(req.inputs, dict) or "no value for" not in str(exc):
+            raise
+        raise InvokeError(f"{exc}; give them with --inputs FILE") from exc  # what to do
+    code = step_code(lw, step)
     return PreparedStep(lw, step, code, given, inputs, at)
 
 
@@ -88,13 +83,10 @@ def execute(p: PreparedStep, *, seed: int | None = None, live: bool = False,
             connections: dict | None = None) -> dict:
     """The step's typed result as a dict; SandboxUnavailable when it could not run."""
     from stepsmith.runner.app.workflow import invoke, result_dict
-    from stepsmith.runner.errors import InvokeError
 
     ensure_sandbox()
-    try:
-        res = result_dict(invoke(p.workflow, p.code, p.inputs, evaluation_time=p.at, seed=seed,
-                                 live=live, connections=connections))
-    except InvokeError as exc:  # a live run's missing credential: which alias, looked where
-        raise UsageError(str(exc)) from exc
+    # a live run's missing credential is an InvokeError naming the alias and where it looked
+    res = result_dict(invoke(p.workflow, p.code, p.inputs, evaluation_time=p.at, seed=seed,
+                             live=live, connections=connections))
     res["evaluation_time"] = p.at  # the instant used, with its offset (None: no pinned time)
     return res

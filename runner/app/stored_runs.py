@@ -32,29 +32,23 @@ from stepsmith.runner.app.workflow import (
     secrets_in,
     step_code,
 )
-from stepsmith.runner.errors import InvokeError
-from stepsmith.runner.fixtures.compare import Difference
+from stepsmith.runner.errors import InvokeError, Refused, SandboxUnavailable, UsageError
+from stepsmith.runner.fixtures.compare import Difference, describe_result
 from stepsmith.runner.fixtures.effects import check_effects
 from stepsmith.runner.fixtures.load import forbidden_fields, load_workflow_case, problem_text
 from stepsmith.runner.fixtures.model import WORKFLOW_DIR
 from stepsmith.runner.model.grammar import is_case_name
 from stepsmith.runner.model.refs import StepOutputRef
+from stepsmith.runner.sandbox.boundary import problem
 from stepsmith.runner.store.canonical import (
     build_request,
     request_sha256,
 )
-from stepsmith.runner.store.db import ResultStore, StoreError
+from stepsmith.runner.store.db import ResultStore
 
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@+-]{0,199}$")
 
 
-class RunError(Exception):
-    """The run cannot start or continue (bad case, missing recording, ...): exit 1."""
-
-
-class RunUsageError(RunError):
-    """The command line asked for something that does not exist or cannot be a name (unknown
-    workflow case or run id, a case name with a path in it): the CLI exits 2."""
 
 
 
@@ -70,7 +64,7 @@ def available_cases(lw: LoadedWorkflow) -> list[str]:
 
 
 def check_case_name(lw: LoadedWorkflow, case: str) -> None:
-    """RunUsageError unless `case` names an existing fixtures/_workflow/<case>.json."""
+    """UsageError unless `case` names an existing fixtures/_workflow/<case>.json."""
     from stepsmith.runner.display import display_text
 
     avail = available_cases(lw)
@@ -80,29 +74,26 @@ def check_case_name(lw: LoadedWorkflow, case: str) -> None:
     if refused:
         listing += f"; not case names, ignored: {', '.join(refused)}"
     if not is_case_name(case) or ".." in case:
-        raise RunUsageError(f"case name {case!r} must be a file name without a folder "
+        raise UsageError(f"case name {case!r} must be a file name without a folder "
                             f"(fixtures/{WORKFLOW_DIR}/<case>.json); available: {listing}")
     if not (lw.dir / "fixtures" / WORKFLOW_DIR / f"{case}.json").is_file():
         close = difflib.get_close_matches(case, avail, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise RunUsageError(f"no workflow case {case!r}{hint} (available: {listing})")
+        raise UsageError(f"no workflow case {case!r}{hint} (available: {listing})")
 
 
 def check_run_id(run_id: str) -> None:
     if not RUN_ID.fullmatch(run_id):
-        raise RunUsageError(f"run id {run_id!r}: use letters, digits and . _ : @ + - "
+        raise UsageError(f"run id {run_id!r}: use letters, digits and . _ : @ + - "
                             "(starting with a letter or digit; at most 200)")
 
 
-class PinMismatch(RunError):
-    """The workflow's `python:` pin is not this runtime's Python: nothing is run or reused
-    (a result is tied to the Python that produced it). The CLI exits 2."""
-
-
 def check_pin(lw: LoadedWorkflow) -> None:
+    """UsageError unless the workflow's `python:` pin can be run here: nothing is run or
+    reused otherwise (a result is tied to the Python that produced it)."""
     why = pin_problem(lw)
     if why:
-        raise PinMismatch(why)
+        raise UsageError(why)
 
 
 def workflow_store(lw: LoadedWorkflow) -> ResultStore:
@@ -112,10 +103,6 @@ def workflow_store(lw: LoadedWorkflow) -> ResultStore:
     from stepsmith.runner.store.identity import runtime_identity
 
     return ResultStore.for_workflow(lw.dir, identity=runtime_identity(interpreter(lw)))
-
-
-class SandboxUnavailable(Exception):
-    """exit 2: never run unsandboxed."""
 
 
 @dataclass
@@ -182,18 +169,18 @@ def topological_steps(workflow) -> list:
                 progressed = True
                 break
         if not progressed:
-            raise RunError("the step wiring has a cycle")  # check_workflow reports it first
+            raise Refused("the step wiring has a cycle")  # check_workflow reports it first
     return order
 
 
 def load_case(lw: LoadedWorkflow, case: str):
-    """The workflow case `fixtures/_workflow/<case>.json`, loaded (RunUsageError for a name
-    that is not one, RunError for a case with problems): what `run` and `record` start from."""
+    """The workflow case `fixtures/_workflow/<case>.json`, loaded (UsageError for a name
+    that is not one, Refused for a case with problems): what `run` and `record` start from."""
     check_case_name(lw, case)
     path = lw.dir / "fixtures" / WORKFLOW_DIR / f"{case}.json"
     wc, problems = load_workflow_case(path)
     if problems:
-        raise RunError("\n".join(problem_text(p) for p in problems))
+        raise Refused("\n".join(problem_text(p) for p in problems))
     return wc
 
 
@@ -208,7 +195,7 @@ def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
 
     check_pin(lw)  # before any lookup, and before its SM501: the pinned Python is not here
     if not lw.ok:
-        raise RunError("the workflow has check problems:\n"
+        raise Refused("the workflow has check problems:\n"
                        + "\n".join("  " + x for x in lw.error_lines()))
     wc = load_case(lw, case)
     run_id = case if run_id is None else run_id
@@ -249,8 +236,6 @@ def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
                 emit(StepOutcome(step.id, "failed", "its inputs carry forbidden field names at "
                                  + ", ".join(bad_fields) + "; nothing stored"))
                 break
-            from stepsmith.runner.sandbox.boundary import problem
-
             why = next(filter(None, (problem(v, str(k)) for k, v in inputs.items())), None)
             if why is not None:  # cannot cross as JSON (nor be hashed or stored): typed, here
                 emit(StepOutcome(step.id, "failed", f"InputError: input {why}; nothing stored"))
@@ -285,10 +270,9 @@ def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
                 res = result_dict(invoke(lw, code, inputs, evaluation_time=wc.evaluation_time,
                                          seed=wc.seed, live=live, connections=granted))
                 if res.get("status") == "unavailable":
-                    raise SandboxUnavailable(str(res.get("error") or "sandbox unavailable"))
+                    raise SandboxUnavailable("the sandbox is unavailable: "
+                                             + str(res.get("error") or "sandbox unavailable"))
                 if res.get("status") != "ok":
-                    from stepsmith.runner.app.suite import describe_result
-
                     emit(StepOutcome(step.id, "failed",
                                      "\n".join([f"status {res.get('status')}"]
                                                + describe_result(res)), res, sha))
@@ -323,13 +307,8 @@ def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
 
 
 __all__ = [
-    "PinMismatch",
-    "RunError",
     "RunReport",
-    "RunUsageError",
-    "SandboxUnavailable",
     "StepOutcome",
-    "StoreError",
     "run_workflow",
     "topological_steps",
 ]
