@@ -15,7 +15,7 @@ one run first). In turn, `--rounds` times:
       step's interpreter with a step's imports and nothing of stepsmith:
       `python -I -S -c "import json, decimal, datetime"`; its rate is the invocations over
       the time from the first start to the last end.
-J is `test`'s default (fixtures/suite.py default_jobs) unless `--jobs` says otherwise.
+J is `test`'s default (app/suite.py default_jobs) unless `--jobs` says otherwise.
 Reported: the medians of each rate, the ratio T/B per round and its median (target >= 0.9),
 and CPU time per fixture / per bare sandbox (user + system of the process and every process
 it waited for: on a shared machine wall time includes waiting for a core, CPU time does not).

@@ -187,7 +187,8 @@ class StepsmithItem(pytest.Item):
             self.add_marker(pytest.mark.stepsmith)
 
     def runtest(self) -> None:
-        from stepsmith.runner.app.cases import SandboxUnavailable, run_one
+        from stepsmith.runner.app.cases import run_one
+        from stepsmith.runner.errors import SandboxUnavailable
 
         try:  # the use case `stepsmith test` runs each fixture with
             result = run_one(self.case, live=self.config.getoption("stepsmith_live"))

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from stepsmith.runner.app.suite import Case, CaseResult
+from stepsmith.runner.app.workflow import LoadedWorkflow
 from stepsmith.runner.errors import SandboxUnavailable
 
 OUTCOMES = ("passed", "recorded", "failed", "error")
@@ -43,7 +44,7 @@ class SuiteRequest:
 
 @dataclass
 class Selection:
-    workflows: list  # LoadedWorkflow
+    workflows: list[LoadedWorkflow]
     cases: list[Case]  # every fixture of those workflows
     selected: list[Case]
     notes: list[str] = field(default_factory=list)  # what --lf did
