@@ -66,7 +66,7 @@ class LiveOutcome:
 def blocked(lw: LoadedWorkflow, step_id: str) -> str | None:
     """Why the step's fixtures may not run on this workflow's texts (the check problems that
     block it: its own code and manifest entry, or the whole manifest), or None: a problem
-    elsewhere does not stop a step (fixtures/blocking.py)."""
+    elsewhere does not stop a step (app/blocking.py)."""
     if not lw.ok:
         from stepsmith.runner.app.blocking import causes
 

@@ -2,7 +2,7 @@
 `mutants` tool.
 
 It runs nothing of its own: fixtures run through the suite's engine
-(`fixtures.suite.run_cases`), in the sandboxes `stepsmith test` uses, a mutant as the text of
+(`app.suite.run_cases`), in the sandboxes `stepsmith test` uses, a mutant as the text of
 its step file (`LoadedWorkflow.texts`). First every selected fixture runs once on the
 unmutated code, traced, which says what each fixture reaches (and which fixtures pass: one
 that fails already cannot judge a mutant and is left out, with a note). Then each mutant runs

@@ -32,7 +32,7 @@ from stepsmith.runner.store.db import ResultStore
 def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = None,
                on_step: Callable[[StepOutcome], None] | None = None,
                stored_code: bool = False) -> RunReport:
-    """`stored_code`: re-execute with the source the store kept (store/audit.py), not the
+    """`stored_code`: re-execute with the source the store kept (app/audit.py), not the
     checkout's."""
     wf = lw.workflow
     if wf is None:

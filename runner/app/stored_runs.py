@@ -1,4 +1,4 @@
-"""Whole-workflow runs against the accepted-results store (replay: store/replay.py).
+"""Whole-workflow runs against the accepted-results store (replay: app/replay.py).
 
 ``run_workflow``: steps in manifest order made topological by the wiring
 (``steps.<id>.output``); sources come from ``fixtures/_workflow/<CASE>.json``; each step's

@@ -45,7 +45,7 @@ def test_failed_first(wf, capsys):
 
 
 def test_default_jobs_is_twice_the_cpus():
-    """Measured (runner/fixtures/suite.default_jobs): latency-bound sandboxes run faster with
+    """Measured (runner/app/suite.default_jobs): latency-bound sandboxes run faster with
     more than one per CPU; twice keeps a step at its CPU limit inside the wall limit."""
     import os
 
