@@ -21,29 +21,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from stepsmith.runner.app.case_walk import CaseWalk, topological_steps
 from stepsmith.runner.app.workflow import (
     LoadedWorkflow,
-    build_inputs,
-    invoke,
     known_credentials,
-    load_granted,
     pin_problem,
-    result_dict,
     secrets_in,
-    step_code,
 )
-from stepsmith.runner.errors import InvokeError, Refused, SandboxUnavailable, UsageError
+from stepsmith.runner.errors import InvokeError, Refused, UsageError
 from stepsmith.runner.fixtures.compare import Difference, describe_result
 from stepsmith.runner.fixtures.effects import check_effects
 from stepsmith.runner.fixtures.load import forbidden_fields, load_workflow_case, problem_text
 from stepsmith.runner.fixtures.model import WORKFLOW_DIR
 from stepsmith.runner.model.grammar import is_case_name
-from stepsmith.runner.model.refs import StepOutputRef
 from stepsmith.runner.sandbox.boundary import problem
-from stepsmith.runner.store.canonical import (
-    build_request,
-    request_sha256,
-)
 from stepsmith.runner.store.db import ResultStore
 
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@+-]{0,199}$")
@@ -152,27 +143,6 @@ class RunReport:
                 "steps": [s.to_json() for s in self.steps]}
 
 
-def topological_steps(workflow) -> list:
-    """Steps in manifest order, moved after the steps they are wired to (stable Kahn)."""
-    steps = list(workflow.steps)
-    ids = {s.id for s in steps}
-    deps = {s.id: {r.step for r in s.input_refs.values()
-                   if isinstance(r, StepOutputRef) and r.step in ids} for s in steps}
-    done: set[str] = set()
-    order = []
-    while len(order) < len(steps):
-        progressed = False
-        for s in steps:
-            if s.id not in done and deps[s.id] <= done:
-                order.append(s)
-                done.add(s.id)
-                progressed = True
-                break
-        if not progressed:
-            raise Refused("the step wiring has a cycle")  # check_workflow reports it first
-    return order
-
-
 def load_case(lw: LoadedWorkflow, case: str):
     """The workflow case `fixtures/_workflow/<case>.json`, loaded (UsageError for a name
     that is not one, Refused for a case with problems): what `run` and `record` start from."""
@@ -222,14 +192,12 @@ def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
             on_step(o)
 
     try:
-        outputs: dict[str, Any] = {}
-        for step in topological_steps(wf):
+        walk = CaseWalk(lw, case, wc, live=live)
+        for turn in walk:
             lease.renew()
-            try:
-                code = step_code(lw, step)
-                inputs = build_inputs(step, {}, sources=wc.sources, outputs=outputs)
-            except InvokeError as exc:
-                emit(StepOutcome(step.id, "failed", str(exc)))
+            step, inputs = turn.step, turn.inputs
+            if turn.request is None:  # every upstream output is kept, or the run stopped
+                emit(StepOutcome(step.id, "failed", turn.error or "an upstream step has no output"))
                 break
             bad_fields = forbidden_fields(inputs)
             if bad_fields:  # inputs are stored verbatim: never a credential-like field
@@ -240,45 +208,27 @@ def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
             if why is not None:  # cannot cross as JSON (nor be hashed or stored): typed, here
                 emit(StepOutcome(step.id, "failed", f"InputError: input {why}; nothing stored"))
                 break
-            request = build_request(source=code.raw, function=code.function, inputs=inputs,
-                                    evaluation_time=wc.evaluation_time, seed=wc.seed,
-                                    timezone=wf.clock_timezone)
-            sha = request_sha256(request)
+            request, sha, code = turn.request, turn.sha, turn.code
             stored = store.lookup(wf.workflow, version, run_id, step.id, request)  # may raise
             if stored is not None:
-                outputs[step.id] = stored.result.get("output")
+                walk.outputs[step.id] = stored.result.get("output")
                 emit(StepOutcome(step.id, "reused", f"accepted {stored.accepted_at}",
                                  stored.result, sha,
                                  served_from=stored.result.get("served_from", "execution")))
                 continue
-            granted = {}
-            if step.network == "public_egress" and not live:
-                if step.id not in wc.recorded:
-                    emit(StepOutcome(step.id, "failed",
-                                     f"public_egress step {step.id!r} has no recorded output in "
-                                     f"case {case!r} (add recorded.{step.id}, or --live)", None,
-                                     sha))
-                    break
-                result = {"status": "ok", "output": wc.recorded[step.id], "effects": [],
-                          "served_from": "recording"}
-            else:
-                try:
-                    granted = load_granted(lw, step, live=live)
-                except InvokeError as exc:  # live: which credential is missing, looked where
-                    emit(StepOutcome(step.id, "failed", str(exc), None, sha))
-                    break
-                res = result_dict(invoke(lw, code, inputs, evaluation_time=wc.evaluation_time,
-                                         seed=wc.seed, live=live, connections=granted))
-                if res.get("status") == "unavailable":
-                    raise SandboxUnavailable("the sandbox is unavailable: "
-                                             + str(res.get("error") or "sandbox unavailable"))
-                if res.get("status") != "ok":
-                    emit(StepOutcome(step.id, "failed",
-                                     "\n".join([f"status {res.get('status')}"]
-                                               + describe_result(res)), res, sha))
-                    break
-                result = {"status": "ok", "output": res.get("output"),
-                          "effects": res.get("effects") or [], "served_from": "execution"}
+            try:
+                ran = walk.run(turn)
+            except InvokeError as exc:  # no recording; live: which credential is missing
+                emit(StepOutcome(step.id, "failed", str(exc), None, sha))
+                break
+            res, granted = ran.result, ran.granted
+            if res.get("status") != "ok":
+                emit(StepOutcome(step.id, "failed",
+                                 "\n".join([f"status {res.get('status')}"]
+                                           + describe_result(res)), res, sha))
+                break
+            result = {"status": "ok", "output": res.get("output"),
+                      "effects": res.get("effects") or [], "served_from": ran.served_from}
             bad = check_effects(wf, step, result["effects"])
             if bad:
                 emit(StepOutcome(step.id, "failed", "; ".join(map(str, bad)), result, sha))
@@ -291,7 +241,7 @@ def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
             acc = store.accept(workflow=wf.workflow, version=version, run_id=run_id,
                                step_id=step.id, request=request, result=result,
                                effects=result["effects"], source=code.source, filename=code.rel)
-            outputs[step.id] = acc.result.get("output")
+            walk.outputs[step.id] = acc.result.get("output")
             if acc.reused:
                 emit(StepOutcome(step.id, "reused",
                                  f"accepted concurrently by another run at {acc.accepted_at}",

@@ -206,3 +206,18 @@ def test_live_record_of_a_case_names_a_missing_credential(tmp_path, kit, capsys,
     assert "'vault'" in out + err and "$STEPSMITH_CONNECTION_DEMO_VAULT" in out + err
     assert "Traceback" not in out + err and "KeyError" not in out + err
     assert not (wf / "fixtures" / "leak" / "day1.json").exists()
+
+
+def test_live_run_of_a_case_hands_the_step_its_real_credential(tmp_path, kit, capsys,
+                                                               monkeypatch):
+    wf = _case_workflow(tmp_path, kit, monkeypatch)
+    monkeypatch.setenv("STEPSMITH_CONNECTION_DEMO_VAULT", "y" * 9)
+    code, out, err = cli(capsys, "run-workflow", wf, "--case", "day1", "--live",
+                         "--run-id", "live", "--format", "json")
+    assert code == 0, out + err
+    steps = {s["step"]: s for s in json.loads(out)["steps"]}
+    assert steps["leak"]["result"]["output"] == {"n": 9}
+    code, out, err = cli(capsys, "run-workflow", wf, "--case", "day1", "--format", "json")
+    assert code == 0, out + err
+    steps = {s["step"]: s for s in json.loads(out)["steps"]}
+    assert steps["leak"]["result"]["output"] == {"n": len("stepsmith-placeholder:vault")}
