@@ -128,14 +128,7 @@ def test_live_missing_credential_names_alias_and_places(tmp_path, kit, capsys, m
 
 
 def test_live_run_gets_the_workflow_scoped_credential_first(tmp_path, kit, capsys, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    m = kit.demo_manifest()
-    m["connections"]["vault"] = {"description": "a secret store"}
-    m["steps"].append({"id": "leak", "explanation": "Echo it.", "code": "steps/leak.py:leak",
-                       "inputs": {"x": "1"}, "connections": ["vault"]})
-    code_ = "def leak(x, connections):\n    return {'n': len(connections['vault'])}\n"
-    wf = kit.write_workflow(tmp_path / "wf", m,
-                            {"steps/calc.py": kit.ADD_CODE, "steps/leak.py": code_})
+    wf = _case_workflow(tmp_path, kit, monkeypatch)
     monkeypatch.setenv("STEPSMITH_CONNECTION_VAULT", "x" * 5)
     monkeypatch.setenv("STEPSMITH_CONNECTION_DEMO_VAULT", "y" * 9)
     code, out, err = cli(capsys, "run", wf, "--step", "leak", "--inputs", _inputs(tmp_path),
