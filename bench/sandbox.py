@@ -110,8 +110,8 @@ def example_invocations():
     """One zero-argument runner per runnable fixture of the bundled examples: trace -> result."""
     from pathlib import Path
 
-    from stepsmith.runner.fixtures.invoke import build_inputs, invoke, step_code
-    from stepsmith.runner.fixtures.suite import discover
+    from stepsmith.runner.app.suite import discover
+    from stepsmith.runner.app.workflow import build_inputs, invoke, step_code
 
     _, cases = discover([Path(__file__).resolve().parents[1] / "examples"])
     out = []

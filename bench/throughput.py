@@ -15,7 +15,7 @@ one run first). In turn, `--rounds` times:
       step's interpreter with a step's imports and nothing of stepsmith:
       `python -I -S -c "import json, decimal, datetime"`; its rate is the invocations over
       the time from the first start to the last end.
-J is `test`'s default (fixtures/suite.py default_jobs) unless `--jobs` says otherwise.
+J is `test`'s default (app/suite.py default_jobs) unless `--jobs` says otherwise.
 Reported: the medians of each rate, the ratio T/B per round and its median (target >= 0.9),
 and CPU time per fixture / per bare sandbox (user + system of the process and every process
 it waited for: on a shared machine wall time includes waiting for a core, CPU time does not).
@@ -140,7 +140,7 @@ def main() -> int:
     args = ap.parse_args()
     if args.bare is not None:
         return bare_main(args.bare, args.jobs or 1)
-    from stepsmith.runner.fixtures.suite import default_jobs
+    from stepsmith.runner.app.suite import default_jobs
 
     jobs = args.jobs or default_jobs()
     load_before = os.getloadavg()

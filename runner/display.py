@@ -18,6 +18,9 @@ result is also legal XML 1.0 character data. Applied at the rendering edge: the 
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 _CONTROLS = [c for c in range(0x20) if c not in (0x09, 0x0A)] + [0x7F] + list(range(0x80, 0xA0))
 _TABLE = {c: f"\\x{c:02x}" for c in _CONTROLS}
 _TABLE.update({c: f"\\u{c:04x}" for c in range(0xD800, 0xE000)})
@@ -53,3 +56,15 @@ def safe_print(*parts: object, sep: str = " ", end: str = "\n", file=None,
     out.write(display_text(sep.join(str(p) for p in parts)) + end)
     if flush:
         out.flush()
+
+
+def display_path(p: Path, base: Path | None = None) -> str:
+    """`p` relative to `base` (the current folder) when it lies under it, else as given."""
+    base = base or Path.cwd()
+    if not p.is_absolute():
+        return str(p)
+    try:
+        rel = os.path.relpath(p, base)
+    except ValueError:
+        return str(p)
+    return str(p) if rel.startswith("..") else rel

@@ -28,6 +28,12 @@ class UsageError(StepsmithError):
     settings file, or a pin no interpreter here answers. The CLI exits 2."""
 
 
+class InvokeError(UsageError):
+    """A step cannot be invoked as asked: bad inputs, a missing step or credential, an
+    unreadable step file. Raised where it is known; a fixture run reports it as the case's
+    error, a command as a usage error."""
+
+
 class Refused(StepsmithError):
     """A valid request its workflow, store or result refuses: check problems, forbidden
     inputs, a result that cannot be recorded, a store row of another request or runtime, a

@@ -428,6 +428,6 @@ def message_with_step(pr: Problem, steps: list[str] | None = None) -> str:
 
 def errors_by_path(problems_by_path) -> list[tuple]:
     """(path, problem) of every error-severity problem: what keeps a workflow's fixtures from
-    running (fixtures.invoke.LoadedWorkflow, cli.check_units)."""
+    running (app.workflow.LoadedWorkflow, cli.check_units)."""
     return [(path, p) for path, probs in problems_by_path.items() for p in probs
             if p.severity == Severity.ERROR]

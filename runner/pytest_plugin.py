@@ -43,8 +43,8 @@ def pytest_configure(config) -> None:
     paths = config.getoption("stepsmith", default=None)
     if not paths:
         return
+    from stepsmith.runner.app.selection import parse_target
     from stepsmith.runner.errors import UsageError
-    from stepsmith.runner.fixtures.selection import parse_target
 
     if "" in paths:  # the bare flag: the configured paths, else "."
         paths = [p for p in paths if p] + _configured_paths()
@@ -187,7 +187,8 @@ class StepsmithItem(pytest.Item):
             self.add_marker(pytest.mark.stepsmith)
 
     def runtest(self) -> None:
-        from stepsmith.runner.app.cases import SandboxUnavailable, run_one
+        from stepsmith.runner.app.cases import run_one
+        from stepsmith.runner.errors import SandboxUnavailable
 
         try:  # the use case `stepsmith test` runs each fixture with
             result = run_one(self.case, live=self.config.getoption("stepsmith_live"))

@@ -1,9 +1,10 @@
 """Running fixtures from the editor: commands, run-on-save/type, code lens, result diagnostics.
 
-Runs use stepsmith.runner.fixtures (one fresh sandbox per fixture) on a small thread pool, never
-on the analysis worker, so they never delay diagnostics. Each step file has a generation
-counter: a newer edit/save bumps it, and a run whose generation is stale stops before its next
-fixture and publishes nothing.
+Runs use the core's engine (runner/app: the workflow loaded on the buffers, its cases, one
+fresh sandbox per fixture, traced) on a small thread pool, never on the analysis worker, so
+they never delay diagnostics. Which run is current is the core's book-keeping
+(runner/app/generations.py): a newer edit/save supersedes a file's older runs, which stop,
+their sandboxes killed, and publish nothing. This module keeps progress and notifications.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as T
+from stepsmith.runner.app.generations import Generation, Generations
+from stepsmith.runner.app.workflow import LoadedWorkflow, load_workflow
 from stepsmith.runner.workspace.fixtures import (
     fixture_files,
     folder_manifests,
@@ -46,18 +49,17 @@ class Runner:
         self.pool = ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1)),
                                        thread_name_prefix="stepsmith-run")
         self.lock = threading.Lock()
-        self.generation: dict[str, int] = {}  # step file path -> generation
+        self.runs = Generations()  # which run of each step file is current, their sandboxes
+        self.groups = self.runs.groups  # sandbox groups of the runs in progress
         self.results = RunResults()  # last results per step, fixture, file
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._sandbox: tuple[bool, str] | None = None
         self._shown_unavailable = False  # window/showMessage once per session
-        self.groups: set = set()  # sandbox groups of the runs in progress (killed on cancel)
         from stepsmith.server.live import LiveState
 
         self.live = LiveState()  # the last traced runs: coverage, values, stale marks
         self._spares = False
         self.started = 0  # fixture invocations started (the test hooks report it)
-        self.path_groups: dict[str, set] = {}  # step file -> sandbox groups of its runs
         # called with (manifest, step id, step file, text, LiveCases) after each finished run
         # of a step's fixtures; the mutants refresh takes them as its baseline
         self.listeners: list = []
@@ -69,8 +71,7 @@ class Runner:
             t.cancel()
         self._timers.clear()
         self.pool.shutdown(wait=False, cancel_futures=True)
-        for g in list(self.groups):  # and the sandboxes already running
-            g.kill()
+        self.runs.kill_all()  # and the sandboxes already running
         if self._spares:
             from stepsmith.runner.sandbox import spares
 
@@ -132,31 +133,18 @@ class Runner:
         return (norm(manifests[0]), where[1]) if manifests else None
 
     # ------------------------------------------------------------------ triggers
-    def bump(self, path: str) -> int:
-        """A newer edit/save of `path`: its older runs are superseded, their sandboxes killed
-        now (not when their next fixture ends: a spinning step would hold them to the wall
-        limit)."""
-        with self.lock:
-            g = self.generation.get(path, 0) + 1
-            self.generation[path] = g
-            older = self.path_groups.pop(path, set())
-        for group in older:
-            group.kill()
-        return g
-
     def on_save(self, uri: str) -> None:
         path = uri_to_path(uri)
         if not path:
             return
-        gen = self.bump(path)
-        self.file_tasks[path] = asyncio.ensure_future(self._run_file(path, gen,
-                                                                     from_buffer=False))
+        gen = self.runs.bump(path)
+        self.file_tasks[path] = asyncio.ensure_future(self._run_file(gen, from_buffer=False))
 
     def on_type(self, uri: str) -> None:
         path = uri_to_path(uri)
         if not path or not path.endswith(".py"):
             return
-        gen = self.bump(path)  # cancels any older run of this file
+        gen = self.runs.bump(path)  # cancels any older run of this file
         old = self._timers.pop(uri, None)
         if old is not None:
             old.cancel()
@@ -164,18 +152,18 @@ class Runner:
 
         def fire():
             self._timers.pop(uri, None)
-            self.file_tasks[path] = asyncio.ensure_future(self._run_file(path, gen,
-                                                                         from_buffer=True))
+            self.file_tasks[path] = asyncio.ensure_future(self._run_file(gen, from_buffer=True))
 
         self._timers[uri] = self.ls.loop.call_later(delay, fire)
 
-    async def _run_file(self, path: str, gen: int, from_buffer: bool) -> None:
+    async def _run_file(self, gen: Generation, from_buffer: bool) -> None:
         try:
-            steps = await self._off_loop(self._steps_with_fixtures, self.ls.session.snapshot(), path)
+            steps = await self._off_loop(self._steps_with_fixtures, self.ls.session.snapshot(),
+                                         gen[0])
             for mp, sid in steps:
-                if self.generation.get(path) != gen:
+                if not self.runs.current(gen):
                     return
-                await self.run_step(mp, sid, gen=(path, gen), from_buffer=from_buffer)
+                await self.run_step(mp, sid, gen=gen, from_buffer=from_buffer)
         except Exception as exc:
             self.ls.log_exception("background fixture run failed", exc)
 
@@ -235,15 +223,11 @@ class Runner:
 
     # ------------------------------------------------------------------ running
     @staticmethod
-    def _load(snapshot, manifest_path: str, from_buffer: bool):
-        from stepsmith.runner.fixtures.invoke import LoadedWorkflow, display_path
-        from stepsmith.runner.workspace.workflow_check import workflow_check
-
+    def _load(snapshot, manifest_path: str, from_buffer: bool) -> LoadedWorkflow:
+        """The runnable workflow as the core loads it, checked on the editor's buffers when
+        `from_buffer` (the path as the index spells it: results are matched by it)."""
         read = snapshot.buffer_text if from_buffer else None
-        mpath = Path(manifest_path)
-        check = workflow_check(mpath, read)
-        return LoadedWorkflow(manifest_path=mpath, dir=mpath.parent, check=check,
-                              workflow=check.manifest.workflow, shown=display_path(mpath.parent))
+        return load_workflow(manifest_path, read_text=read, resolve=False)
 
     def _run_case(self, case, source: str | None, group, repeat: int,
                   snapshot) -> tuple[Any, RunReply] | None:
@@ -269,7 +253,8 @@ class Runner:
             self.started += max(1, repeat)  # sandbox invocations asked for
         return run_live_case(case, source, repeat=repeat)
 
-    async def run_step(self, manifest_path: str, step_id: str, *, gen=None, from_buffer: bool = False,
+    async def run_step(self, manifest_path: str, step_id: str, *, gen: Generation | None = None,
+                       from_buffer: bool = False,
                        only: str | None = None, repeat: int = 1) -> list[RunReply]:
         ls = self.ls
         loop = asyncio.get_running_loop()
@@ -284,7 +269,7 @@ class Runner:
                                 "Diagnostics still work.", T.MessageType.Warning)
             results = await self._off_loop(unavailable_replies, ls.session.snapshot(), fixtures, reason,
                                            ls.session.encoding)
-            if gen is None or self.generation.get(gen[0]) == gen[1]:
+            if self.runs.current(gen):
                 await self._finish(manifest_path, step_id, results, only)
             return results
         token = None
@@ -312,20 +297,12 @@ class Runner:
             case_results = []
             live_cases = []
             done = 0
-            from stepsmith.runner.sandbox.process import Group
-
-            group = Group()
-            self.groups.add(group)
-            if gen is not None:
-                with self.lock:
-                    if self.generation.get(gen[0]) != gen[1]:
-                        group.kill()  # superseded before it started
-                    self.path_groups.setdefault(gen[0], set()).add(group)
+            group = self.runs.start(gen)
             snapshot = ls.session.snapshot()
             futures = [loop.run_in_executor(self.pool, self._run_case, c, source, group, repeat,
                                             snapshot) for c in cases]
             try:
-                async for lc, reply in _each(futures, gen, self.generation, group):
+                async for lc, reply in _each(futures, gen, self.runs, group):
                     live_cases.append(lc)
                     cr = lc.result
                     case_results.append(cr)
@@ -341,11 +318,8 @@ class Runner:
                 group.kill()
                 raise
             finally:
-                self.groups.discard(group)
-                if gen is not None:
-                    with self.lock:
-                        self.path_groups.get(gen[0], set()).discard(group)
-            if gen is not None and self.generation.get(gen[0]) != gen[1]:
+                self.runs.end(gen, group)
+            if not self.runs.current(gen):
                 return []
             if not from_buffer:  # saved code: pending changes, as `stepsmith test` writes them
                 from stepsmith.server.handlers.pending import sync_results
@@ -370,8 +344,8 @@ class Runner:
         """(run pool) The workflow loaded, the step's cases, the source to run (the buffer's
         when `from_buffer`), the step file and the text the runs execute; None when a
         half-typed buffer blocks the run."""
+        from stepsmith.runner.app import suite
         from stepsmith.runner.app.live import blocked
-        from stepsmith.runner.fixtures import suite
 
         lw = self._load(snapshot, manifest_path, from_buffer)
         if from_buffer and blocked(lw, step_id):
@@ -409,10 +383,10 @@ class _Superseded(Exception):
     pass
 
 
-async def _each(futures, gen, generation, group):
+async def _each(futures, gen: Generation | None, runs: Generations, group):
     """The case results as they complete; a newer edit (generation) kills the rest."""
     for fut in asyncio.as_completed(futures):
-        if gen is not None and generation.get(gen[0]) != gen[1]:
+        if not runs.current(gen):
             group.kill()
             for f in futures:
                 f.cancel()

@@ -76,7 +76,7 @@ def unavailable_replies(snapshot, fixtures, reason: str, encoding: str) -> list[
 
 
 def result_reply(cr, target: dict | None) -> RunReply:
-    """One case result (runner.fixtures.suite.CaseResult) as a reply."""
+    """One case result (runner.app.suite.CaseResult) as a reply."""
     from stepsmith.runner.fixtures.compare import unified_diff
 
     case = cr.case

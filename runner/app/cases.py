@@ -12,8 +12,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from stepsmith.runner.app.suite import Case, CaseResult
+from stepsmith.runner.app.workflow import LoadedWorkflow
 from stepsmith.runner.errors import SandboxUnavailable
-from stepsmith.runner.fixtures.suite import Case, CaseResult
 
 OUTCOMES = ("passed", "recorded", "failed", "error")
 
@@ -43,7 +44,7 @@ class SuiteRequest:
 
 @dataclass
 class Selection:
-    workflows: list  # LoadedWorkflow
+    workflows: list[LoadedWorkflow]
     cases: list[Case]  # every fixture of those workflows
     selected: list[Case]
     notes: list[str] = field(default_factory=list)  # what --lf did
@@ -75,7 +76,7 @@ class LoopReport:
                 for i in self.waiting]
 
     def to_json(self) -> dict:
-        from stepsmith.runner.fixtures.invoke import display_path
+        from stepsmith.runner.display import display_path
 
         return {"pending": [str(c.path) for c in self.written],
                 "waiting_for_review": self.waiting_json(display_path),
@@ -154,11 +155,9 @@ class SuiteOutcome:
     def _step_sources(self) -> list[tuple[str, str, object]]:
         """(shown path, text, the pinned interpreter) of every step file the selected
         workflows name."""
-        from stepsmith.runner.fixtures.invoke import (
-            InvokeError,
-            display_path,
-            step_code,
-        )
+        from stepsmith.runner.app.workflow import step_code
+        from stepsmith.runner.display import display_path
+        from stepsmith.runner.errors import InvokeError
 
         out = []
         for lw in self.selection.workflows:
@@ -211,7 +210,7 @@ def probe_sandbox_ahead() -> None:
     import contextlib
     import threading
 
-    from stepsmith.runner.fixtures.invoke import sandbox_status
+    from stepsmith.runner.app.workflow import sandbox_status
 
     def probe() -> None:
         with contextlib.suppress(Exception):  # ensure_sandbox asks again and reports it
@@ -222,7 +221,7 @@ def probe_sandbox_ahead() -> None:
 
 def ensure_sandbox(cases: list[Case]) -> None:
     """SandboxUnavailable when any of `cases` would execute step code and cannot."""
-    from stepsmith.runner.fixtures.invoke import sandbox_status
+    from stepsmith.runner.app.workflow import sandbox_status
 
     if not any(c.fixture is not None for c in cases):
         return
@@ -289,7 +288,7 @@ def run(selection: Selection, req: SuiteRequest,
 
 
 def _run_cases(cases, req: SuiteRequest, on_done, maxfail, stop) -> list[CaseResult]:
-    from stepsmith.runner.fixtures.suite import run_cases
+    from stepsmith.runner.app.suite import run_cases
 
     return run_cases(cases, jobs=req.jobs, live=req.live, on_done=on_done, maxfail=maxfail,
                      coverage=req.coverage, repeat=req.repeat, stop=stop)
@@ -320,7 +319,7 @@ def after_run(results, workflows, *, update: bool = False, strict: bool = False,
     with `update`, and find stale wired fixtures (SF001). `ci` (without `update`): write
     none, count them (a pending change is for a person to review, not for a CI runner)."""
     from stepsmith.runner.app import fixture_loop as loop
-    from stepsmith.runner.fixtures import pending
+    from stepsmith.runner.app import pending
     from stepsmith.runner.fixtures.stale import stale_fixtures
 
     report = LoopReport(strict=strict, update=update)
@@ -344,7 +343,7 @@ def after_run(results, workflows, *, update: bool = False, strict: bool = False,
 
 def run_one(case: Case, *, live: bool = False) -> CaseResult:
     """One fixture (the pytest plugin's item); SandboxUnavailable rather than unsandboxed."""
-    from stepsmith.runner.fixtures.suite import run_case
+    from stepsmith.runner.app.suite import run_case
 
     ensure_sandbox([case])
     return run_case(case, live=live)
@@ -352,8 +351,8 @@ def run_one(case: Case, *, live: bool = False) -> CaseResult:
 
 def workflow_items(manifest, *, base=None, shown: str | None = None) -> list[Case]:
     """The fixtures of one workflow, as collected items (pytest plugin)."""
-    from stepsmith.runner.fixtures.invoke import load_workflow
-    from stepsmith.runner.fixtures.suite import workflow_cases
+    from stepsmith.runner.app.suite import workflow_cases
+    from stepsmith.runner.app.workflow import load_workflow
 
     lw = load_workflow(manifest, base=base)
     if shown is not None:

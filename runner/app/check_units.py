@@ -97,10 +97,10 @@ def fixture_side(manifest: Path, wc, read_text=None) -> tuple[list, list]:
     disk, for the findings of each file (SF002-SF009); SF001 compares the saved files."""
     import dataclasses
 
-    from stepsmith.runner.fixtures.invoke import loaded_workflow
+    from stepsmith.runner.app.suite import base_for, workflow_cases
+    from stepsmith.runner.app.workflow import loaded_workflow
     from stepsmith.runner.fixtures.lint import check_fixtures
     from stepsmith.runner.fixtures.stale import stale_fixtures
-    from stepsmith.runner.fixtures.suite import base_for, workflow_cases
 
     # fixtures are part of the workflow: SF002-SF008 with positions
     fixture_found = list(check_fixtures(manifest, wc.manifest.workflow, read_text).items())

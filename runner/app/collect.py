@@ -1,5 +1,5 @@
 """Collecting what a suite request selects, one workflow at a time: the one discovery, then
-pytest's selection (runner/fixtures/selection.py).
+pytest's selection (runner/app/selection.py).
 
 `stepsmith test` starts the first workflow's fixtures while the next ones load (issue 20,
 start-up: loading and checking 20 workflows and their 280 fixtures took about a tenth of the
@@ -23,7 +23,7 @@ class Collection:
     needs every workflow and returns the Selection."""
 
     def __init__(self, req) -> None:
-        from stepsmith.runner.fixtures.selection import (
+        from stepsmith.runner.app.selection import (
             compile_keywords,
             manifests_of,
             parse_target,
@@ -53,15 +53,11 @@ class Collection:
                     or r.stepwise_skip or r.stepwise_reset or r.shard is not None)
 
     def each(self) -> Iterator[list]:
-        from stepsmith.runner.fixtures.invoke import InvokeError
-        from stepsmith.runner.fixtures.selection import select_cases
-        from stepsmith.runner.fixtures.suite import load_one
+        from stepsmith.runner.app.selection import select_cases
+        from stepsmith.runner.app.suite import load_one
 
         for manifest in self.manifests:
-            try:
-                lw, cases = load_one(manifest)
-            except InvokeError as exc:
-                raise UsageError(str(exc)) from None
+            lw, cases = load_one(manifest)  # InvokeError (a UsageError) for no manifest
             self.workflows.append(lw)
             self.cases.extend(cases)
             chosen = select_cases(cases, self.targets, self.req.steps, self.keywords)
@@ -78,7 +74,7 @@ class Collection:
         """The Selection (every workflow loaded): UsageError when it selects nothing it named;
         then --lf / --ff / --sw / --shard."""
         from stepsmith.runner.app.cases import Selection
-        from stepsmith.runner.fixtures.invoke import unknown_step_message
+        from stepsmith.runner.app.workflow import unknown_step_message
 
         req = self.req
         known = sorted({s for w in self.workflows for s in w.step_ids})

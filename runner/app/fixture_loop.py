@@ -11,9 +11,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from stepsmith.runner.app import pending
+from stepsmith.runner.app.pending import Conflict, PendingChange, PendingProblem
 from stepsmith.runner.errors import UsageError
-from stepsmith.runner.fixtures import pending
-from stepsmith.runner.fixtures.pending import Conflict, PendingChange, PendingProblem
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ def workflow_dirs(paths: Iterable[str | Path]) -> list[WorkflowFolder]:
     """Every workflow folder reached from `paths` (the one discovery: below a folder, else
     upward), each once. A path inside a workflow folder (a fixture, a pending file, a step
     file, `steps/`) narrows that folder's changes to the ones it covers; None: all of them."""
-    from stepsmith.runner.fixtures.invoke import display_path
+    from stepsmith.runner.display import display_path
     from stepsmith.runner.workspace.discovery import discover
 
     out: dict[Path, list] = {}
@@ -111,8 +111,9 @@ def _covered(folder: WorkflowFolder, loaded: list, step_id: str, files: list[Pat
     """Does the folder's narrowing cover this change: one of its files, or the step's code?"""
     if folder.narrow is None:
         return True
-    from stepsmith.runner.fixtures.invoke import InvokeError, load_workflow
-    from stepsmith.runner.fixtures.selection import at_or_under, within
+    from stepsmith.runner.app.selection import at_or_under, within
+    from stepsmith.runner.app.workflow import load_workflow
+    from stepsmith.runner.errors import InvokeError
 
     if any(at_or_under(f, n) for f in files for n in folder.narrow):
         return True

@@ -21,21 +21,16 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
 
-from stepsmith.runner.fixtures.compare import describe_result
-from stepsmith.runner.fixtures.invocations import plain_result
-from stepsmith.runner.fixtures.invoke import (
-    InvokeError,
-    LoadedWorkflow,
-    build_inputs,
-    invoke,
-    step_code,
-)
-from stepsmith.runner.fixtures.suite import (
+from stepsmith.runner.app.invocations import plain_result
+from stepsmith.runner.app.suite import (
     Case,
     CaseResult,
     compare,
     run_case,
 )
+from stepsmith.runner.app.workflow import LoadedWorkflow, build_inputs, invoke, step_code
+from stepsmith.runner.errors import InvokeError
+from stepsmith.runner.fixtures.compare import describe_result
 from stepsmith.runner.sandbox.process import Group, joined
 
 TRACE = "values"
@@ -71,9 +66,9 @@ class LiveOutcome:
 def blocked(lw: LoadedWorkflow, step_id: str) -> str | None:
     """Why the step's fixtures may not run on this workflow's texts (the check problems that
     block it: its own code and manifest entry, or the whole manifest), or None: a problem
-    elsewhere does not stop a step (fixtures/blocking.py)."""
+    elsewhere does not stop a step (app/blocking.py)."""
     if not lw.ok:
-        from stepsmith.runner.fixtures.blocking import causes
+        from stepsmith.runner.app.blocking import causes
 
         whole, per_step = causes(lw)
         found = [whole] if whole is not None else per_step.get(step_id, [])
@@ -114,7 +109,7 @@ def run_live_case(case: Case, source: str | None, trace: str | None = TRACE,
     out.duration_ms = res.get("duration_ms") or (time.perf_counter() - t0) * 1000
     out.code_file = (code.rel, code.source.encode("utf-8"))  # what ran: a pending change's code
     if len(raws) > 1:
-        from stepsmith.runner.sandbox.repeat import compare_runs
+        from stepsmith.runner.fixtures.repeat import compare_runs
 
         disagreement = compare_runs(raws)
         if disagreement is not None:
@@ -141,7 +136,7 @@ def run_live(lw: LoadedWorkflow, step_id: str, source: str | None, *, group: Gro
              only: Callable[[Case], bool] | None = None) -> LiveOutcome:
     """Run the step's fixtures on `source`; a `group.kill()` from another thread ends them
     (the outcome then says `cancelled` and holds no results)."""
-    from stepsmith.runner.fixtures.suite import workflow_cases
+    from stepsmith.runner.app.suite import workflow_cases
 
     t0 = time.perf_counter()
     cases = [c for c in workflow_cases(lw, collapse=False)

@@ -2,12 +2,12 @@
 `mutants` tool.
 
 First every selected fixture runs once on the unmutated code, traced, through the suite's
-engine (`fixtures.suite.run_cases`, the sandboxes `stepsmith test` uses), or is taken from
+engine (`app.suite.run_cases`, the sandboxes `stepsmith test` uses), or is taken from
 the editor's own traced run of the same text (`MutantsRequest.ran`): that says what each
 fixture reaches (and which fixtures pass: one that fails already cannot judge a mutant and
 is left out, with a note). Then the mutants (each the text of its step file,
 `LoadedWorkflow.texts`) run the fixtures that reach their line, in rounds
-(mutants/rounds.py), many runs to a sandbox (mutants/judge.py: forked children of one
+(app/mutant_rounds.py), many runs to a sandbox (app/mutant_judge.py: forked children of one
 sandbox, each with a `test` run's limits). Verdicts and baselines are cached
 (runner/mutants/cache.py). Nothing is written to a workflow folder: no pending change, no
 last-failed state, no durations.
@@ -24,8 +24,8 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from stepsmith.runner.app.mutant_rounds import Rounds
 from stepsmith.runner.errors import UsageError
-from stepsmith.runner.mutants.rounds import Rounds
 from stepsmith.runner.mutants.verdicts import MutantsReport, OptedOut
 
 
@@ -101,8 +101,8 @@ def run_mutants(req: MutantsRequest, *, on_progress: Callable[[int, int], None] 
 
 
 def _files(selection, req: MutantsRequest, report: MutantsReport) -> list[_File]:
-    from stepsmith.runner.fixtures.invoke import InvokeError, display_path, step_code
-    from stepsmith.runner.mutants.select import chosen_steps
+    from stepsmith.runner.app.mutant_select import chosen_steps
+    from stepsmith.runner.app.workflow import InvokeError, display_path, step_code
 
     chosen = chosen_steps(selection, req.paths, req.steps, req.keywords)
     texts = {Path(p).resolve(): t for p, t in req.texts.items()}
@@ -161,13 +161,13 @@ def _code() -> str:
 
 class _Judge(Rounds):
     """The two phases of a run over the chosen files, sharing the cache and the stop event
-    (the mutants' rounds: mutants/rounds.py)."""
+    (the mutants' rounds: app/mutant_rounds.py)."""
 
     def __init__(self, files: list[_File], req: MutantsRequest, cache, report: MutantsReport,
                  stop: threading.Event, on_progress, pool: Executor | None = None,
                  group=None) -> None:
-        from stepsmith.runner.fixtures.invoke import active_limits
-        from stepsmith.runner.fixtures.suite import default_jobs
+        from stepsmith.runner.app.suite import default_jobs
+        from stepsmith.runner.app.workflow import active_limits
         from stepsmith.runner.sandbox import runtime_identity
 
         self.files, self.req, self.cache, self.report = files, req, cache, report
@@ -193,8 +193,8 @@ class _Judge(Rounds):
         return found
 
     def _key(self, kind: str, f: _File, case, code: str) -> str:
+        from stepsmith.runner.app.workflow import clock_timezone
         from stepsmith.runner.fixtures.effects import effects_declared
-        from stepsmith.runner.fixtures.invoke import clock_timezone
         from stepsmith.runner.mutants.cache import key
 
         step = case.workflow.step(case.step_id)
@@ -207,9 +207,9 @@ class _Judge(Rounds):
     # ------------------------------------------------------------------ baseline
     def baseline(self) -> None:
         """Every fixture once on the unmutated code, traced (or its cached answer)."""
+        from stepsmith.runner.app.mutant_select import closure_text
+        from stepsmith.runner.app.suite import run_cases
         from stepsmith.runner.coverage.static import analyse
-        from stepsmith.runner.fixtures.suite import run_cases
-        from stepsmith.runner.mutants.select import closure_text
 
         need, keys = [], {}
         for f in self.files:

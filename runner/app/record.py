@@ -71,7 +71,7 @@ def fixture_document(given: dict, at: str | None, seed: int | None, res: dict) -
 def record_fixture(req: RecordRequest) -> Recorded:
     import json
 
-    from stepsmith.runner.fixtures.invoke import display_path
+    from stepsmith.runner.display import display_path
     from stepsmith.runner.safeio import write_atomic
 
     d = recorded_document(req)
@@ -92,7 +92,7 @@ def propose(req: RecordRequest, source: str = "agent"):
     assistant may do (a person accepts it with `stepsmith review`). The change carries the
     step file that computed it, as `stepsmith test`'s do, so `review` accepts it while that
     code is unchanged. Returns (the PendingChange, the Draft)."""
-    from stepsmith.runner.fixtures import pending
+    from stepsmith.runner.app import pending
     from stepsmith.runner.safeio import FIXTURE_CAP, read_if_exists
 
     d = recorded_document(req, overwriting_allowed=True)
@@ -108,14 +108,9 @@ def recorded_document(req: RecordRequest, *, overwriting_allowed: bool | None = 
     UsageError as `record` says them.
     `overwriting_allowed` (default `req.force`): whether an existing fixture may be replaced
     (a pending change proposes a replacement without writing the fixture)."""
+    from stepsmith.runner.app.workflow import known_credentials, load_granted, secrets_in
+    from stepsmith.runner.display import display_path
     from stepsmith.runner.fixtures.effects import check_effects
-    from stepsmith.runner.fixtures.invoke import (
-        InvokeError,
-        display_path,
-        known_credentials,
-        load_granted,
-        secrets_in,
-    )
 
     if not CASE_NAME.fullmatch(req.name):
         raise UsageError(f"case name {req.name!r} is not a case name ({CASE_RULE})")
@@ -134,10 +129,7 @@ def recorded_document(req: RecordRequest, *, overwriting_allowed: bool | None = 
                          "fixture then serves this recording in tests), or --response FILE "
                          "with the output to record, offline")
     ensure_sandbox()
-    try:
-        granted = load_granted(lw, step, live=req.step.live)
-    except InvokeError as exc:
-        raise UsageError(str(exc)) from exc
+    granted = load_granted(lw, step, live=req.step.live)
     res = execute(p, seed=req.step.seed, live=req.step.live, connections=granted)
     status = res.get("status")
     if status in NOT_RECORDABLE:
@@ -165,8 +157,8 @@ def recorded_document(req: RecordRequest, *, overwriting_allowed: bool | None = 
 def _from_response(req: RecordRequest, p) -> tuple[dict, dict]:
     """The fixture of a public_egress step whose output is the --response file's JSON: what
     `stepsmith test` serves for it offline, recorded without a live call."""
+    from stepsmith.runner.errors import InvokeError
     from stepsmith.runner.fixtures.command_inputs import read_inputs
-    from stepsmith.runner.fixtures.invoke import InvokeError
     from stepsmith.runner.fixtures.load import forbidden_fields
 
     if p.step.network != "public_egress":

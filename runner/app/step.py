@@ -32,13 +32,7 @@ class PreparedStep:
 def prepare(req: StepRequest) -> PreparedStep:
     """Everything checked before anything runs: UsageError for a bad request, Refused for a
     workflow with check problems or forbidden inputs."""
-    from stepsmith.runner.fixtures.command_inputs import (
-        check_forbidden_inputs,
-        parse_at,
-        read_inputs,
-    )
-    from stepsmith.runner.fixtures.invoke import (
-        InvokeError,
+    from stepsmith.runner.app.workflow import (
         build_inputs,
         clock_timezone,
         load_workflow,
@@ -46,13 +40,16 @@ def prepare(req: StepRequest) -> PreparedStep:
         step_code,
         unknown_step_message,
     )
+    from stepsmith.runner.errors import InvokeError
+    from stepsmith.runner.fixtures.command_inputs import (
+        check_forbidden_inputs,
+        parse_at,
+        read_inputs,
+    )
 
-    try:
-        lw = load_workflow(req.path)
-        # a time without an offset is wall time in the workflow's zone, as its schedule
-        at = parse_at(req.at, clock_timezone(lw))
-    except InvokeError as exc:
-        raise UsageError(str(exc)) from exc
+    lw = load_workflow(req.path)
+    # a time without an offset is wall time in the workflow's zone, as its schedule
+    at = parse_at(req.at, clock_timezone(lw))
     why = pin_problem(lw)  # first: no interpreter is a stop of its own (exit 2), with the fix
     if why:
         raise UsageError(why)
@@ -62,22 +59,20 @@ def prepare(req: StepRequest) -> PreparedStep:
     step = lw.step(req.step)
     if step is None:
         raise UsageError(unknown_step_message(req.step, lw.step_ids, lw.shown))
-    given: dict = {}
+    given = read_inputs(req.inputs) if isinstance(req.inputs, str) else dict(req.inputs)
+    check_forbidden_inputs(given)
     try:
-        given = read_inputs(req.inputs) if isinstance(req.inputs, str) else dict(req.inputs)
-        check_forbidden_inputs(given)
         inputs = build_inputs(step, given)
-        code = step_code(lw, step)
     except InvokeError as exc:
-        kind = Refused if "forbidden" in str(exc) else UsageError
-        hint = ("; give them with --inputs FILE" if not given and isinstance(req.inputs, dict)
-                and "no value for" in str(exc) else "")
-        raise kind(str(exc) + hint) from exc
+        if given or not isinstance(req.inputs, dict) or "no value for" not in str(exc):
+            raise
+        raise InvokeError(f"{exc}; give them with --inputs FILE") from exc  # what to do
+    code = step_code(lw, step)
     return PreparedStep(lw, step, code, given, inputs, at)
 
 
 def ensure_sandbox() -> None:
-    from stepsmith.runner.fixtures.invoke import sandbox_status
+    from stepsmith.runner.app.workflow import sandbox_status
 
     ok, why = sandbox_status()
     if not ok:
@@ -87,13 +82,11 @@ def ensure_sandbox() -> None:
 def execute(p: PreparedStep, *, seed: int | None = None, live: bool = False,
             connections: dict | None = None) -> dict:
     """The step's typed result as a dict; SandboxUnavailable when it could not run."""
-    from stepsmith.runner.fixtures.invoke import InvokeError, invoke, result_dict
+    from stepsmith.runner.app.workflow import invoke, result_dict
 
     ensure_sandbox()
-    try:
-        res = result_dict(invoke(p.workflow, p.code, p.inputs, evaluation_time=p.at, seed=seed,
-                                 live=live, connections=connections))
-    except InvokeError as exc:  # a live run's missing credential: which alias, looked where
-        raise UsageError(str(exc)) from exc
+    # a live run's missing credential is an InvokeError naming the alias and where it looked
+    res = result_dict(invoke(p.workflow, p.code, p.inputs, evaluation_time=p.at, seed=seed,
+                             live=live, connections=connections))
     res["evaluation_time"] = p.at  # the instant used, with its offset (None: no pinned time)
     return res

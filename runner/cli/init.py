@@ -75,7 +75,8 @@ def default_slug(folder: Path) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from stepsmith.runner.fixtures.invoke import display_path, runtime_python
+    from stepsmith.runner.app.workflow import runtime_python
+    from stepsmith.runner.display import display_path
     from stepsmith.runner.safeio import write_atomic
 
     folder = Path(args.path)

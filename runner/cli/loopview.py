@@ -35,8 +35,8 @@ def print_stdout(console, text: str | None, indent: str = "  ") -> None:
 
 def print_change(console, item) -> None:
     """One pending change: where, and what accepting it changes in the fixture."""
+    from stepsmith.runner.display import display_path
     from stepsmith.runner.fixtures.compare import is_big
-    from stepsmith.runner.fixtures.invoke import display_path
 
     if item.change is None:
         console.print(f"[bold red]UNUSABLE[/] {escape(item.id)}: {escape(item.problem.message)}")

@@ -32,7 +32,7 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from stepsmith.runner.app.interpreters import workflow_python
-    from stepsmith.runner.fixtures.invoke import display_path
+    from stepsmith.runner.display import display_path
     from stepsmith.runner.settings import active
     from stepsmith.runner.workspace.discovery import discover
 

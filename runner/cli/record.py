@@ -54,8 +54,8 @@ def run(args: argparse.Namespace) -> int:
     from stepsmith.runner.app.step import StepRequest
     from stepsmith.runner.cli.console import SafeConsole as Console
     from stepsmith.runner.cli.render import print_result
+    from stepsmith.runner.display import display_path
     from stepsmith.runner.errors import StepsmithError
-    from stepsmith.runner.fixtures.invoke import display_path
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     if args.case is not None:

@@ -1,5 +1,5 @@
 """`stepsmith record PATH --case CASE [--name NAME]`: one fixture per step from a workflow
-case (see stepsmith.runner.fixtures.record_case). Exit 0 when every step was recorded (new,
+case (see stepsmith.runner.app.record_case). Exit 0 when every step was recorded (new,
 unchanged or pending), 1 when a step failed or was skipped, 2 on usage errors or an
 unavailable sandbox."""
 
@@ -17,7 +17,7 @@ def run(args: argparse.Namespace) -> int:
     from stepsmith.runner.app.workflow_runs import record_case
     from stepsmith.runner.cli.console import SafeConsole as Console
     from stepsmith.runner.cli.loopview import print_stdout
-    from stepsmith.runner.fixtures.invoke import display_path
+    from stepsmith.runner.display import display_path
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     out = Console(highlight=False, soft_wrap=True)

@@ -1,5 +1,5 @@
 """`stepsmith run-workflow PATH --case CASE [--run-id ID]`: run a whole workflow, accepting
-each step's result before the next one starts (see stepsmith.runner.store.stored_runs).
+each step's result before the next one starts (see stepsmith.runner.app.stored_runs).
 
 Exit 0 when every step was accepted or reused, 1 when a step failed or the store refused
 (different request / different runtime identity under this run id), 2 on usage errors

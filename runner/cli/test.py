@@ -86,6 +86,7 @@ def register(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from stepsmith.runner.app import cases as suite
+    from stepsmith.runner.errors import SandboxUnavailable
     from stepsmith.runner.settings import active
 
     err = _StderrConsole()
@@ -133,8 +134,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             with progress:
                 outcome = suite.run_request(req, on_selected=progress.selected, on_done=done)
-    except suite.SandboxUnavailable as exc:
-        raise suite.SandboxUnavailable(str(exc), lines=(
+    except SandboxUnavailable as exc:  # the CLI's own advice under the core's message
+        raise SandboxUnavailable(str(exc), lines=(
             "Refusing to run step code outside the sandbox.",)) from None
     from stepsmith.runner.cli.test_output import write_reports
 
@@ -196,7 +197,7 @@ class _StderrConsole:
 #: run mostly waits on them), not after the last fixture (issue 20, start-up and wind-down).
 REPORT_MODULES = ("stepsmith.runner.cli.test_report", "stepsmith.runner.cli.test_output",
                   "stepsmith.runner.cli.test_loop", "stepsmith.runner.app.fixture_loop",
-                  "stepsmith.runner.fixtures.pending", "stepsmith.runner.fixtures.shard",
+                  "stepsmith.runner.app.pending", "stepsmith.runner.fixtures.shard",
                   "stepsmith.runner.fixtures.stale", "stepsmith.runner.cli.console",
                   "rich.table")
 

@@ -8,7 +8,7 @@ def print_loop(report, out, err) -> None:
     from rich.markup import escape
     from stepsmith.runner.app.fixture_loop import summary
     from stepsmith.runner.cli.loopview import print_decision
-    from stepsmith.runner.fixtures.invoke import display_path
+    from stepsmith.runner.display import display_path
 
     if report.waiting:  # proposals (and changes) a person has to decide
         from stepsmith.runner.app.fixture_loop import waiting_sentence

@@ -58,7 +58,7 @@ def print_text(console, outcome, show_stdout: bool = False, table_all: bool = Fa
     from stepsmith.runner.cli.loopview import print_differences, print_stdout
     from stepsmith.runner.fixtures.compare import unified_diff
 
-    for r in results:  # each cause once, with the fixtures it blocks (fixtures/blocking.py)
+    for r in results:  # each cause once, with the fixtures it blocks (app/blocking.py)
         if r.outcome == "error" and r.case.blocked and r.case.problems:
             head, *lines = r.case.problems
             console.print(f"[bold magenta]ERROR[/]  {escape(r.case.workflow.shown)}: "

@@ -20,7 +20,7 @@ from stepsmith.server.workspace import norm, path_to_uri, uri_to_path
 def sync_results(case_results, results: list) -> None:
     """After an editor run of saved code: write/drop pending changes as `stepsmith test` does
     and tell the client where each one is (`pendingUri`)."""
-    from stepsmith.runner.fixtures import pending
+    from stepsmith.runner.app import pending
 
     written, _problems = pending.sync(case_results)
     where = {(c.step_id, c.case): path_to_uri(str(c.path)) for c in written}

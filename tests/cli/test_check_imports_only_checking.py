@@ -8,7 +8,7 @@ import sys
 
 RUN_ONLY = ("stepsmith.runner.sandbox.process", "stepsmith.runner.sandbox.cmdline",
             "stepsmith.runner.sandbox.egress", "stepsmith.runner.sandbox.spares",
-            "stepsmith.runner.sandbox.seccomp", "stepsmith.runner.fixtures.invocations",
+            "stepsmith.runner.sandbox.seccomp", "stepsmith.runner.app.invocations",
             "concurrent.futures", "stepsmith.runner.store", "rich")
 
 

@@ -63,3 +63,34 @@ def test_record_fixture_returns_what_it_wrote(wf):
                                                    "2026-12-01T07:00:00+00:00"), "two"))
     assert rec.status == "ok" and rec.result["output"] == {"sum": "2.50"}
     assert json.loads(rec.target.read_text())["expected"]["output"] == {"sum": "2.50"}
+
+
+def test_workflow_runs_raise_their_kind_where_it_is_known(tmp_path, kit, monkeypatch):
+    """run-workflow, record --case and replay: no error class of their own and no mapping
+    layer; each stop is runner/errors.py's kind from where it is known, with its exit code."""
+    from stepsmith.runner.app import stored_runs, workflow_runs
+    from stepsmith.runner.app.workflow import load_workflow
+    from stepsmith.runner.errors import InvokeError
+
+    monkeypatch.chdir(tmp_path)
+    wf = kit.run_workflow_dir(tmp_path / "wf")
+    run = workflow_runs.RunRequest
+    with pytest.raises(UsageError, match="no workflow case 'day2'; did you mean 'day1'") as e:
+        workflow_runs.run_workflow(run(str(wf), "day2"))
+    assert exit_code(e.value) == 2
+    with pytest.raises(UsageError, match="run id 'a/b'"):
+        workflow_runs.run_workflow(run(str(wf), "day1", run_id="a/b"))
+    with pytest.raises(InvokeError, match="no workflow manifest here"):
+        workflow_runs.run_workflow(run(str(tmp_path), "day1"))
+    with pytest.raises(UsageError, match="no run 'day1': no accepted results"):
+        workflow_runs.replay(str(wf), "day1")
+    (wf / "fixtures" / "_workflow" / "day1.json").write_text('{"sources": 1}')
+    with pytest.raises(Refused) as e:  # a broken case: the loader says what, exit 1
+        workflow_runs.record_case(str(wf), "day1")
+    assert exit_code(e.value) == 1
+    (wf / "fixtures" / "_workflow" / "day1.json").write_text(json.dumps(kit.RUN_CASE))
+    (wf / "steps" / "calc.py").write_text("import os\n" + kit.ADD_CODE)
+    with pytest.raises(Refused, match="the workflow has check problems") as e:
+        stored_runs.run_workflow(load_workflow(wf), "day1")  # the engine refuses it itself
+    assert exit_code(e.value) == 1
+    assert not (wf / ".stepsmith" / "results.sqlite3").exists()  # nothing stored

@@ -113,7 +113,7 @@ def test_repeat_zero_is_a_usage_error(run, wf, capsys):
 def test_repeat_reports_runs_that_disagree(run, wf, capsys, monkeypatch):
     # the dialect is deterministic in the sandbox (tests/sandbox/test_sandbox_repeat.py), so
     # the disagreement is made after the real runs: the second run's output differs
-    from stepsmith.runner.fixtures import invocations
+    from stepsmith.runner.app import invocations
 
     real, calls = invocations.invoke, []
 

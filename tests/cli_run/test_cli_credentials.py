@@ -128,14 +128,7 @@ def test_live_missing_credential_names_alias_and_places(tmp_path, kit, capsys, m
 
 
 def test_live_run_gets_the_workflow_scoped_credential_first(tmp_path, kit, capsys, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    m = kit.demo_manifest()
-    m["connections"]["vault"] = {"description": "a secret store"}
-    m["steps"].append({"id": "leak", "explanation": "Echo it.", "code": "steps/leak.py:leak",
-                       "inputs": {"x": "1"}, "connections": ["vault"]})
-    code_ = "def leak(x, connections):\n    return {'n': len(connections['vault'])}\n"
-    wf = kit.write_workflow(tmp_path / "wf", m,
-                            {"steps/calc.py": kit.ADD_CODE, "steps/leak.py": code_})
+    wf = _case_workflow(tmp_path, kit, monkeypatch)
     monkeypatch.setenv("STEPSMITH_CONNECTION_VAULT", "x" * 5)
     monkeypatch.setenv("STEPSMITH_CONNECTION_DEMO_VAULT", "y" * 9)
     code, out, err = cli(capsys, "run", wf, "--step", "leak", "--inputs", _inputs(tmp_path),
@@ -164,3 +157,60 @@ def test_credential_file_rules(tmp_path):
     f.write_bytes(b"x=" + b"a" * (70 * 1024))
     with pytest.raises(UnsafePath, match="limit"):
         load_connections(tmp_path, ["xero"], environ={})
+
+
+def _case_workflow(tmp_path, kit, monkeypatch):
+    """A workflow whose `leak` step (granted `vault`) returns the credential's length, with a
+    case `day1`; no public_egress step, so a live run needs no network."""
+    monkeypatch.chdir(tmp_path)
+    m = kit.demo_manifest()
+    m["connections"]["vault"] = {"description": "a secret store"}
+    m["steps"].append({"id": "leak", "explanation": "Echo it.", "code": "steps/leak.py:leak",
+                       "inputs": {"x": "sources.numbers"}, "connections": ["vault"]})
+    code_ = "def leak(x, connections):\n    return {'n': len(connections['vault'])}\n"
+    case = {"sources": {"numbers": "1.25"}, "evaluation_time": AT}
+    return kit.write_workflow(tmp_path / "wf", m,
+                              {"steps/calc.py": kit.ADD_CODE, "steps/leak.py": code_},
+                              {"_workflow/day1": case})
+
+
+def test_live_record_of_a_case_hands_the_step_its_real_credential(tmp_path, kit, capsys,
+                                                                  monkeypatch):
+    wf = _case_workflow(tmp_path, kit, monkeypatch)
+    monkeypatch.setenv("STEPSMITH_CONNECTION_VAULT", "x" * 5)
+    monkeypatch.setenv("STEPSMITH_CONNECTION_DEMO_VAULT", "y" * 9)
+    code, out, err = cli(capsys, "record", wf, "--case", "day1", "--live")
+    assert code == 0, out + err
+    doc = json.loads((wf / "fixtures" / "leak" / "day1.json").read_text())
+    assert doc["expected"]["output"] == {"n": 9}  # the workflow-scoped credential, not a
+    # placeholder (len("stepsmith-placeholder:vault") is 27)
+    code, out, err = cli(capsys, "record", wf, "--case", "day1", "--name", "off")
+    assert code == 0, out + err
+    doc = json.loads((wf / "fixtures" / "leak" / "off.json").read_text())
+    assert doc["expected"]["output"] == {"n": len("stepsmith-placeholder:vault")}
+
+
+def test_live_record_of_a_case_names_a_missing_credential(tmp_path, kit, capsys, monkeypatch):
+    wf = _case_workflow(tmp_path, kit, monkeypatch)
+    monkeypatch.delenv("STEPSMITH_CONNECTION_VAULT", raising=False)
+    monkeypatch.delenv("STEPSMITH_CONNECTION_DEMO_VAULT", raising=False)
+    code, out, err = cli(capsys, "record", wf, "--case", "day1", "--live")
+    assert code != 0, out + err
+    assert "'vault'" in out + err and "$STEPSMITH_CONNECTION_DEMO_VAULT" in out + err
+    assert "Traceback" not in out + err and "KeyError" not in out + err
+    assert not (wf / "fixtures" / "leak" / "day1.json").exists()
+
+
+def test_live_run_of_a_case_hands_the_step_its_real_credential(tmp_path, kit, capsys,
+                                                               monkeypatch):
+    wf = _case_workflow(tmp_path, kit, monkeypatch)
+    monkeypatch.setenv("STEPSMITH_CONNECTION_DEMO_VAULT", "y" * 9)
+    code, out, err = cli(capsys, "run-workflow", wf, "--case", "day1", "--live",
+                         "--run-id", "live", "--format", "json")
+    assert code == 0, out + err
+    steps = {s["step"]: s for s in json.loads(out)["steps"]}
+    assert steps["leak"]["result"]["output"] == {"n": 9}
+    code, out, err = cli(capsys, "run-workflow", wf, "--case", "day1", "--format", "json")
+    assert code == 0, out + err
+    steps = {s["step"]: s for s in json.loads(out)["steps"]}
+    assert steps["leak"]["result"]["output"] == {"n": len("stepsmith-placeholder:vault")}

@@ -115,3 +115,20 @@ def test_bad_recorded_from_is_a_clear_fixture_error(wf, capsys, kit):
     kit.write_fixture(wf, "add/odd", doc)
     code, out, _ = cli(capsys, "test", "wf")
     assert code == 1 and "recorded_from must be an object with a case name" in out
+
+
+@pytest.mark.parametrize("timezone", [None, "Asia/Tokyo"])
+def test_recorded_upstream_hash_is_the_stores_request_hash(tmp_path, kit, capsys, monkeypatch,
+                                                          timezone):
+    """`recorded_from` names the upstream step's request as the results store hashes it, so
+    a workflow's clock timezone (a naive now() depends on it) is part of both."""
+    monkeypatch.chdir(tmp_path)
+    m = kit.run_manifest(**({"timezone": timezone} if timezone else {}))
+    wf = kit.run_workflow_dir(tmp_path / "wf", m)
+    code, out, err = cli(capsys, "record", "wf", "--case", "day1")
+    assert code == 0, out + err
+    recorded = fixture(wf, "double")["recorded_from"]["upstream"]["add"]["request_sha256"]
+    code, out, err = cli(capsys, "run-workflow", "wf", "--case", "day1", "--format", "json")
+    assert code == 0, out + err
+    stored = {s["step"]: s["request_sha256"] for s in json.loads(out)["steps"]}
+    assert recorded == stored["add"]

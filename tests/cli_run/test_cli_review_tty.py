@@ -133,7 +133,7 @@ def _accepted(wf, n) -> int:
 def _pending_via_api(wf, n):
     """The pending changes `stepsmith test` would write (through the same module), without
     running n sandboxes per attempt."""
-    from stepsmith.runner.fixtures import pending
+    from stepsmith.runner.app import pending
     from stepsmith.runner.fixtures.load import load_fixture
 
     for i in range(n):

@@ -162,7 +162,7 @@ def test_no_fixtures_is_fine(tmp_path, kit, capsys, monkeypatch):
 
 
 def test_internal_error_exit_2_one_line(tmp_path, kit, capsys, monkeypatch):
-    from stepsmith.runner.fixtures import suite
+    from stepsmith.runner.app import suite
 
     monkeypatch.chdir(tmp_path)
     kit.full_workflow(tmp_path / "wf")

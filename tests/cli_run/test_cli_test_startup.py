@@ -9,8 +9,8 @@ import time
 
 import pytest
 from stepsmith.runner import sandbox
+from stepsmith.runner.app import suite
 from stepsmith.runner.cli import main
-from stepsmith.runner.fixtures import suite
 
 pytestmark = pytest.mark.usefixtures("sandbox")
 
@@ -75,7 +75,7 @@ def test_the_report_modules_load_while_the_fixtures_run(tmp_path, kit):
     kit.write_workflow(tmp_path / "wf", fixtures={"add/x": kit.add_case("1.00", None, "1.50")})
     code = (
         "import sys, threading, json\n"
-        "from stepsmith.runner.fixtures import suite\n"
+        "from stepsmith.runner.app import suite\n"
         "from stepsmith.runner.cli import main, test\n"
         "seen = {}\n"
         "real = suite.run_cases\n"

@@ -10,9 +10,8 @@ import threading
 import time
 
 import pytest
-from stepsmith.runner.app import cases
+from stepsmith.runner.app import cases, suite
 from stepsmith.runner.cli import main
-from stepsmith.runner.fixtures import suite
 
 pytestmark = pytest.mark.usefixtures("sandbox")
 

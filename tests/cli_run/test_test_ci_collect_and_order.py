@@ -45,11 +45,11 @@ def test_failed_first(wf, capsys):
 
 
 def test_default_jobs_is_twice_the_cpus():
-    """Measured (runner/fixtures/suite.default_jobs): latency-bound sandboxes run faster with
+    """Measured (runner/app/suite.default_jobs): latency-bound sandboxes run faster with
     more than one per CPU; twice keeps a step at its CPU limit inside the wall limit."""
     import os
 
-    from stepsmith.runner.fixtures.suite import default_jobs
+    from stepsmith.runner.app.suite import default_jobs
 
     assert default_jobs() == 2 * os.cpu_count()
 
@@ -58,7 +58,7 @@ def test_a_metadata_only_pending_change_is_labelled_so(wf, capsys):
     """`record --case` again with only `recorded_from` different: not a "changed output"."""
     import json
 
-    from stepsmith.runner.fixtures import pending
+    from stepsmith.runner.app import pending
     from stepsmith.runner.fixtures.load import load_fixture
 
     fx, _ = load_fixture(wf / "fixtures" / "add" / "a-good.json")

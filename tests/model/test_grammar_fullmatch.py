@@ -4,9 +4,9 @@
 as they are (pydantic's Rust regex and JavaScript read `$` as the end of the text)."""
 
 import pytest
+from stepsmith.runner.app.stored_runs import RUN_ID, check_run_id
 from stepsmith.runner.model import grammar, refs
 from stepsmith.runner.sandbox.connections import env_name
-from stepsmith.runner.store.stored_runs import RUN_ID, check_run_id
 
 TAILS = ["\n", "\r\n", "\n\n", "\nx"]
 

@@ -6,7 +6,7 @@ import json
 
 import yaml
 from manifest_kit import BASE
-from stepsmith.runner.fixtures.invoke import build_inputs
+from stepsmith.runner.app.workflow import build_inputs
 from stepsmith.runner.fixtures.model import classify_input
 from stepsmith.runner.manifest import Step, Workflow, parse_manifest
 from stepsmith.runner.model import (
@@ -81,7 +81,7 @@ def test_a_malformed_reference_is_never_taken_for_a_literal():
     assert any(p.code == "SM104" for p in doc.problems)
     step = doc.workflow.steps[0]
     import pytest
-    from stepsmith.runner.fixtures.invoke import InvokeError
+    from stepsmith.runner.errors import InvokeError
 
     with pytest.raises(InvokeError, match=r"no value for tolerance \(from steps.match\)"):
         build_inputs(step, {}, sources={"invoices": [], "purchase_orders": []})

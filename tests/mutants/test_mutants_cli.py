@@ -268,8 +268,8 @@ def test_only_the_fixtures_reaching_a_line_run_against_its_mutants(kit, tmp_path
 def test_a_failed_baseline_is_asked_again_next_time(kit, wf, monkeypatch):
     """A fixture failing on the unmutated code may be the machine's doing (a wall limit on a
     loaded machine): the next run asks it again instead of leaving it out for good."""
+    from stepsmith.runner.app import suite
     from stepsmith.runner.app.mutants import MutantsRequest, run_mutants
-    from stepsmith.runner.fixtures import suite
 
     real, flaky = suite.run_cases, []
 
@@ -292,8 +292,8 @@ def test_a_failed_baseline_is_asked_again_next_time(kit, wf, monkeypatch):
 def test_a_wall_limit_verdict_is_asked_again_next_time(kit, wf, monkeypatch):
     """A mutant stopped by the wall limit (load can do that) is judged again next time; one
     that fixtures noticed otherwise comes from the cache."""
+    from stepsmith.runner.app import mutant_judge as judge
     from stepsmith.runner.app.mutants import MutantsRequest, run_mutants
-    from stepsmith.runner.mutants import judge
 
     real = judge.run_batch
 

@@ -1,4 +1,4 @@
-"""Mutants judged in shared sandboxes (mutants/judge.py, sandbox/forks.py): a mutant that loops
+"""Mutants judged in shared sandboxes (app/mutant_judge.py, sandbox/forks.py): a mutant that loops
 or allocates is stopped by a `test` run's limits inside its forked child, and a mutant never
 sees state another one left (each child starts from the fork server's state)."""
 
@@ -65,7 +65,7 @@ def sandboxes(monkeypatch):
 @pytest.fixture
 def results(monkeypatch):
     """Every mutant run's CaseResult, as the judge saw it."""
-    from stepsmith.runner.mutants import judge
+    from stepsmith.runner.app import mutant_judge as judge
 
     seen = []
     real = judge.run_batch
@@ -147,8 +147,8 @@ def test_a_batch_whose_control_fails_there_is_judged_in_fresh_sandboxes(kit, tmp
     again in a fresh sandbox."""
     import dataclasses
 
+    from stepsmith.runner.app.mutant_judge import run_batch
     from stepsmith.runner.fixtures import suite
-    from stepsmith.runner.mutants.judge import run_batch
 
     monkeypatch.chdir(tmp_path)
     kit.write_workflow(tmp_path / "wf", kit.demo_manifest(steps=[

@@ -232,8 +232,8 @@ def test_bundled_examples_agree(example, kit, capsys, tmp_path, monkeypatch):
     on either side)."""
     import shutil
 
-    from stepsmith.runner.fixtures.invoke import build_inputs, clock_timezone, step_code
-    from stepsmith.runner.fixtures.suite import discover
+    from stepsmith.runner.app.suite import discover
+    from stepsmith.runner.app.workflow import build_inputs, clock_timezone, step_code
     from stepsmith.runner.sandbox.connections import placeholders
 
     monkeypatch.chdir(tmp_path)

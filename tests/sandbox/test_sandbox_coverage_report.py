@@ -56,8 +56,8 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 def example_runs(trace):
     """(case id, file, source, result) for every runnable fixture of the bundled examples."""
-    from stepsmith.runner.fixtures.invoke import build_inputs, invoke, step_code
-    from stepsmith.runner.fixtures.suite import discover
+    from stepsmith.runner.app.suite import discover
+    from stepsmith.runner.app.workflow import build_inputs, invoke, step_code
 
     _, cases = discover([EXAMPLES])
     out = []

@@ -2,8 +2,8 @@
 nondeterminism the sandbox leaves to full Python (the kernel's getrandom) disagrees."""
 
 from sandbox_kit import run_parallel
+from stepsmith.runner.fixtures.repeat import compare_runs, observable
 from stepsmith.runner.sandbox import run_step, run_unvalidated
-from stepsmith.runner.sandbox.repeat import compare_runs, observable
 
 DETERMINISTIC = '''
 import datetime, statistics

@@ -3,7 +3,7 @@ and what a run's result says about the mutant.
 
 The first round runs each mutant's likeliest killer (the fixture reaching the most
 statements); the second, every fixture left for the mutants the first did not notice. Cached
-verdicts are taken first. A round's runs share a few sandboxes (mutants/judge.py: forked
+verdicts are taken first. A round's runs share a few sandboxes (app/mutant_judge.py: forked
 children of one sandbox, about one sandbox per CPU and at most BATCH runs each), each
 paying its start-up once. A
 mutant's verdict is that of its fixtures in order, up to the first that notices it,
@@ -28,7 +28,7 @@ class Rounds:
     def mutate(self, work: list) -> None:
         """Judge the planned mutants against the fixtures the baseline says reach them, in at
         most two rounds (see the module's text)."""
-        from stepsmith.runner.mutants.judge import run_batch
+        from stepsmith.runner.app.mutant_judge import run_batch
 
         total, done = len(work), [0]
 
@@ -102,7 +102,7 @@ class Rounds:
         return _Mutant(f, m, rec, cases, lw=lw)
 
     def _case_key(self, state: _Mutant, i: int) -> str:
-        from stepsmith.runner.mutants.select import closure_text
+        from stepsmith.runner.app.mutant_select import closure_text
 
         c = state.cases[i]
         fn = c.workflow.step(c.step_id).code_ref.function

@@ -1,4 +1,4 @@
-"""Whole-workflow runs against the accepted-results store (replay: store/replay.py).
+"""Whole-workflow runs against the accepted-results store (replay: app/replay.py).
 
 ``run_workflow``: steps in manifest order made topological by the wiring
 (``steps.<id>.output``); sources come from ``fixtures/_workflow/<CASE>.json``; each step's
@@ -21,40 +21,25 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from stepsmith.runner.fixtures.compare import Difference
-from stepsmith.runner.fixtures.effects import check_effects
-from stepsmith.runner.fixtures.invoke import (
-    InvokeError,
+from stepsmith.runner.app.case_walk import CaseWalk, topological_steps
+from stepsmith.runner.app.workflow import (
     LoadedWorkflow,
-    build_inputs,
-    invoke,
     known_credentials,
-    load_granted,
     pin_problem,
-    result_dict,
     secrets_in,
-    step_code,
 )
+from stepsmith.runner.errors import InvokeError, Refused, UsageError
+from stepsmith.runner.fixtures.compare import Difference, describe_result
+from stepsmith.runner.fixtures.effects import check_effects
 from stepsmith.runner.fixtures.load import forbidden_fields, load_workflow_case, problem_text
 from stepsmith.runner.fixtures.model import WORKFLOW_DIR
 from stepsmith.runner.model.grammar import is_case_name
-from stepsmith.runner.model.refs import StepOutputRef
-from stepsmith.runner.store.canonical import (
-    build_request,
-    request_sha256,
-)
-from stepsmith.runner.store.db import ResultStore, StoreError
+from stepsmith.runner.sandbox.boundary import problem
+from stepsmith.runner.store.db import ResultStore
 
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@+-]{0,199}$")
 
 
-class RunError(Exception):
-    """The run cannot start or continue (bad case, missing recording, ...): exit 1."""
-
-
-class RunUsageError(RunError):
-    """The command line asked for something that does not exist or cannot be a name (unknown
-    workflow case or run id, a case name with a path in it): the CLI exits 2."""
 
 
 
@@ -70,7 +55,7 @@ def available_cases(lw: LoadedWorkflow) -> list[str]:
 
 
 def check_case_name(lw: LoadedWorkflow, case: str) -> None:
-    """RunUsageError unless `case` names an existing fixtures/_workflow/<case>.json."""
+    """UsageError unless `case` names an existing fixtures/_workflow/<case>.json."""
     from stepsmith.runner.display import display_text
 
     avail = available_cases(lw)
@@ -80,42 +65,35 @@ def check_case_name(lw: LoadedWorkflow, case: str) -> None:
     if refused:
         listing += f"; not case names, ignored: {', '.join(refused)}"
     if not is_case_name(case) or ".." in case:
-        raise RunUsageError(f"case name {case!r} must be a file name without a folder "
+        raise UsageError(f"case name {case!r} must be a file name without a folder "
                             f"(fixtures/{WORKFLOW_DIR}/<case>.json); available: {listing}")
     if not (lw.dir / "fixtures" / WORKFLOW_DIR / f"{case}.json").is_file():
         close = difflib.get_close_matches(case, avail, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise RunUsageError(f"no workflow case {case!r}{hint} (available: {listing})")
+        raise UsageError(f"no workflow case {case!r}{hint} (available: {listing})")
 
 
 def check_run_id(run_id: str) -> None:
     if not RUN_ID.fullmatch(run_id):
-        raise RunUsageError(f"run id {run_id!r}: use letters, digits and . _ : @ + - "
+        raise UsageError(f"run id {run_id!r}: use letters, digits and . _ : @ + - "
                             "(starting with a letter or digit; at most 200)")
 
 
-class PinMismatch(RunError):
-    """The workflow's `python:` pin is not this runtime's Python: nothing is run or reused
-    (a result is tied to the Python that produced it). The CLI exits 2."""
-
-
 def check_pin(lw: LoadedWorkflow) -> None:
+    """UsageError unless the workflow's `python:` pin can be run here: nothing is run or
+    reused otherwise (a result is tied to the Python that produced it)."""
     why = pin_problem(lw)
     if why:
-        raise PinMismatch(why)
+        raise UsageError(why)
 
 
 def workflow_store(lw: LoadedWorkflow) -> ResultStore:
     """The workflow's store, its rows tied to the runtime of the interpreter the workflow pins
     (a row of another interpreter, even of the same release, is refused before any effect)."""
-    from stepsmith.runner.fixtures.invoke import interpreter
+    from stepsmith.runner.app.workflow import interpreter
     from stepsmith.runner.store.identity import runtime_identity
 
     return ResultStore.for_workflow(lw.dir, identity=runtime_identity(interpreter(lw)))
-
-
-class SandboxUnavailable(Exception):
-    """exit 2: never run unsandboxed."""
 
 
 @dataclass
@@ -165,35 +143,14 @@ class RunReport:
                 "steps": [s.to_json() for s in self.steps]}
 
 
-def topological_steps(workflow) -> list:
-    """Steps in manifest order, moved after the steps they are wired to (stable Kahn)."""
-    steps = list(workflow.steps)
-    ids = {s.id for s in steps}
-    deps = {s.id: {r.step for r in s.input_refs.values()
-                   if isinstance(r, StepOutputRef) and r.step in ids} for s in steps}
-    done: set[str] = set()
-    order = []
-    while len(order) < len(steps):
-        progressed = False
-        for s in steps:
-            if s.id not in done and deps[s.id] <= done:
-                order.append(s)
-                done.add(s.id)
-                progressed = True
-                break
-        if not progressed:
-            raise RunError("the step wiring has a cycle")  # check_workflow reports it first
-    return order
-
-
 def load_case(lw: LoadedWorkflow, case: str):
-    """The workflow case `fixtures/_workflow/<case>.json`, loaded (RunUsageError for a name
-    that is not one, RunError for a case with problems): what `run` and `record` start from."""
+    """The workflow case `fixtures/_workflow/<case>.json`, loaded (UsageError for a name
+    that is not one, Refused for a case with problems): what `run` and `record` start from."""
     check_case_name(lw, case)
     path = lw.dir / "fixtures" / WORKFLOW_DIR / f"{case}.json"
     wc, problems = load_workflow_case(path)
     if problems:
-        raise RunError("\n".join(problem_text(p) for p in problems))
+        raise Refused("\n".join(problem_text(p) for p in problems))
     return wc
 
 
@@ -208,7 +165,7 @@ def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
 
     check_pin(lw)  # before any lookup, and before its SM501: the pinned Python is not here
     if not lw.ok:
-        raise RunError("the workflow has check problems:\n"
+        raise Refused("the workflow has check problems:\n"
                        + "\n".join("  " + x for x in lw.error_lines()))
     wc = load_case(lw, case)
     run_id = case if run_id is None else run_id
@@ -235,66 +192,43 @@ def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
             on_step(o)
 
     try:
-        outputs: dict[str, Any] = {}
-        for step in topological_steps(wf):
+        walk = CaseWalk(lw, case, wc, live=live)
+        for turn in walk:
             lease.renew()
-            try:
-                code = step_code(lw, step)
-                inputs = build_inputs(step, {}, sources=wc.sources, outputs=outputs)
-            except InvokeError as exc:
-                emit(StepOutcome(step.id, "failed", str(exc)))
+            step, inputs = turn.step, turn.inputs
+            if turn.request is None:  # every upstream output is kept, or the run stopped
+                emit(StepOutcome(step.id, "failed", turn.error or "an upstream step has no output"))
                 break
             bad_fields = forbidden_fields(inputs)
             if bad_fields:  # inputs are stored verbatim: never a credential-like field
                 emit(StepOutcome(step.id, "failed", "its inputs carry forbidden field names at "
                                  + ", ".join(bad_fields) + "; nothing stored"))
                 break
-            from stepsmith.runner.sandbox.boundary import problem
-
             why = next(filter(None, (problem(v, str(k)) for k, v in inputs.items())), None)
             if why is not None:  # cannot cross as JSON (nor be hashed or stored): typed, here
                 emit(StepOutcome(step.id, "failed", f"InputError: input {why}; nothing stored"))
                 break
-            request = build_request(source=code.raw, function=code.function, inputs=inputs,
-                                    evaluation_time=wc.evaluation_time, seed=wc.seed,
-                                    timezone=wf.clock_timezone)
-            sha = request_sha256(request)
+            request, sha, code = turn.request, turn.sha, turn.code
             stored = store.lookup(wf.workflow, version, run_id, step.id, request)  # may raise
             if stored is not None:
-                outputs[step.id] = stored.result.get("output")
+                walk.outputs[step.id] = stored.result.get("output")
                 emit(StepOutcome(step.id, "reused", f"accepted {stored.accepted_at}",
                                  stored.result, sha,
                                  served_from=stored.result.get("served_from", "execution")))
                 continue
-            granted = {}
-            if step.network == "public_egress" and not live:
-                if step.id not in wc.recorded:
-                    emit(StepOutcome(step.id, "failed",
-                                     f"public_egress step {step.id!r} has no recorded output in "
-                                     f"case {case!r} (add recorded.{step.id}, or --live)", None,
-                                     sha))
-                    break
-                result = {"status": "ok", "output": wc.recorded[step.id], "effects": [],
-                          "served_from": "recording"}
-            else:
-                try:
-                    granted = load_granted(lw, step, live=live)
-                except InvokeError as exc:  # live: which credential is missing, looked where
-                    emit(StepOutcome(step.id, "failed", str(exc), None, sha))
-                    break
-                res = result_dict(invoke(lw, code, inputs, evaluation_time=wc.evaluation_time,
-                                         seed=wc.seed, live=live, connections=granted))
-                if res.get("status") == "unavailable":
-                    raise SandboxUnavailable(str(res.get("error") or "sandbox unavailable"))
-                if res.get("status") != "ok":
-                    from stepsmith.runner.fixtures.suite import describe_result
-
-                    emit(StepOutcome(step.id, "failed",
-                                     "\n".join([f"status {res.get('status')}"]
-                                               + describe_result(res)), res, sha))
-                    break
-                result = {"status": "ok", "output": res.get("output"),
-                          "effects": res.get("effects") or [], "served_from": "execution"}
+            try:
+                ran = walk.run(turn)
+            except InvokeError as exc:  # no recording; live: which credential is missing
+                emit(StepOutcome(step.id, "failed", str(exc), None, sha))
+                break
+            res, granted = ran.result, ran.granted
+            if res.get("status") != "ok":
+                emit(StepOutcome(step.id, "failed",
+                                 "\n".join([f"status {res.get('status')}"]
+                                           + describe_result(res)), res, sha))
+                break
+            result = {"status": "ok", "output": res.get("output"),
+                      "effects": res.get("effects") or [], "served_from": ran.served_from}
             bad = check_effects(wf, step, result["effects"])
             if bad:
                 emit(StepOutcome(step.id, "failed", "; ".join(map(str, bad)), result, sha))
@@ -307,7 +241,7 @@ def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
             acc = store.accept(workflow=wf.workflow, version=version, run_id=run_id,
                                step_id=step.id, request=request, result=result,
                                effects=result["effects"], source=code.source, filename=code.rel)
-            outputs[step.id] = acc.result.get("output")
+            walk.outputs[step.id] = acc.result.get("output")
             if acc.reused:
                 emit(StepOutcome(step.id, "reused",
                                  f"accepted concurrently by another run at {acc.accepted_at}",
@@ -323,13 +257,8 @@ def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
 
 
 __all__ = [
-    "PinMismatch",
-    "RunError",
     "RunReport",
-    "RunUsageError",
-    "SandboxUnavailable",
     "StepOutcome",
-    "StoreError",
     "run_workflow",
     "topological_steps",
 ]

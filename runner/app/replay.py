@@ -12,39 +12,31 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from stepsmith.runner.fixtures.compare import Difference, diff_values
-from stepsmith.runner.fixtures.invoke import (
-    InvokeError,
-    LoadedWorkflow,
-    invoke,
-    result_dict,
-    step_code,
+from stepsmith.runner.app.stored_runs import (
+    RunReport,
+    StepOutcome,
+    check_pin,
+    workflow_store,
 )
+from stepsmith.runner.app.workflow import LoadedWorkflow, invoke, result_dict, step_code
+from stepsmith.runner.errors import InvokeError, Refused, SandboxUnavailable, UsageError
+from stepsmith.runner.fixtures.compare import Difference, diff_values
 from stepsmith.runner.store.canonical import (
     build_request,
     request_differences,
     request_sha256,
 )
 from stepsmith.runner.store.db import ResultStore
-from stepsmith.runner.store.stored_runs import (
-    RunError,
-    RunReport,
-    RunUsageError,
-    SandboxUnavailable,
-    StepOutcome,
-    check_pin,
-    workflow_store,
-)
 
 
 def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = None,
                on_step: Callable[[StepOutcome], None] | None = None,
                stored_code: bool = False) -> RunReport:
-    """`stored_code`: re-execute with the source the store kept (store/audit.py), not the
+    """`stored_code`: re-execute with the source the store kept (app/audit.py), not the
     checkout's."""
     wf = lw.workflow
     if wf is None:
-        raise RunError("the manifest could not be loaded:\n"
+        raise Refused("the manifest could not be loaded:\n"
                        + "\n".join("  " + x for x in lw.error_lines()))
     check_pin(lw)
     version = int(wf.version)
@@ -61,7 +53,7 @@ def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = N
         rows = store.run_rows(wf.workflow, version, run_id)
         if not rows:
             runs = [f"{r[2]} (v{r[1]})" for r in store.runs(wf.workflow)]
-            raise RunUsageError(f"no accepted results for run {run_id!r} of {wf.workflow} "
+            raise UsageError(f"no accepted results for run {run_id!r} of {wf.workflow} "
                                 f"v{version}; runs in this store: {', '.join(runs) or 'none'}")
         for row in rows:
             if row.identity != store.identity:
@@ -86,7 +78,7 @@ def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = N
             req = row.request
             try:
                 if stored_code:
-                    from stepsmith.runner.store.audit import stored_step_code
+                    from stepsmith.runner.app.audit import stored_step_code
 
                     code = stored_step_code(store, step, req)
                 else:
@@ -104,7 +96,7 @@ def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = N
                 changes, detail = _what_changed(req, fresh, code.rel, run_id)
                 code_diff = ""
                 if "code" in changes:  # show what changed in the code
-                    from stepsmith.runner.store.audit import code_change
+                    from stepsmith.runner.app.audit import code_change
 
                     code_diff = code_change(store, req.get("code_hash") or "", code.source,
                                             code.rel)
@@ -113,7 +105,8 @@ def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = N
                                      seed=req.get("seed"),
                                      timezone=req.get("timezone") or "UTC"))
             if res.get("status") == "unavailable":
-                raise SandboxUnavailable(str(res.get("error") or "sandbox unavailable"))
+                raise SandboxUnavailable("the sandbox is unavailable: "
+                                         + str(res.get("error") or "sandbox unavailable"))
             diffs: list[Difference] = []
             if res.get("status") != "ok":
                 diffs.append(Difference("status", "", "status", "ok", res.get("status")))

@@ -1,6 +1,6 @@
 """One fixture's runs against many mutants, in ONE sandbox (sandbox/forks.py: a forked child
 per run, each with a `test` run's limits and seccomp filter), compared as `stepsmith test`
-compares them (fixtures/suite.compare).
+compares them (app/suite.compare).
 
 A fixture run's cost is mostly its sandbox's start-up (bwrap, the interpreter, the harness):
 the step's own work is a few milliseconds. Mutants of one step run the same fixtures, so
@@ -8,17 +8,17 @@ sharing the start-up is what makes judging them cheap. Every batch begins with a
 the fixture on the unmutated code, in the same sandbox. Its baseline passed in a fresh
 sandbox; should the control not pass here (a result that depends on something a forked child
 sees differently, such as a memory address in a repr), the batch's verdicts are not trusted
-and its runs go to fresh sandboxes one by one (fixtures/suite.run_case), as before.
+and its runs go to fresh sandboxes one by one (app/suite.run_case), as before.
 """
 
 from __future__ import annotations
 
-from stepsmith.runner.fixtures.suite import Case, CaseResult
+from stepsmith.runner.app.suite import Case, CaseResult
 
 
 def _prepared(case: Case):
     """The case's sandbox.Prepared run, or its CaseResult when it ends before a sandbox."""
-    from stepsmith.runner.fixtures.invoke import (
+    from stepsmith.runner.app.workflow import (
         InvokeError,
         build_inputs,
         step_call,
@@ -39,9 +39,9 @@ def _prepared(case: Case):
 
 def _compared(case: Case, raw) -> CaseResult:
     """A StepResult read as `run_case` reads its sandbox's answer."""
+    from stepsmith.runner.app.invocations import plain_result
+    from stepsmith.runner.app.suite import compare
     from stepsmith.runner.fixtures.compare import describe_result
-    from stepsmith.runner.fixtures.invocations import plain_result
-    from stepsmith.runner.fixtures.suite import compare
 
     res = plain_result(raw)
     if res.get("status") == "unavailable":
@@ -57,7 +57,7 @@ def run_batch(runs: list[tuple[Case, Case]]) -> list[CaseResult]:
     """Each (fixture, that fixture with a mutant's workflow) run in one sandbox, after a
     control run of each fixture on the unmutated code; their results in order. The runs of
     a fixture whose control does not pass there go to fresh sandboxes."""
-    from stepsmith.runner.fixtures.suite import run_case
+    from stepsmith.runner.app.suite import run_case
     from stepsmith.runner.sandbox.forks import run_forked
     from stepsmith.runner.sandbox.result import StepResult
 

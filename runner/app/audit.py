@@ -1,4 +1,4 @@
-"""Audit replay: the code :func:`stepsmith.runner.store.replay.replay_run` re-executes with
+"""Audit replay: the code :func:`stepsmith.runner.app.replay.replay_run` re-executes with
 ``stored_code=True`` (``stepsmith replay RUN --stored-code``): the source the store kept for
 each accepted step, in the same harness with the same pinned time and seed, diffed against
 the accepted result. Unlike the default replay this works after any edit of the checkout: the
@@ -13,7 +13,8 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-from stepsmith.runner.fixtures.invoke import InvokeError, StepCode
+from stepsmith.runner.app.workflow import StepCode
+from stepsmith.runner.errors import InvokeError
 from stepsmith.runner.store.canonical import code_hash
 from stepsmith.runner.store.db import ResultStore
 

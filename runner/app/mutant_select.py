@@ -1,7 +1,7 @@
 """Which steps a mutants run changes, which fixtures may notice a change, and the code a
 fixture's verdict depends on.
 
-- Steps: PATH, `--step` and `-k` as `stepsmith test` takes them (runner/fixtures/selection.py);
+- Steps: PATH, `--step` and `-k` as `stepsmith test` takes them (runner/app/selection.py);
   a step is chosen when its fixtures are selected, or when the selection names it (a workflow,
   its step file, `PATH::step`, a `-k` matching `workflow::step`) even with no fixture at all,
   so an untested step shows all its mutants surviving.
@@ -20,12 +20,12 @@ from collections.abc import Iterable, Mapping
 def chosen_steps(selection, paths: list[str], steps: list[str], keywords: list[str]
                  ) -> list[tuple[object, object]]:
     """(LoadedWorkflow, Step) pairs, in workflow then manifest order."""
-    from stepsmith.runner.fixtures.selection import (
+    from stepsmith.runner.app.selection import (
         compile_keywords,
         keyword_match,
         parse_target,
     )
-    from stepsmith.runner.fixtures.suite import Case
+    from stepsmith.runner.app.suite import Case
 
     targets = [parse_target(p) for p in paths]
     compiled = compile_keywords(keywords)
