@@ -15,7 +15,7 @@ import threading
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from lsprotocol import types as T
 from stepsmith.runner.app.generations import Generation, Generations
@@ -27,6 +27,7 @@ from stepsmith.runner.workspace.fixtures import (
     step_of,
 )
 from stepsmith.runner.workspace.index import code_target
+from stepsmith.server.publish import Host
 from stepsmith.server.run_replies import (
     RunReply,
     error_reply,
@@ -39,12 +40,20 @@ from stepsmith.server.run_replies import (
 from stepsmith.server.run_results import RunResults
 from stepsmith.server.workspace import norm, path_to_uri, uri_to_path
 
-if TYPE_CHECKING:
-    from stepsmith.server.server import StepsmithServer
+
+class RunHost(Host, Protocol):
+    """What the runs use of the server that owns them (server.StepsmithServer), named here so
+    the server's parts never import the module that assembles them."""
+
+    publisher: Any
+    sandbox_probe: Any
+    work_done_progress: Any
+
+    def show_message(self, message: str, msg_type: Any = ...) -> None: ...
 
 
 class Runner:
-    def __init__(self, ls: StepsmithServer) -> None:
+    def __init__(self, ls: RunHost) -> None:
         self.ls = ls
         self.pool = ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1)),
                                        thread_name_prefix="stepsmith-run")

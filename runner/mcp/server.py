@@ -25,7 +25,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from mcp_types import CallToolResult, ListRootsResult, TextContent
 from pydantic import BaseModel, Field
-from stepsmith.runner.agent import mutants_tool, tools
+from stepsmith.runner.agent import mutants_tool, run_tools, tools
 from stepsmith.runner.agent.scope import Scope
 from stepsmith.runner.agent.suite_answer import PAGE, TestOutput
 from stepsmith.runner.app.shapes import (
@@ -37,8 +37,6 @@ from stepsmith.runner.app.shapes import (
     TestInput,
     described,
 )
-
-from . import run_tools
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                             open_world_hint=False)

@@ -15,8 +15,7 @@ RUNS = ("run_step", "test", "propose_fixture")
 
 def answer(scope, tool: str, args: dict):
     """The tool's structured result as plain JSON (what MCP's structured content holds)."""
-    from stepsmith.runner.agent import tools
-    from stepsmith.runner.mcp import run_tools
+    from stepsmith.runner.agent import run_tools, tools
 
     if tool == "check":
         out = tools.check(scope, args.get("paths"))

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import agent_kit as ak
 import pytest
+from stepsmith.runner.agent.run_tools import selection_paths
 from stepsmith.runner.agent.scope import OutsideRoots, Scope
-from stepsmith.runner.mcp.run_tools import selection_paths
 
 REPO = Path(__file__).resolve().parents[2]
 

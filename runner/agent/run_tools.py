@@ -85,8 +85,8 @@ def selection_paths(scope: Scope, paths: list[str] | None) -> list[str]:
     """`paths` as the suite takes them, each resolved through the scope (a real path inside a
     root): a node id `PATH::step[::case]` keeps its suffix on the resolved PATH."""
     out = []
-    for p in paths or [None]:
-        head, sep, rest = (p or "").partition("::")
+    for p in paths or [""]:
+        head, sep, rest = p.partition("::")
         out.append(str(scope.resolve(head or None)) + (sep + rest if sep else ""))
     return out
 
