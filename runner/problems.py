@@ -413,19 +413,6 @@ class _Box:
 dataclass_compatible(_Box, lambda: _declarations()["Box"])
 
 
-def message_with_step(pr: Problem, steps: list[str] | None = None) -> str:
-    """`message [step]`, naming the step once: a message that already says "(step 'x')"
-    (the schema's wording, kept for editors) drops it for the trailing tag. The tag is always
-    step ids: `steps` for a step-code finding (Problem.step is the function there;
-    runner/problem_steps.steps_for)."""
-    if steps is not None:
-        return pr.message + (f" [{', '.join(steps)}]" if steps else "")
-    if not pr.step:
-        return pr.message
-    named = " (step '" + pr.step + "')"
-    return pr.message.replace(named, "") + f" [{pr.step}]"
-
-
 def errors_by_path(problems_by_path) -> list[tuple]:
     """(path, problem) of every error-severity problem: what keeps a workflow's fixtures from
     running (app.workflow.LoadedWorkflow, cli.check_units)."""

@@ -9,20 +9,21 @@ from pathlib import Path
 _RUNNER = Path(__file__).resolve().parent
 
 
-def validator_files() -> list[tuple[str, Path]]:
-    """(module name, path) for the validator and the runner modules it is built on."""
+def validator_files(runner: Path = _RUNNER) -> list[tuple[str, Path]]:
+    """(module name, path) for the validator and the runner modules it is built on, in the
+    `runner` folder (this one; a copy of it in the runtime-identity tests)."""
     out: list[tuple[str, Path]] = []
-    problems = _RUNNER / "problems.py"
+    problems = runner / "problems.py"
     if problems.is_file():
         out.append(("stepsmith.runner.problems", problems))
     for pkg in ("rules", "validator"):
-        root = _RUNNER / pkg
+        root = runner / pkg
         if not root.is_dir():
             continue
         for path in sorted(root.rglob("*.py")):
             if "__pycache__" in path.parts:
                 continue
-            rel = path.relative_to(_RUNNER).with_suffix("")
+            rel = path.relative_to(runner).with_suffix("")
             parts = list(rel.parts)
             if parts[-1] == "__init__":
                 parts = parts[:-1]

@@ -106,7 +106,7 @@ def problem_json(f: Finding) -> dict:
 def render_full(view: View, opts: Options) -> str:
     """ruff's `full`: one line per finding with the step ids running it, the stale fixtures,
     the count and how many `--fix` would take care of."""
-    from stepsmith.runner.problems import message_with_step
+    from stepsmith.runner.problem_steps import message_with_step
 
     out = [f"{shown}:{pr.span.line}:{pr.span.column + 1}: {pr.code} "
            f"{message_with_step(pr, steps)}\n" for shown, pr, steps in view.rows]

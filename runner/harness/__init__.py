@@ -140,7 +140,7 @@ def _sources(interp: Interpreter | None = None) -> list[tuple[str, Path, bytes]]
     add(_HERE / "build.py", "harness/build.py")
     add(_HERE / "facades.py", "harness/facades.py")
     add(_HERE / "tracer.py", "harness/tracer.py")
-    validator = validator_files()
+    validator = validator_files(_RUNNER)
     for _name, path in validator:
         add(path, str(path.relative_to(_RUNNER)))
     if validator:
@@ -151,7 +151,7 @@ def _sources(interp: Interpreter | None = None) -> list[tuple[str, Path, bytes]]
 
 def _request(sources: list[tuple[str, Path, bytes]]) -> tuple:
     """build.py's inputs: (sources, validator labels, allowed modules)."""
-    labels = {str(path.relative_to(_RUNNER)): name for name, path in validator_files()}
+    labels = {str(path.relative_to(_RUNNER)): name for name, path in validator_files(_RUNNER)}
     return ([(label, str(path), src) for label, path, src in sources], labels,
             tuple(sorted(_allowed_modules())))
 

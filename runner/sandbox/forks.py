@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from ..harness import SPARE_BOOTSTRAP, harness_fd
-from . import Prepared, _launch
+from .prepared import Prepared, launch
 from .result import StepResult
 
 _SERVER_SOURCE = Path(__file__).resolve().parent.parent / "harness" / "forkserver.py"
@@ -97,7 +97,7 @@ def run_forked(runs: list[Prepared]) -> list[StepResult]:
     finally:
         if sfd is not None:
             os.close(sfd)
-    return [a if a is not None else _launch(p) for a, p in zip(answers, runs, strict=True)]
+    return [a if a is not None else launch(p) for a, p in zip(answers, runs, strict=True)]
 
 
 _HEAD = 29  # forkserver.py: length 8, exit status 4, kills 1, wall and CPU microseconds 8+8

@@ -33,7 +33,9 @@ def _unvalidated_frames(monkeypatch):
     """Let `_execute` build its framed (validated) request exactly as product code does,
     the pinned time included, then turn the validator and the restricted builtins off in
     that request: the same run, on a spare or fresh, with full Python inside."""
-    real_frame = sandbox.frame
+    from stepsmith.runner.sandbox import prepared
+
+    real_frame = prepared.frame
     seen = []
 
     def frame(request):
@@ -41,7 +43,7 @@ def _unvalidated_frames(monkeypatch):
         seen.append(request)
         return real_frame(request)
 
-    monkeypatch.setattr(sandbox, "frame", frame)
+    monkeypatch.setattr(prepared, "frame", frame)
     return seen
 
 
