@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 V4, V6 = "1.2.3.4", "2606:4700:10::1234"
-KIT = str(Path(__file__).resolve().parent)  # sandbox_kit.py: the probe asks the proxy with it
+KIT = str(Path(__file__).resolve().parents[1] / "kits")  # sandbox_kit.py: the probe asks the proxy with it
 
 SCRIPT = textwrap.dedent(r"""
     import json, socket, subprocess, sys, threading
