@@ -148,7 +148,7 @@ def test_a_batch_whose_control_fails_there_is_judged_in_fresh_sandboxes(kit, tmp
     import dataclasses
 
     from stepsmith.runner.app.mutant_judge import run_batch
-    from stepsmith.runner.fixtures import suite
+    from stepsmith.runner.app import suite
 
     monkeypatch.chdir(tmp_path)
     kit.write_workflow(tmp_path / "wf", kit.demo_manifest(steps=[
