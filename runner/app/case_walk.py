@@ -28,17 +28,17 @@ from stepsmith.runner.store.canonical import build_request, request_sha256
 
 if TYPE_CHECKING:
     from stepsmith.runner.fixtures.model import WorkflowCase
-    from stepsmith.runner.manifest.model import Step
+    from stepsmith.runner.manifest.model import Step, Workflow
 
 
-def topological_steps(workflow) -> list:
+def topological_steps(workflow: Workflow) -> list[Step]:
     """Steps in manifest order, moved after the steps they are wired to (stable Kahn)."""
     steps = list(workflow.steps)
     ids = {s.id for s in steps}
     deps = {s.id: {r.step for r in s.input_refs.values()
                    if isinstance(r, StepOutputRef) and r.step in ids} for s in steps}
     done: set[str] = set()
-    order = []
+    order: list[Step] = []
     while len(order) < len(steps):
         progressed = False
         for s in steps:
@@ -64,9 +64,11 @@ class Turn:
     request: dict[str, Any] | None = None
     error: str = ""
 
-    @property
-    def sha(self) -> str | None:
-        return None if self.request is None else request_sha256(self.request)
+    def prepared(self) -> tuple[StepCode, dict[str, Any], str] | None:
+        """(code, request, the request's sha256) of a turn ready to run, else None."""
+        if self.code is None or self.request is None:
+            return None
+        return self.code, self.request, request_sha256(self.request)
 
 
 @dataclass
@@ -84,11 +86,14 @@ class CaseWalk:
     steps before (it decides: an accepted output, a reused one, or none)."""
 
     def __init__(self, lw: LoadedWorkflow, case: str, wc: WorkflowCase, *, live: bool = False):
+        if lw.workflow is None:  # (its callers refuse a workflow with check problems first)
+            raise Refused(f"{lw.shown}: the manifest does not validate; no case runs")
         self.lw, self.case, self.wc, self.live = lw, case, wc, live
+        self.workflow: Workflow = lw.workflow
         self.outputs: dict[str, Any] = {}
 
     def __iter__(self) -> Iterator[Turn]:
-        for step in topological_steps(self.lw.workflow):
+        for step in topological_steps(self.workflow):
             yield self._turn(step)
 
     def _turn(self, step: Step) -> Turn:
@@ -105,7 +110,7 @@ class CaseWalk:
             return turn
         turn.request = build_request(source=turn.code.raw, function=turn.code.function,
                                      inputs=turn.inputs, evaluation_time=wc.evaluation_time,
-                                     seed=wc.seed, timezone=self.lw.workflow.clock_timezone)
+                                     seed=wc.seed, timezone=self.workflow.clock_timezone)
         return turn
 
     def run(self, turn: Turn) -> Ran:

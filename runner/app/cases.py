@@ -11,10 +11,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from stepsmith.runner.app.suite import Case, CaseResult
 from stepsmith.runner.app.workflow import LoadedWorkflow
 from stepsmith.runner.errors import SandboxUnavailable
+
+if TYPE_CHECKING:
+    from stepsmith.runner.fixtures.stepwise import Plan
 
 OUTCOMES = ("passed", "recorded", "failed", "error")
 
@@ -48,7 +52,7 @@ class Selection:
     cases: list[Case]  # every fixture of those workflows
     selected: list[Case]
     notes: list[str] = field(default_factory=list)  # what --lf did
-    stepwise: object = None  # fixtures.stepwise.Plan under --sw
+    stepwise: Plan | None = None  # under --sw
 
     @property
     def without_fixtures(self) -> set[str]:

@@ -37,6 +37,7 @@ import os
 import stat
 import time
 from pathlib import Path
+from typing import TypeGuard
 
 FORMAT = 3  # 3: entries carry a MAC
 MAX_FILES = 2000
@@ -256,9 +257,11 @@ def get(s: Slot | None) -> dict | None:
     return entry
 
 
-def _whole(entry: dict | None) -> bool:
+def _whole(entry: dict | None) -> TypeGuard[dict]:
     """An answer every part of which reads back (a damaged entry is checked again, never an
     internal error): problems by file, step files, which steps run each function, stale."""
+    if entry is None:
+        return False
     try:
         for _path, dicts in entry["problems"]:
             [problem_from_json(d) for d in dicts]

@@ -10,10 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from stepsmith.runner.app import pending
 from stepsmith.runner.app.pending import Conflict, PendingChange, PendingProblem
 from stepsmith.runner.errors import UsageError
+
+if TYPE_CHECKING:
+    from stepsmith.runner.app.workflow import LoadedWorkflow
 
 
 @dataclass(frozen=True)
@@ -26,10 +30,19 @@ class Item:
     change: PendingChange | None = None
     problem: PendingProblem | None = None
 
+    @property
+    def entry(self) -> PendingChange | PendingProblem:
+        """The pending file: its change, else its problem."""
+        if self.change is not None:
+            return self.change
+        if self.problem is None:
+            raise ValueError(f"{self.id}: an item holds a change or a problem")
+        return self.problem
+
     def to_json(self) -> dict:
         d: dict = {"id": self.id, "workflow": self.workflow}
-        if self.change is not None:
-            c = self.change
+        c = self.entry
+        if isinstance(c, PendingChange):
             d.update(step=c.step_id, case=c.case, fixture=str(c.fixture_path),
                      pending=str(c.path), source=c.source, created_at=c.created_at,
                      new=c.is_new,  # then `document` is what accepting creates
@@ -38,7 +51,7 @@ class Item:
             if c.is_new:
                 d["document"] = c.new
         else:
-            d.update(problem=self.problem.message, pending=str(self.problem.path))
+            d.update(problem=c.message, pending=str(c.path))
         return d
 
 
@@ -107,7 +120,7 @@ def workflow_dirs(paths: Iterable[str | Path]) -> list[WorkflowFolder]:
     return folders
 
 
-def _covered(folder: WorkflowFolder, loaded: list, step_id: str, files: list[Path]) -> bool:
+def _covered(folder: WorkflowFolder, loaded: list[LoadedWorkflow], step_id: str, files: list[Path]) -> bool:
     """Does the folder's narrowing cover this change: one of its files, or the step's code?"""
     if folder.narrow is None:
         return True
@@ -130,7 +143,8 @@ def find(paths: Iterable[str | Path], keyword: str | None = None) -> list[Item]:
     keep = keyword_filter(keyword)
     items = []
     for folder in workflow_dirs(paths):
-        shown, d, loaded = folder.shown, folder.dir, []
+        shown, d = folder.shown, folder.dir
+        loaded: list[LoadedWorkflow] = []
         for entry in pending.scan(d):
             if isinstance(entry, PendingChange):
                 item = Item(f"{shown}::{entry.step_id}::{entry.case}", shown, d, change=entry)
@@ -164,7 +178,10 @@ def waiting(folders: Iterable[tuple[str, Path]], written: Iterable[PendingChange
 def waiting_sentence(items: list[Item], where: Iterable[str]) -> str:
     """"3 proposed fixtures wait for review: stepsmith review wf": `where` are the folders as
     the edge shows them (the command a person runs)."""
-    new = sum(i.change.is_new for i in items)
+    changes = [i.change for i in items if i.change is not None]
+    if len(changes) != len(items):
+        raise ValueError("only pending changes wait for review")
+    new = sum(c.is_new for c in changes)
     changed = len(items) - new
     parts = []
     if new:
@@ -191,9 +208,9 @@ def accept(item: Item) -> Decision:
 
 def reject(item: Item) -> Decision:
     try:
-        pending.reject(item.change or item.problem, item.workflow_dir)
+        pending.reject(item.entry, item.workflow_dir)
     except OSError as exc:
-        return Decision(item, "refused", f"cannot remove {(item.change or item.problem).path}: "
+        return Decision(item, "refused", f"cannot remove {item.entry.path}: "
                         f"{exc.strerror or exc}")
     return Decision(item, "rejected")
 

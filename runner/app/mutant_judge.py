@@ -26,8 +26,8 @@ def _prepared(case: Case):
     )
     from stepsmith.runner.sandbox import prepare_step
 
-    lw, fx = case.workflow, case.fixture
-    step = lw.step(case.step_id)
+    lw, fx = case.workflow, case.known_fixture()
+    step = lw.known_step(case.step_id)
     try:
         code = step_code(lw, step)
         inputs = build_inputs(step, fx.inputs)

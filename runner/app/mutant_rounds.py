@@ -14,9 +14,19 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-from stepsmith.runner.mutants.verdicts import LIMITS, NOT_REACHED, MutantRecord
+from stepsmith.runner.mutants.verdicts import LIMITS, NOT_REACHED, MutantRecord, MutantsReport
+
+if TYPE_CHECKING:
+    from stepsmith.runner.app.mutants import _File
+    from stepsmith.runner.app.suite import Case
+    from stepsmith.runner.app.workflow import LoadedWorkflow
+    from stepsmith.runner.mutants.cache import Cache
+    from stepsmith.runner.mutants.generate import Mutant
 
 BATCH = 32  # runs a sandbox takes at most: more sandboxes overlap the parent's own work
 
@@ -24,6 +34,17 @@ BATCH = 32  # runs a sandbox takes at most: more sandboxes overlap the parent's 
 class Rounds:
     """Mixed into the judge, which provides: files' cases, `ran` and `passing` (the
     baseline), `cache`, `_key`, `_map`, `jobs`, `stop`, `lock`, `report`, `on_progress`."""
+
+    ran: dict[str, frozenset[int]]
+    passing: dict[str, float]
+    cache: Cache
+    jobs: int
+    stop: threading.Event
+    lock: threading.Lock
+    report: MutantsReport
+    on_progress: Callable[[int, int], None] | None
+    _key: Callable[[str, _File, Case, str], str]
+    _map: Callable[[Callable[[Any], Any], list], list]
 
     def mutate(self, work: list) -> None:
         """Judge the planned mutants against the fixtures the baseline says reach them, in at
@@ -83,7 +104,7 @@ class Rounds:
         size = min(BATCH, max(4, -(-len(runs) // max(1, min(self.jobs, os.cpu_count() or 1)))))
         return [runs[at:at + size] for at in range(0, len(runs), size)]
 
-    def _start(self, f, m, steps: list, statement: int) -> _Mutant:
+    def _start(self, f: _File, m: Mutant, steps: list, statement: int) -> _Mutant:
         e, mu = m.mutation.edit, m.mutation
         rec = MutantRecord(f.shown, e.line, e.column, e.end_line, e.end_column, mu.operator,
                            mu.original, mu.replacement, steps=[s.id for s in steps],
@@ -105,7 +126,7 @@ class Rounds:
         from stepsmith.runner.app.mutant_select import closure_text
 
         c = state.cases[i]
-        fn = c.workflow.step(c.step_id).code_ref.function
+        fn = c.workflow.known_step(c.step_id).code_ref.function
         if fn not in state.codes:
             if state.tree is None:
                 state.tree = ast.parse(state.m.text)
@@ -161,15 +182,18 @@ class _Mutant:
     """One mutant being judged: its record, the fixtures in the order they judge it, the
     next one whose verdict counts."""
 
-    f: object  # app/mutants.py's _File
-    m: object
+    f: _File
+    m: Mutant
     rec: MutantRecord
-    cases: list
-    lw: object = None  # the mutant's LoadedWorkflow (its text in `texts`)
+    cases: list[Case]
+    lw: LoadedWorkflow | None = None  # the mutant's workflow (its text in `texts`)
     next: int = 0
     done: bool = False
-    tree: ast.AST | None = None
+    tree: ast.Module | None = None
     codes: dict = field(default_factory=dict)  # step function -> its closure's text
 
-    def case(self, i: int):
+    def case(self, i: int) -> Case:
+        """The i-th fixture, run on the mutant's text."""
+        if self.lw is None:  # only a mutant no fixture reaches has none, and it never runs
+            raise ValueError(f"{self.rec.path}:{self.rec.line}: the mutant has no workflow")
         return dataclasses.replace(self.cases[i], workflow=self.lw)

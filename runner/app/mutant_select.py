@@ -15,10 +15,15 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from stepsmith.runner.app.workflow import LoadedWorkflow
+    from stepsmith.runner.manifest.model import Step
 
 
 def chosen_steps(selection, paths: list[str], steps: list[str], keywords: list[str]
-                 ) -> list[tuple[object, object]]:
+                 ) -> list[tuple[LoadedWorkflow, Step]]:
     """(LoadedWorkflow, Step) pairs, in workflow then manifest order."""
     from stepsmith.runner.app.selection import (
         compile_keywords,
@@ -30,7 +35,7 @@ def chosen_steps(selection, paths: list[str], steps: list[str], keywords: list[s
     targets = [parse_target(p) for p in paths]
     compiled = compile_keywords(keywords)
     with_fixtures = {(c.workflow.manifest_path, c.step_id) for c in selection.selected}
-    out = []
+    out: list[tuple[LoadedWorkflow, Step]] = []
     for lw in selection.workflows:
         for step in (lw.workflow.steps if lw.workflow is not None else []):
             if (lw.manifest_path, step.id) in with_fixtures:

@@ -23,10 +23,14 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from stepsmith.runner.app.mutant_rounds import Rounds
 from stepsmith.runner.errors import UsageError
 from stepsmith.runner.mutants.verdicts import MutantsReport, OptedOut
+
+if TYPE_CHECKING:
+    from stepsmith.runner.app.workflow import LoadedWorkflow
 
 
 @dataclass(frozen=True)
@@ -47,7 +51,7 @@ class MutantsRequest:
 class _File:
     """One step file to mutate: its text, the steps of it chosen, their fixtures."""
 
-    lw: object  # LoadedWorkflow
+    lw: LoadedWorkflow
     path: Path  # resolved
     shown: str
     text: str

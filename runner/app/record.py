@@ -13,10 +13,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from stepsmith.runner.app.step import StepRequest, ensure_sandbox, execute, prepare
+from stepsmith.runner.app.step import (
+    PreparedStep,
+    StepRequest,
+    ensure_sandbox,
+    execute,
+    prepare,
+)
 from stepsmith.runner.errors import Refused, SandboxUnavailable, UsageError
 from stepsmith.runner.model.grammar import CASE_RE, CASE_RULE
+
+if TYPE_CHECKING:
+    from stepsmith.runner.app.workflow import LoadedWorkflow
 
 CASE_NAME = CASE_RE  # the one case-name grammar (runner/model/grammar)
 NOT_RECORDABLE = ("refused", "input_too_large", "unavailable")
@@ -36,7 +46,7 @@ class RecordRequest:
 @dataclass(frozen=True)
 class Recorded:
     target: Path
-    status: str
+    status: str | None  # the result's, as the fixture expects it
     result: dict
 
 
@@ -45,7 +55,7 @@ class Draft:
     """A checked recording, not yet written: the fixture's path and document, the result,
     and the step file that computed it (relative to the workflow folder, its bytes)."""
 
-    workflow: object  # LoadedWorkflow
+    workflow: LoadedWorkflow
     target: Path
     document: dict
     result: dict
@@ -123,7 +133,7 @@ def recorded_document(req: RecordRequest, *, overwriting_allowed: bool | None = 
                          "another --name)")
     code = (p.code.rel, p.code.raw)  # the bytes that run: a pending change's identity
     if req.response is not None:
-        return Draft(lw, target, *_from_response(req, p), code)
+        return Draft(lw, target, *_from_response(req, p, req.response), code)
     if step.network == "public_egress" and not req.step.live:
         raise UsageError(f"{step.id} is a public_egress step: recording it needs --live (the "
                          "fixture then serves this recording in tests), or --response FILE "
@@ -154,7 +164,7 @@ def recorded_document(req: RecordRequest, *, overwriting_allowed: bool | None = 
     return Draft(lw, target, doc, res, code)
 
 
-def _from_response(req: RecordRequest, p) -> tuple[dict, dict]:
+def _from_response(req: RecordRequest, p: PreparedStep, response: str) -> tuple[dict, dict]:
     """The fixture of a public_egress step whose output is the --response file's JSON: what
     `stepsmith test` serves for it offline, recorded without a live call."""
     from stepsmith.runner.errors import InvokeError
@@ -167,7 +177,7 @@ def _from_response(req: RecordRequest, p) -> tuple[dict, dict]:
     if req.step.live:
         raise UsageError("--response records without a live call; leave out --live")
     try:
-        output = read_inputs(req.response)  # a JSON object, read like --inputs
+        output = read_inputs(response)  # a JSON object, read like --inputs
     except InvokeError as exc:
         raise UsageError(str(exc).replace("inputs", "response")) from exc
     bad = forbidden_fields(output)

@@ -4,9 +4,13 @@ server's record command): load the workflow, check the request, run the step in 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from stepsmith.runner.errors import Refused, SandboxUnavailable, UsageError
+
+if TYPE_CHECKING:
+    from stepsmith.runner.app.workflow import LoadedWorkflow, StepCode
+    from stepsmith.runner.manifest.model import Step
 
 
 @dataclass(frozen=True)
@@ -21,9 +25,9 @@ class StepRequest:
 
 @dataclass
 class PreparedStep:
-    workflow: Any  # LoadedWorkflow
-    step: Any
-    code: Any  # StepCode
+    workflow: LoadedWorkflow
+    step: Step
+    code: StepCode
     given: dict  # the inputs as given (what a fixture stores)
     inputs: dict  # with the manifest's literals filled in
     at: str | None

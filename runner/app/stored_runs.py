@@ -164,13 +164,13 @@ def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
     from stepsmith.runner.store.lease import RunLease
 
     check_pin(lw)  # before any lookup, and before its SM501: the pinned Python is not here
-    if not lw.ok:
+    wf = lw.workflow
+    if wf is None or not lw.ok:
         raise Refused("the workflow has check problems:\n"
                        + "\n".join("  " + x for x in lw.error_lines()))
     wc = load_case(lw, case)
     run_id = case if run_id is None else run_id
     check_run_id(run_id)
-    wf = lw.workflow
     version = int(wf.version)
     lease = RunLease(lw.dir, wf.workflow, version, run_id)
     lease.acquire(wait)
@@ -196,7 +196,8 @@ def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
         for turn in walk:
             lease.renew()
             step, inputs = turn.step, turn.inputs
-            if turn.request is None:  # every upstream output is kept, or the run stopped
+            prepared = turn.prepared()
+            if prepared is None:  # every upstream output is kept, or the run stopped
                 emit(StepOutcome(step.id, "failed", turn.error or "an upstream step has no output"))
                 break
             bad_fields = forbidden_fields(inputs)
@@ -208,7 +209,7 @@ def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
             if why is not None:  # cannot cross as JSON (nor be hashed or stored): typed, here
                 emit(StepOutcome(step.id, "failed", f"InputError: input {why}; nothing stored"))
                 break
-            request, sha, code = turn.request, turn.sha, turn.code
+            code, request, sha = prepared
             stored = store.lookup(wf.workflow, version, run_id, step.id, request)  # may raise
             if stored is not None:
                 walk.outputs[step.id] = stored.result.get("output")
@@ -227,9 +228,10 @@ def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
                                  "\n".join([f"status {res.get('status')}"]
                                            + describe_result(res)), res, sha))
                 break
-            result = {"status": "ok", "output": res.get("output"),
-                      "effects": res.get("effects") or [], "served_from": ran.served_from}
-            bad = check_effects(wf, step, result["effects"])
+            effects: list[dict] = res.get("effects") or []
+            result: dict[str, Any] = {"status": "ok", "output": res.get("output"),
+                                      "effects": effects, "served_from": ran.served_from}
+            bad = check_effects(wf, step, effects)
             if bad:
                 emit(StepOutcome(step.id, "failed", "; ".join(map(str, bad)), result, sha))
                 break
@@ -240,15 +242,15 @@ def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
                 break
             acc = store.accept(workflow=wf.workflow, version=version, run_id=run_id,
                                step_id=step.id, request=request, result=result,
-                               effects=result["effects"], source=code.source, filename=code.rel)
+                               effects=effects, source=code.source, filename=code.rel)
             walk.outputs[step.id] = acc.result.get("output")
             if acc.reused:
                 emit(StepOutcome(step.id, "reused",
                                  f"accepted concurrently by another run at {acc.accepted_at}",
-                                 acc.result, sha, served_from=result["served_from"]))
+                                 acc.result, sha, served_from=ran.served_from))
             else:
                 emit(StepOutcome(step.id, "accepted", "", acc.result, sha,
-                                 served_from=result["served_from"]))
+                                 served_from=ran.served_from))
     finally:
         lease.release()
         if own_store:

@@ -147,8 +147,8 @@ def test_a_batch_whose_control_fails_there_is_judged_in_fresh_sandboxes(kit, tmp
     again in a fresh sandbox."""
     import dataclasses
 
+    from stepsmith.runner.app import suite
     from stepsmith.runner.app.mutant_judge import run_batch
-    from stepsmith.runner.fixtures import suite
 
     monkeypatch.chdir(tmp_path)
     kit.write_workflow(tmp_path / "wf", kit.demo_manifest(steps=[
