@@ -20,7 +20,7 @@ from stepsmith.runner.problems import Span
 from stepsmith.runner.sandbox import run_step
 from wfkit import TOTAL_CODE
 
-STEP = TOTAL_CODE  # tests/fixtures/wfkit.py
+STEP = TOTAL_CODE  # tests/kits/wfkit.py
 EUR = {"items": ["12.50", "7.50"], "currency": "EUR"}
 
 

@@ -6,7 +6,7 @@ passes for the right reason (it executed in a sandbox, and its expectation is th
 reference computes here, not an error). The same with the usual drafting mistakes: typing
 imports used only in annotations, a module-level constant, a misspelt manifest key.
 
-The driver is tests/mcp/agent_kit.py (`play_loop`). Real sandbox, real CLI."""
+The driver is tests/kits/agent_kit.py (`play_loop`). Real sandbox, real CLI."""
 
 from __future__ import annotations
 
