@@ -91,7 +91,7 @@ def _unvalidated(source: str):
     """TEST ONLY: a prepared run of arbitrary Python (no validator, real builtins), as
     `run_unvalidated` prepares it, sent to the fork server: what hostile code in a child can
     do there."""
-    p = sandbox._prepare(source, "f", {}, filename="step.py", validate=False, limits=SHORT)
+    p = sandbox.prepare(source, "f", {}, filename="step.py", validate=False, limits=SHORT)
     p.framed = True  # the fork server's request format (the harness skips validation)
     return p
 
