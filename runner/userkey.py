@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
-import secrets
 import stat
 import threading
 from pathlib import Path
@@ -57,7 +56,7 @@ def _read_or_create(path: Path) -> bytes:
             pass
         else:
             with os.fdopen(fd, "wb") as fh:
-                fh.write(secrets.token_bytes(32))
+                fh.write(os.urandom(32))  # secrets.token_bytes, without importing random
                 fh.flush()
                 os.fsync(fh.fileno())
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
