@@ -24,6 +24,7 @@ from stepsmith.runner.app.workflow import (
 )
 from stepsmith.runner.errors import InvokeError, Refused, SandboxUnavailable
 from stepsmith.runner.model.refs import StepOutputRef
+from stepsmith.runner.sandbox.boundary import problem
 from stepsmith.runner.store.canonical import build_request, request_sha256
 
 if TYPE_CHECKING:
@@ -107,6 +108,10 @@ class CaseWalk:
             turn.inputs = build_inputs(step, {}, sources=wc.sources, outputs=self.outputs)
         except InvokeError as exc:
             turn.code, turn.error = None, str(exc)
+            return turn
+        why = next(filter(None, (problem(v, str(k)) for k, v in turn.inputs.items())), None)
+        if why is not None:  # cannot cross as JSON (nor be hashed or stored): typed, here
+            turn.code, turn.error = None, f"InputError: input {why}; nothing stored"
             return turn
         turn.request = build_request(source=turn.code.raw, function=turn.code.function,
                                      inputs=turn.inputs, evaluation_time=wc.evaluation_time,
