@@ -89,6 +89,13 @@ describe('stepsmith extension in VS Code', function () {
     assert.match(d.message, /verison/);
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
     await waitFor('manifest diagnostics to clear after revert', () => (stepsmithDiags(uri).length === 0 ? true : undefined));
+    // a pull client drops a closed document's diagnostics itself: that they are gone does not
+    // say the server has the reverted text yet; the next tests run on it, so wait until it has
+    await waitFor('the server to serve the reverted manifest', async () => {
+      const roots = await api.reach.refresh();
+      const wf = roots.find((r) => r.label === 'invoice-matching');
+      return wf && wf.children.some((c) => c.kind === 'step') ? true : undefined;
+    });
   });
 
   it('opens the rule documentation for a diagnostic code', async () => {
