@@ -24,7 +24,7 @@ from lsp_kit import (
     uri,
 )
 from lsprotocol import types as T
-from mutants_kit import AT, MANIFEST, MESSAGE, STEP, fixture
+from mutants_kit import MESSAGE, STEP, fixture, write_pay
 from sandbox_kit import alive
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("sandbox")]
@@ -35,17 +35,7 @@ pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures(
 def pay_ws(tmp_path_factory) -> Path:
     base = tmp_path_factory.mktemp("mutants")
     os.environ["XDG_CACHE_HOME"] = str(base / "cache")  # the server's verdict cache: ours
-    root = base / "pay"
-    (root / "steps").mkdir(parents=True)
-    (root / "workflow.yaml").write_text(MANIFEST)
-    (root / "steps/approve.py").write_text(STEP)
-    (root / "fixtures/approve").mkdir(parents=True)
-    (root / "fixtures/spin").mkdir(parents=True)
-    (root / "fixtures/approve/small.json").write_text(fixture("50", True))
-    (root / "fixtures/approve/large.json").write_text(fixture("150", False))
-    (root / "fixtures/spin/three.json").write_text(json.dumps(
-        {"inputs": {"n": 3}, "evaluation_time": AT, "expected": {"output": 0, "effects": []}}))
-    return root
+    return write_pay(base)
 
 
 @pytest_lsp.fixture(config=CONFIG, scope="module")

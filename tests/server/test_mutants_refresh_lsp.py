@@ -21,29 +21,16 @@ from lsp_kit import (
     push_capabilities,
 )
 from lsprotocol import types as T
-from mutants_kit import MANIFEST as LSP_MANIFEST
-from mutants_kit import STEP as LSP_STEP
-from mutants_kit import fixture
+from mutants_kit import APPROVE_STEP as STEP
+from mutants_kit import write_pay
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.usefixtures("sandbox")]
-
-# the pay workflow of test_mutants_lsp.py, its `approve` step alone
-STEP = LSP_STEP.split("\n\ndef spin")[0].rstrip("\n") + "\n"
-MANIFEST = LSP_MANIFEST.split("  - id: spin")[0]
-
 
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory) -> Path:
     base = tmp_path_factory.mktemp("refresh")
     os.environ["XDG_CACHE_HOME"] = str(base / "cache")
-    root = base / "pay"
-    (root / "steps").mkdir(parents=True)
-    (root / "workflow.yaml").write_text(MANIFEST)
-    (root / "steps/approve.py").write_text(STEP)
-    (root / "fixtures/approve").mkdir(parents=True)
-    (root / "fixtures/approve/small.json").write_text(fixture("50", True))
-    (root / "fixtures/approve/large.json").write_text(fixture("150", False))
-    return root
+    return write_pay(base, spin=False)  # the approve step alone
 
 
 @pytest_lsp.fixture(config=CONFIG, scope="module")
