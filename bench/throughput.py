@@ -140,7 +140,7 @@ def main() -> int:
     args = ap.parse_args()
     if args.bare is not None:
         return bare_main(args.bare, args.jobs or 1)
-    from stepsmith.runner.app.suite import default_jobs
+    from stepsmith.runner.app.case_run import default_jobs
 
     jobs = args.jobs or default_jobs()
     load_before = os.getloadavg()

@@ -18,8 +18,12 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from lsprotocol import types as T
+from stepsmith.runner.app.blocking import step_blocked
+from stepsmith.runner.app.case_run import run_cases
 from stepsmith.runner.app.generations import Generation, Generations
+from stepsmith.runner.app.suite import workflow_cases
 from stepsmith.runner.app.workflow import LoadedWorkflow, load_workflow
+from stepsmith.runner.coverage.static import analyse
 from stepsmith.runner.workspace.fixtures import (
     fixture_files,
     folder_manifests,
@@ -69,7 +73,7 @@ class Runner:
         self.live = LiveState()  # the last traced runs: coverage, values, stale marks
         self._spares = False
         self.started = 0  # fixture invocations started (the test hooks report it)
-        # called with (manifest, step id, step file, text, LiveCases) after each finished run
+        # called with (manifest, step id, step file, text, CaseResults) after each finished run
         # of a step's fixtures; the mutants refresh takes them as its baseline
         self.listeners: list = []
         self.file_tasks: dict[str, asyncio.Future] = {}  # step file -> its latest run
@@ -238,29 +242,18 @@ class Runner:
         read = snapshot.buffer_text if from_buffer else None
         return load_workflow(manifest_path, read_text=read, resolve=False)
 
-    def _run_case(self, case, source: str | None, group, repeat: int,
-                  snapshot) -> tuple[Any, RunReply] | None:
-        """(run pool) The case's LiveCase and its reply, its target positioned on `snapshot`'s
-        text of the fixture (read here, off the loop)."""
-        from stepsmith.runner.sandbox.process import joined
-
-        if group is not None and group.killed:
-            return None
-        if group is None:
-            lc = self._run_case_now(case, source, repeat)
-        else:
-            with joined(group):
-                lc = self._run_case_now(case, source, repeat)
-        target = fixture_target(snapshot, case.path and str(case.path), self.ls.session.encoding)
-        return lc, result_reply(lc.result, target)
-
-    def _run_case_now(self, case, source: str | None, repeat: int = 1):
-        """One fixture on `source` (None: the saved file), traced (runner.app.live)."""
-        from stepsmith.runner.app.live import run_live_case
-
+    def _done(self, cr, repeat: int, snapshot, replies: dict, progress) -> None:
+        """(run pool, as each case ends) its reply, its target positioned on `snapshot`'s text
+        of the fixture (read here, off the loop); the traced text analysed here too, so the
+        editor's coverage (asked on the loop for the same text) finds it memoised."""
         with self.lock:
             self.started += max(1, repeat)  # sandbox invocations asked for
-        return run_live_case(case, source, repeat=repeat)
+        target = fixture_target(snapshot, cr.case.path and str(cr.case.path),
+                                self.ls.session.encoding)
+        replies[cr.case.id] = result_reply(cr, target)
+        if cr.coverage is not None and cr.code is not None:
+            _warm_shape(cr.code[1], getattr(cr.case.workflow.check, "interpreter", None))
+        progress(cr)
 
     async def run_step(self, manifest_path: str, step_id: str, *, gen: Generation | None = None,
                        from_buffer: bool = False,
@@ -299,49 +292,52 @@ class Runner:
                 self.live.mark_stale(manifest_path, step_id)
                 ls.publisher.lenses_changed(delay=0)
                 return []
-            lw, cases, source, step_path, ran_text = prep
+            lw, cases, step_path, ran_text = prep
             if gen is not None:  # the live loop (typing, saving): spares cut its latency
                 self._ensure_spares()
-            results: list[RunReply] = []
-            case_results = []
-            live_cases = []
-            done = 0
             group = self.runs.start(gen)
             snapshot = ls.session.snapshot()
-            futures = [loop.run_in_executor(self.pool, self._run_case, c, source, group, repeat,
-                                            snapshot) for c in cases]
+            replies: dict[str, RunReply] = {}
+            stop = threading.Event()
+            done = [0]
+
+            def report(cr) -> None:  # (loop) the progress of the run's cases
+                done[0] += 1
+                if token and self.runs.current(gen):
+                    ls.work_done_progress.report(token, T.WorkDoneProgressReport(
+                        message=f"{done[0]}/{len(cases)} {cr.case.case}: {cr.outcome}",
+                        percentage=int(100 * done[0] / max(1, len(cases)))))
+
+            def progress(cr) -> None:
+                loop.call_soon_threadsafe(report, cr)
+
+            def run():  # the engine's runs, each a fresh sandbox (or spare) in the run pool
+                return run_cases(cases, values=True, repeat=repeat, group=group, stop=stop,
+                                 executor=self.pool, on_done=lambda cr: self._done(
+                                     cr, repeat, snapshot, replies, progress))
+
             try:
-                async for lc, reply in _each(futures, gen, self.runs, group):
-                    live_cases.append(lc)
-                    cr = lc.result
-                    case_results.append(cr)
-                    results.append(reply)
-                    done += 1
-                    if token:
-                        ls.work_done_progress.report(token, T.WorkDoneProgressReport(
-                            message=f"{done}/{len(cases)} {cr.case.case}: {cr.outcome}",
-                            percentage=int(100 * done / max(1, len(cases)))))
-            except _Superseded:
-                return []  # a newer edit superseded this run: publish nothing
+                case_results = await loop.run_in_executor(None, run)
             except asyncio.CancelledError:  # $/cancelRequest, shutdown: end the sandboxes too
+                stop.set()
                 group.kill()
                 raise
             finally:
                 self.runs.end(gen, group)
+            if group.killed or not self.runs.current(gen):
+                return []  # superseded by a newer edit, or shut down: publish nothing
+            results = [replies[cr.case.id] for cr in case_results]
             if not self.runs.current(gen):
                 return []
             if not from_buffer:  # saved code: pending changes, as `stepsmith test` writes them
                 from stepsmith.server.handlers.pending import sync_results
 
                 await loop.run_in_executor(self.pool, sync_results, case_results, results)
-            order = {c.case: i for i, c in enumerate(cases)}
-            results.sort(key=lambda r: order.get(r.fixture, 0))
-            live_cases.sort(key=lambda c: order.get(c.result.case.case, 0))
             if step_path and only is None:
                 self.live.record(manifest_path, step_id, step_path,
-                                 lw.step(step_id).code_ref.function, ran_text, live_cases)
+                                 lw.step(step_id).code_ref.function, ran_text, case_results)
                 for listen in self.listeners:
-                    listen(manifest_path, step_id, step_path, ran_text, live_cases)
+                    listen(manifest_path, step_id, step_path, ran_text, case_results)
             await self._finish(manifest_path, step_id, results, only)
             return results
         finally:
@@ -353,22 +349,21 @@ class Runner:
         """(run pool) The workflow loaded, the step's cases, the source to run (the buffer's
         when `from_buffer`), the step file and the text the runs execute; None when a
         half-typed buffer blocks the run."""
-        from stepsmith.runner.app import suite
-        from stepsmith.runner.app.live import blocked
-
         lw = self._load(snapshot, manifest_path, from_buffer)
-        if from_buffer and blocked(lw, step_id):
+        if from_buffer and step_blocked(lw, step_id):
             return None
         # every fixture of the step, a blocked one as itself (its reply says by what)
-        cases = [c for c in suite.workflow_cases(lw, collapse=False) if c.step_id == step_id]
+        cases = [c for c in workflow_cases(lw, collapse=False) if c.step_id == step_id]
         if only is not None:
             cases = [c for c in cases if c.path is not None and norm(c.path) == only]
         step = lw.step(step_id) if lw.workflow is not None else None
         step_path = code_target(manifest_path, step.code_ref) if step is not None else None
         source = snapshot.buffer_text(step_path) if from_buffer and step_path else None
+        if source is not None and step is not None and step.code_ref is not None:
+            lw.texts[(lw.dir / step.code_ref.path).resolve()] = source  # the buffer runs
         ran_text = source if source is not None else (
             snapshot.read_text(step_path) if step_path else None)
-        return lw, cases, source, step_path, ran_text
+        return lw, cases, step_path, ran_text
 
     async def _finish(self, manifest_path: str, step_id: str, results: list[RunReply],
                       only: str | None) -> None:
@@ -388,18 +383,8 @@ class Runner:
             "stepId": step_id, "results": wire(results)})
 
 
-class _Superseded(Exception):
-    pass
-
-
-async def _each(futures, gen: Generation | None, runs: Generations, group):
-    """The case results as they complete; a newer edit (generation) kills the rest."""
-    for fut in asyncio.as_completed(futures):
-        if not runs.current(gen):
-            group.kill()
-            for f in futures:
-                f.cancel()
-            raise _Superseded
-        cr = await fut
-        if cr is not None:
-            yield cr
+def _warm_shape(source: str, interp=None) -> None:
+    try:
+        analyse(source, interp)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        pass

@@ -37,9 +37,9 @@ class FileRuns:
 
 
 def _interpreter_of(cases: list):
-    """The interpreter the runs' workflow pins (each LiveCase's case names its workflow)."""
+    """The interpreter the runs' workflow pins (each CaseResult's case names its workflow)."""
     for c in cases:
-        lw = getattr(getattr(c.result, "case", None), "workflow", None)
+        lw = getattr(getattr(c, "case", None), "workflow", None)
         if lw is not None:
             return getattr(lw.check, "interpreter", None)
     return None
@@ -59,15 +59,16 @@ class LiveState:
     # ------------------------------------------------------------------ recording
     def record(self, manifest: str, step_id: str, path: str, function: str, text: str | None,
                cases: list) -> None:
-        """A finished (not superseded) run of a step's fixtures (runner.app.live.LiveCase)."""
+        """A finished (not superseded) run of a step's fixtures (runner.app.suite.CaseResult,
+        traced for values)."""
         with self._lock:
             self._stale.discard((manifest, step_id))
             if text is None:
                 return
             runs = FileRuns(function, text, interp=_interpreter_of(cases))
             for c in cases:
-                name = c.result.case.case
-                runs.order.append((name, c.result.outcome not in ("failed", "error")))
+                name = c.case.case
+                runs.order.append((name, c.outcome not in ("failed", "error")))
                 if c.coverage is not None:
                     runs.traces[name] = c.coverage
                 if c.values is not None:

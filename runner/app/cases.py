@@ -292,7 +292,7 @@ def run(selection: Selection, req: SuiteRequest,
 
 
 def _run_cases(cases, req: SuiteRequest, on_done, maxfail, stop) -> list[CaseResult]:
-    from stepsmith.runner.app.suite import run_cases
+    from stepsmith.runner.app.case_run import run_cases
 
     return run_cases(cases, jobs=req.jobs, live=req.live, on_done=on_done, maxfail=maxfail,
                      coverage=req.coverage, repeat=req.repeat, stop=stop)
@@ -347,7 +347,7 @@ def after_run(results, workflows, *, update: bool = False, strict: bool = False,
 
 def run_one(case: Case, *, live: bool = False) -> CaseResult:
     """One fixture (the pytest plugin's item); SandboxUnavailable rather than unsandboxed."""
-    from stepsmith.runner.app.suite import run_case
+    from stepsmith.runner.app.case_run import run_case
 
     ensure_sandbox([case])
     return run_case(case, live=live)

@@ -1,6 +1,6 @@
 """One fixture's runs against many mutants, in ONE sandbox (sandbox/forks.py: a forked child
 per run, each with a `test` run's limits and seccomp filter), compared as `stepsmith test`
-compares them (app/suite.compare).
+compares them (app/case_run.compare).
 
 A fixture run's cost is mostly its sandbox's start-up (bwrap, the interpreter, the harness):
 the step's own work is a few milliseconds. Mutants of one step run the same fixtures, so
@@ -8,7 +8,7 @@ sharing the start-up is what makes judging them cheap. Every batch begins with a
 the fixture on the unmutated code, in the same sandbox. Its baseline passed in a fresh
 sandbox; should the control not pass here (a result that depends on something a forked child
 sees differently, such as a memory address in a repr), the batch's verdicts are not trusted
-and its runs go to fresh sandboxes one by one (app/suite.run_case), as before.
+and its runs go to fresh sandboxes one by one (app/case_run.run_case), as before.
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ def _prepared(case: Case):
 
 def _compared(case: Case, raw) -> CaseResult:
     """A StepResult read as `run_case` reads its sandbox's answer."""
+    from stepsmith.runner.app.case_run import compare
     from stepsmith.runner.app.invocations import plain_result
-    from stepsmith.runner.app.suite import compare
     from stepsmith.runner.fixtures.compare import describe_result
 
     res = plain_result(raw)
@@ -57,7 +57,7 @@ def run_batch(runs: list[tuple[Case, Case]]) -> list[CaseResult]:
     """Each (fixture, that fixture with a mutant's workflow) run in one sandbox, after a
     control run of each fixture on the unmutated code; their results in order. The runs of
     a fixture whose control does not pass there go to fresh sandboxes."""
-    from stepsmith.runner.app.suite import run_case
+    from stepsmith.runner.app.case_run import run_case
     from stepsmith.runner.sandbox.forks import run_forked
     from stepsmith.runner.sandbox.result import StepResult
 

@@ -2,7 +2,7 @@
 `mutants` tool.
 
 First every selected fixture runs once on the unmutated code, traced, through the suite's
-engine (`app.suite.run_cases`, the sandboxes `stepsmith test` uses), or is taken from
+engine (`app.case_run.run_cases`, the sandboxes `stepsmith test` uses), or is taken from
 the editor's own traced run of the same text (`MutantsRequest.ran`): that says what each
 fixture reaches (and which fixtures pass: one that fails already cannot judge a mutant and
 is left out, with a note). Then the mutants (each the text of its step file,
@@ -43,7 +43,7 @@ class MutantsRequest:
     texts: Mapping[str, str] = field(default_factory=dict)  # path -> unsaved text (editor)
     # the editor's own runs of these fixtures (run-on-save), to take as the baseline: called
     # (it may wait for that run to end) only when a baseline is not cached; maps (manifest,
-    # step id, case) to (the step file's text the run executed, its runner.app.live.LiveCase)
+    # step id, case) to (the step file's text the run executed, its app.suite.CaseResult)
     ran: Callable[[], Mapping[tuple[str, str, str], tuple]] | None = None
 
 
@@ -170,7 +170,7 @@ class _Judge(Rounds):
     def __init__(self, files: list[_File], req: MutantsRequest, cache, report: MutantsReport,
                  stop: threading.Event, on_progress, pool: Executor | None = None,
                  group=None) -> None:
-        from stepsmith.runner.app.suite import default_jobs
+        from stepsmith.runner.app.case_run import default_jobs
         from stepsmith.runner.app.workflow import active_limits
         from stepsmith.runner.sandbox import runtime_identity
 
@@ -211,8 +211,8 @@ class _Judge(Rounds):
     # ------------------------------------------------------------------ baseline
     def baseline(self) -> None:
         """Every fixture once on the unmutated code, traced (or its cached answer)."""
+        from stepsmith.runner.app.case_run import run_cases
         from stepsmith.runner.app.mutant_select import closure_text
-        from stepsmith.runner.app.suite import run_cases
         from stepsmith.runner.coverage.static import analyse
 
         need, keys = [], {}
@@ -260,10 +260,10 @@ class _Judge(Rounds):
         for c in need:
             text, lc = got.get((str(c.workflow.manifest_path.resolve()), c.step_id, c.case),
                                (None, None))
-            fx = getattr(lc.result.case, "fixture", None) if lc is not None else None
+            fx = getattr(lc.case, "fixture", None) if lc is not None else None
             if (fx is not None and text == texts[c.id] and lc.coverage is not None
                     and fx.sha256 and fx.sha256 == c.fixture.sha256):
-                reused.append(dataclasses.replace(lc.result, case=c, coverage=lc.coverage))
+                reused.append(dataclasses.replace(lc, case=c))
             else:
                 left.append(c)
         return reused, left

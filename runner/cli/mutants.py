@@ -97,7 +97,7 @@ def _spares(jobs: int | None) -> bool:
     """Sandboxes started ahead of the first runs, as the editor keeps them (a mutants run is
     many short runs in a row); without them every run starts its own. True when enabled."""
     try:
-        from stepsmith.runner.app.suite import default_jobs
+        from stepsmith.runner.app.case_run import default_jobs
         from stepsmith.runner.sandbox import sandbox_available, spares
 
         if sandbox_available()[0] and spares.current() is None:

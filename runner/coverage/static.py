@@ -13,7 +13,7 @@ def analyse(source: str, interp=None) -> StepFileShape:
     """The shape of `source` (SyntaxError if it does not parse) as `interp` (a pythons.
     Interpreter, the workflow's pinned one; None: this one) parses it. Memoised per text: the
     editor asks again for the same ran text on every keystroke (a traced live run warms it off
-    the server's event loop, runner/app/live.py)."""
+    the server's event loop, server/fixture_runs.py)."""
     source = source.removeprefix("\ufeff")
     from stepsmith.runner.pythons.checker import in_process
 

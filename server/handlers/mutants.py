@@ -41,7 +41,7 @@ class MutantRuns:
         self.last: dict[str, _Last] = {}  # step file path -> its last finished run
         self.running: dict[str, tuple[threading.Event, object]] = {}  # path -> (stop, group)
         self.watched: set[str] = set()
-        # step file -> {(manifest, step id, case): (text run, LiveCase)}: the editor's latest
+        # step file -> {(manifest, step id, case): (text run, CaseResult)}: the editor's latest
         # runs of its fixtures (fixture_runs.Runner.listeners), a refresh's baseline
         self.saved: dict[str, dict[tuple[str, str, str], tuple]] = {}
         self._lock = threading.Lock()
@@ -54,7 +54,7 @@ class MutantRuns:
         with self._lock:
             runs = self.saved.setdefault(str(Path(step_path).resolve()), {})
             for lc in cases:
-                runs[(key, step_id, lc.result.case.case)] = (text, lc)
+                runs[(key, step_id, lc.case.case)] = (text, lc)
 
     def _baseline(self, path: str, wait, loop):
         """What `MutantsRequest.ran` answers: the editor's runs of the file's fixtures, once

@@ -75,10 +75,10 @@ def test_the_report_modules_load_while_the_fixtures_run(tmp_path, kit):
     kit.write_workflow(tmp_path / "wf", fixtures={"add/x": kit.add_case("1.00", None, "1.50")})
     code = (
         "import sys, threading, json\n"
-        "from stepsmith.runner.app import suite\n"
+        "from stepsmith.runner.app import case_run\n"
         "from stepsmith.runner.cli import main, test\n"
         "seen = {}\n"
-        "real = suite.run_cases\n"
+        "real = case_run.run_cases\n"
         "def run_cases(*a, **k):\n"
         "    out = real(*a, **k)\n"
         "    for t in threading.enumerate():\n"
@@ -86,7 +86,7 @@ def test_the_report_modules_load_while_the_fixtures_run(tmp_path, kit):
         "            t.join(30)\n"
         "    seen['loaded'] = [m for m in test.REPORT_MODULES if m in sys.modules]\n"
         "    return out\n"
-        "suite.run_cases = run_cases\n"
+        "case_run.run_cases = run_cases\n"
         "rc = main(['test', 'wf'])\n"
         "print('SEEN', json.dumps([rc, seen['loaded']]))\n")
     p = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,

@@ -10,7 +10,7 @@ import threading
 import time
 
 import pytest
-from stepsmith.runner.app import cases, suite
+from stepsmith.runner.app import case_run, cases, suite
 from stepsmith.runner.cli import main
 
 pytestmark = pytest.mark.usefixtures("sandbox")
@@ -32,7 +32,7 @@ def _spy(monkeypatch, *, hold_last: bool = False):
     """Record loads and fixture runs in order; `hold_last`: the last workflow's load waits
     (up to 20 s) until some fixture has started, and records whether it had."""
     events, started = [], threading.Event()
-    real_load, real_run = suite.load_workflow, suite.run_case
+    real_load, real_run = suite.load_workflow, case_run.run_case
     waited = []
 
     def load_workflow(manifest, *a, **k):
@@ -48,7 +48,7 @@ def _spy(monkeypatch, *, hold_last: bool = False):
         return real_run(case, *a, **k)
 
     monkeypatch.setattr(suite, "load_workflow", load_workflow)
-    monkeypatch.setattr(suite, "run_case", run_case)
+    monkeypatch.setattr(case_run, "run_case", run_case)
     return events, waited
 
 

@@ -45,11 +45,11 @@ def test_failed_first(wf, capsys):
 
 
 def test_default_jobs_is_twice_the_cpus():
-    """Measured (runner/app/suite.default_jobs): latency-bound sandboxes run faster with
+    """Measured (runner/app/case_run.default_jobs): latency-bound sandboxes run faster with
     more than one per CPU; twice keeps a step at its CPU limit inside the wall limit."""
     import os
 
-    from stepsmith.runner.app.suite import default_jobs
+    from stepsmith.runner.app.case_run import default_jobs
 
     assert default_jobs() == 2 * os.cpu_count()
 

@@ -268,10 +268,10 @@ def test_only_the_fixtures_reaching_a_line_run_against_its_mutants(kit, tmp_path
 def test_a_failed_baseline_is_asked_again_next_time(kit, wf, monkeypatch):
     """A fixture failing on the unmutated code may be the machine's doing (a wall limit on a
     loaded machine): the next run asks it again instead of leaving it out for good."""
-    from stepsmith.runner.app import suite
+    from stepsmith.runner.app import case_run
     from stepsmith.runner.app.mutants import MutantsRequest, run_mutants
 
-    real, flaky = suite.run_cases, []
+    real, flaky = case_run.run_cases, []
 
     def once_failing(cases, **kw):
         results = real(cases, **kw)
@@ -281,7 +281,7 @@ def test_a_failed_baseline_is_asked_again_next_time(kit, wf, monkeypatch):
                 r.outcome = "failed"
         return results
 
-    monkeypatch.setattr(suite, "run_cases", once_failing)
+    monkeypatch.setattr(case_run, "run_cases", once_failing)
     first = run_mutants(MutantsRequest(paths=["wf"], jobs=1))
     assert first.notes and all(not m.fixtures_run for m in first.mutants)
     second = run_mutants(MutantsRequest(paths=["wf"], jobs=1))
