@@ -28,11 +28,17 @@ if TYPE_CHECKING:
 HARNESS_VERSION = "1"
 
 BOOTSTRAP = (
-    "import sys,marshal\n"
+    "import gc,sys,marshal\n"
+    "gc.disable()\n"
     "c,*a=marshal.loads(sys.stdin.buffer.read())\n"
     "exec(c,{'__name__':'__stepsmith_harness__','ARGS':a})\n"
 )
 
+#: Both bootstraps turn the cycle collector off first: loading the harness and the validator
+#: allocates thousands of container objects that live as long as the sandbox, and collecting
+#: them over and over was ~2% of a fresh sandbox's CPU time. The harness turns it back on
+#: (its objects frozen out of later collections) before any step code runs
+#: (inside.py `_collector_on`).
 #: The bootstrap of every validated run. The harness frame (harness, facades, validator and
 #: trace code: ~290 KB) is read from a sealed memfd the parent creates once per process and
 #: passes to every sandbox, its fd number the bootstrap's one argument (`harness_fd`): no
@@ -42,7 +48,8 @@ BOOTSTRAP = (
 #: read-ahead, and the same allocations however the bytes arrive). A spare
 #: (sandbox/spares.py) loads the harness when it starts and gets its request when taken.
 SPARE_BOOTSTRAP = (
-    "import marshal,posix,sys\n"
+    "import gc,marshal,posix,sys\n"
+    "gc.disable()\n"
     "def rd(n,f=0):\n"
     " b=bytearray(n);v=memoryview(b);o=0\n"
     " while o<n:\n"

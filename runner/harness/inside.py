@@ -166,6 +166,16 @@ def _tracer():
     return ns
 
 
+def _collector_on():
+    """The cycle collector, off since the bootstrap, back on for the step: its cyclic garbage
+    is collected as in plain Python. What the harness loaded lives as long as the sandbox:
+    frozen first, so the step's collections never traverse it."""
+    import gc
+
+    gc.freeze()
+    gc.enable()
+
+
 def _main():
     _limits()
     if REQ["validate"]:
@@ -202,6 +212,7 @@ def _main():
     sys.stderr = capture
     ns = {"__builtins__": builtins_ns, "__name__": "step", "__file__": _STEP_FILE}
     tracer = _tracer()
+    _collector_on()
     try:
         if tracer is not None:
             tracer["start"]()

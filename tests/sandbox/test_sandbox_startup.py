@@ -31,8 +31,9 @@ HEAVY = {"ast", "dataclasses", "inspect", "typing", "enum", "re", "functools", "
 
 #: Everything the import system may load for a clean step: C modules only (the validator's
 #: own modules, `__future__` and `warnings` arrive compiled on stdin and are executed
-#: without the import system; `resource` is the harness's own, for the rlimits).
-CLEAN_STEP_IMPORTS = {"_ast", "_functools", "resource"}
+#: without the import system; `resource` is the harness's own, for the rlimits; `gc` the
+#: bootstrap's, which loads the harness with the cycle collector off).
+CLEAN_STEP_IMPORTS = {"_ast", "_functools", "resource", "gc"}
 
 
 def _run_logged(monkeypatch, src, *, validate=True, uses=()):
