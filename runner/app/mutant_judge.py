@@ -13,6 +13,8 @@ and its runs go to fresh sandboxes one by one (app/suite.run_case), as before.
 
 from __future__ import annotations
 
+import threading
+
 from stepsmith.runner.app.suite import Case, CaseResult
 
 
@@ -53,22 +55,115 @@ def _compared(case: Case, raw) -> CaseResult:
     return out
 
 
+class Servers:
+    """The fork servers of one mutants run (sandbox/forks.ForkServer), per interpreter: a
+    batch takes an idle one or starts one, and gives it back for the next round; `warm`
+    starts some ahead, while the baseline runs. Every fixture a server runs gets its control
+    there once: the children all start from the same server state. `imports`: the standard
+    modules the run's step files import (loaded once per server). Ended by `close`."""
+
+    def __init__(self, imports: list[str], group=None) -> None:
+        self.imports, self.group = imports, group
+        self._idle: dict = {}
+        self._all: list = []
+        self._lock = threading.Lock()
+        self._closed = False
+
+    @staticmethod
+    def _key(interp):
+        return None if interp is None or getattr(interp, "running", False) else interp.exe
+
+    def _start(self, interp):
+        from stepsmith.runner.sandbox.forks import ForkServer
+
+        server = ForkServer(interp, self.imports, group=self.group)
+        with self._lock:
+            self._all.append(server)
+            closed = self._closed
+        if closed:
+            server.close()
+        return server
+
+    def warm(self, interp, n: int) -> None:
+        for _ in range(n):
+            self.give(self._start(interp))
+
+    def take(self, interp):
+        with self._lock:
+            idle = self._idle.get(self._key(interp), [])
+            while idle:
+                server = idle.pop(0)
+                if not server.dead:
+                    return server
+        return self._start(interp)
+
+    def give(self, server) -> None:
+        with self._lock:
+            if not server.dead and not self._closed:
+                self._idle.setdefault(self._key(server.interp), []).append(server)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            servers, self._all, self._idle = self._all, [], {}
+        for server in servers:
+            server.close()
+
+
+_local = threading.local()
+
+
+class serving:  # noqa: N801 - used as `with serving(servers):`
+    """run_batch calls of this thread take their fork servers from `servers`."""
+
+    def __init__(self, servers: Servers) -> None:
+        self.servers = servers
+
+    def __enter__(self) -> Servers:
+        self.prev = getattr(_local, "servers", None)
+        _local.servers = self.servers
+        return self.servers
+
+    def __exit__(self, *exc) -> None:
+        _local.servers = self.prev
+
+
 def run_batch(runs: list[tuple[Case, Case]]) -> list[CaseResult]:
     """Each (fixture, that fixture with a mutant's workflow) run in one sandbox, after a
-    control run of each fixture on the unmutated code; their results in order. The runs of
-    a fixture whose control does not pass there go to fresh sandboxes."""
+    control run of each fixture on the unmutated code (once per sandbox); their results in
+    order. The runs of a fixture whose control does not pass there go to fresh sandboxes.
+    The sandbox: a fork server of the thread's `serving` pool, else one of its own."""
     from stepsmith.runner.app.suite import run_case
-    from stepsmith.runner.sandbox.forks import run_forked
     from stepsmith.runner.sandbox.result import StepResult
 
-    controls = list({c.id: c for c, _m in runs}.values())
-    cases = controls + [m for _c, m in runs]
+    servers = getattr(_local, "servers", None)
+    cases = [m for _c, m in runs]
     items = [_prepared(c) for c in cases]
     runnable = [p for p in items if not isinstance(p, CaseResult | StepResult)]
-    answers = iter(run_forked(runnable))
-    results = [p if isinstance(p, CaseResult) else
-               _compared(c, p if isinstance(p, StepResult) else next(answers))
-               for c, p in zip(cases, items, strict=True)]
-    trusted = {c.id for c, r in zip(controls, results, strict=False) if r.outcome == "passed"}
-    return [r if c.id in trusted else run_case(m)
-            for (c, m), r in zip(runs, results[len(controls):], strict=True)]
+    if not runnable:
+        return [p if isinstance(p, CaseResult) else _compared(c, p)
+                for c, p in zip(cases, items, strict=True)]
+    own = servers is None
+    if own:
+        from stepsmith.runner.sandbox.forks import _imports
+
+        servers = Servers(_imports(runnable[0].source))
+    server = servers.take(runnable[0].interp)
+    try:
+        controls = [c for c in {c.id: c for c, _m in runs}.values() if c.id not in server.trusted]
+        prepared = [_prepared(c) for c in controls]
+        first = [p for p in prepared if not isinstance(p, CaseResult | StepResult)]
+        answers = iter(server.run(first + runnable))
+        for c, p in zip(controls, prepared, strict=True):
+            r = p if isinstance(p, CaseResult) else _compared(
+                c, p if isinstance(p, StepResult) else next(answers))
+            server.trusted[c.id] = r.outcome == "passed"
+        results = [p if isinstance(p, CaseResult) else
+                   _compared(c, p if isinstance(p, StepResult) else next(answers))
+                   for c, p in zip(cases, items, strict=True)]
+    finally:
+        servers.give(server)
+        if own:
+            servers.close()
+    return [r if server.trusted.get(c.id) else run_case(m)
+            for (c, m), r in zip(runs, results, strict=True)]

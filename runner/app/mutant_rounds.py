@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from stepsmith.runner.mutants.verdicts import LIMITS, NOT_REACHED, MutantRecord, MutantsReport
 
 if TYPE_CHECKING:
+    from stepsmith.runner.app.mutant_judge import Servers
     from stepsmith.runner.app.mutants import _File
     from stepsmith.runner.app.suite import Case
     from stepsmith.runner.app.workflow import LoadedWorkflow
@@ -42,6 +43,7 @@ class Rounds:
     stop: threading.Event
     lock: threading.Lock
     report: MutantsReport
+    servers: Servers
     on_progress: Callable[[int, int], None] | None
     _key: Callable[[str, _File, Case, str], str]
     _map: Callable[[Callable[[Any], Any], list], list]
@@ -79,8 +81,7 @@ class Rounds:
             runs = [(s, i) for s in active
                     for i in range(s.next, len(s.cases) if _round else s.next + 1)]
             batches = self._batches(runs)
-            results = self._map(
-                lambda b: run_batch([(s.cases[i], s.case(i)) for s, i in b]), batches)
+            results = self._map(lambda b: self._batch(run_batch, b), batches)
             if self.stop.is_set():
                 break
             got = {(id(s), i): r for b, rs in zip(batches, results, strict=True)
@@ -94,14 +95,24 @@ class Rounds:
         for state in active:
             finish(state.rec if state.done and not self.stop.is_set() else None)
 
+    def _batch(self, run_batch, b: list) -> list:
+        from stepsmith.runner.app.mutant_judge import serving
+
+        with serving(self.servers):  # both rounds' batches share the run's fork servers
+            return run_batch([(s.cases[i], s.case(i)) for s, i in b])
+
+    def sandboxes(self) -> int:
+        """How many sandboxes a round shares out its runs to (see _batches)."""
+        import os
+
+        return max(1, min(self.jobs, os.cpu_count() or 1))
+
     def _batches(self, runs: list[tuple]) -> list[list]:
         """The (mutant, fixture index) runs per shared sandbox: about as many sandboxes as
         CPUs (each sandbox's start-up is paid once for all its runs; a forked run is CPU
         work, not waiting), a fixture's runs together as far as they go."""
-        import os
-
         runs = sorted(runs, key=lambda r: r[0].cases[r[1]].id)
-        size = min(BATCH, max(4, -(-len(runs) // max(1, min(self.jobs, os.cpu_count() or 1)))))
+        size = min(BATCH, max(4, -(-len(runs) // self.sandboxes())))
         return [runs[at:at + size] for at in range(0, len(runs), size)]
 
     def _start(self, f: _File, m: Mutant, steps: list, statement: int) -> _Mutant:
@@ -123,15 +134,21 @@ class Rounds:
         return _Mutant(f, m, rec, cases, lw=lw)
 
     def _case_key(self, state: _Mutant, i: int) -> str:
+        c = state.cases[i]
+        if state.tree is None:
+            state.tree = ast.parse(state.m.text)
+        return self._mutant_key(state.f, state.m.text, state.tree, c, state.codes)
+
+    def _mutant_key(self, f: _File, text: str, tree: ast.Module, c: Case,
+                    codes: dict) -> str:
+        """The cache key of a verdict of fixture `c` on a mutant (`text`, its `tree`);
+        `codes`: the mutant's closures' text so far, by step function."""
         from stepsmith.runner.app.mutant_select import closure_text
 
-        c = state.cases[i]
         fn = c.workflow.known_step(c.step_id).code_ref.function
-        if fn not in state.codes:
-            if state.tree is None:
-                state.tree = ast.parse(state.m.text)
-            state.codes[fn] = closure_text(state.m.text, state.tree, fn, with_lines=False)
-        return self._key("mutant", state.f, c, state.codes[fn])
+        if fn not in codes:
+            codes[fn] = closure_text(text, tree, fn, with_lines=False)
+        return self._key("mutant", f, c, codes[fn])
 
     def _answer_cached(self, state: _Mutant) -> None:
         """Take the cached verdicts of the mutant's next fixtures, as far as there are."""

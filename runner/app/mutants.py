@@ -86,18 +86,22 @@ def run_mutants(req: MutantsRequest, *, on_progress: Callable[[int, int], None] 
     files = _files(selection, req, report)
     suite.ensure_sandbox([c for f in files for c in f.cases])
     cache = Cache(on=req.cache and enabled())
+    judge = None
     try:
         judge = _Judge(files, req, cache, report, stop, on_progress, pool, group)
-        # the mutants are worked out (parsing, validating each) while the baseline's
-        # sandboxes run: neither needs the other
+        # the mutants are worked out (parsing, validating each) and the fork servers that
+        # will judge them started while the baseline's sandboxes run (or the editor's run
+        # of the same fixtures ends): neither needs the other
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(1, thread_name_prefix="stepsmith-mutants-plan") as planner:
-            planned = planner.submit(judge.plan)
+            planned = planner.submit(judge.plan_and_warm)
             judge.baseline()
             work = planned.result()
         judge.mutate(work)
     finally:
+        if judge is not None:
+            judge.servers.close()
         cache.close()
     report.cancelled = stop.is_set()
     report.seconds = time.perf_counter() - started
@@ -185,6 +189,10 @@ class _Judge(Rounds):
         self.passing: dict[str, float] = {}  # case id -> baseline duration (passing only)
         self.lock = threading.Lock()
         self._bytes: dict[str, bytes] = {}
+        from stepsmith.runner.app.mutant_judge import Servers
+        from stepsmith.runner.sandbox.forks import _imports
+
+        self.servers = Servers(sorted({n for f in files for n in _imports(f.text)}), group)
 
     # ------------------------------------------------------------------ keys
     def _fixture_bytes(self, case) -> bytes:
@@ -308,6 +316,28 @@ class _Judge(Rounds):
                 pool.shutdown(wait=False, cancel_futures=True)
 
     # ------------------------------------------------------------------ mutants
+    def plan_and_warm(self) -> list:
+        """`plan`, then the fork servers of the first round started, when a mutant's
+        verdict is not cached for every fixture of its file (what the baseline can leave to
+        run is not known yet)."""
+        from stepsmith.runner.app.mutant_judge import _prepared
+        from stepsmith.runner.app.suite import CaseResult
+        from stepsmith.runner.sandbox.result import StepResult
+
+        work = self.plan()
+        interps: dict = {}
+        for f, m, _steps, _statement in work:
+            tree, codes = ast.parse(m.text), {}
+            if f.cases and id(f) not in interps and not self.stop.is_set() and any(
+                    self.cache.get(self._mutant_key(f, m.text, tree, c, codes)) is None
+                    for c in f.cases):
+                p = _prepared(f.cases[0])
+                if not isinstance(p, CaseResult | StepResult):
+                    interps[id(f)] = p.interp
+        for interp in {self.servers._key(i): i for i in interps.values()}.values():
+            self.servers.warm(interp, self.sandboxes())
+        return work
+
     def plan(self) -> list:
         """Every mutant of the chosen files, with the steps whose code it is in and the
         statement it changes (nothing runs)."""
