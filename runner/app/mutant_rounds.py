@@ -115,7 +115,9 @@ class Rounds:
         size = min(BATCH, max(4, -(-len(runs) // self.sandboxes())))
         return [runs[at:at + size] for at in range(0, len(runs), size)]
 
-    def _start(self, f: _File, m: Mutant, steps: list, statement: int) -> _Mutant:
+    def _start(self, f: _File, m: Mutant, steps: list, statement: int,
+               tree: ast.Module | None = None, codes: dict | None = None) -> _Mutant:
+        """`tree`, `codes`: the mutant's, when worked out already (see _Mutant)."""
         e, mu = m.mutation.edit, m.mutation
         rec = MutantRecord(f.shown, e.line, e.column, e.end_line, e.end_column, mu.operator,
                            mu.original, mu.replacement, steps=[s.id for s in steps],
@@ -131,7 +133,7 @@ class Rounds:
         # killer every time
         cases.sort(key=lambda c: (-len(self.ran[c.id]), c.id))
         lw = dataclasses.replace(f.lw, texts={**f.lw.texts, f.path: m.text})
-        return _Mutant(f, m, rec, cases, lw=lw)
+        return _Mutant(f, m, rec, cases, lw=lw, tree=tree, codes=codes or {})
 
     def _case_key(self, state: _Mutant, i: int) -> str:
         c = state.cases[i]

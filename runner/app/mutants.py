@@ -317,20 +317,20 @@ class _Judge(Rounds):
 
     # ------------------------------------------------------------------ mutants
     def plan_and_warm(self) -> list:
-        """`plan`, then the fork servers of the first round started, when a mutant's
-        verdict is not cached for every fixture of its file (what the baseline can leave to
-        run is not known yet)."""
+        """`plan`, each mutant's verdict keys worked out (the closures' text: the first
+        round's runs wait for none of it), then the fork servers of the first round started
+        when a verdict is not cached (what the baseline leaves to run is not known yet)."""
         from stepsmith.runner.app.mutant_judge import _prepared
         from stepsmith.runner.app.suite import CaseResult
         from stepsmith.runner.sandbox.result import StepResult
 
-        work = self.plan()
-        interps: dict = {}
-        for f, m, _steps, _statement in work:
+        work, interps = [], {}
+        for f, m, steps, statement in self.plan():
             tree, codes = ast.parse(m.text), {}
-            if f.cases and id(f) not in interps and not self.stop.is_set() and any(
-                    self.cache.get(self._mutant_key(f, m.text, tree, c, codes)) is None
-                    for c in f.cases):
+            missing = [self.cache.get(self._mutant_key(f, m.text, tree, c, codes)) is None
+                       for c in f.cases]
+            work.append((f, m, steps, statement, tree, codes))
+            if any(missing) and id(f) not in interps and not self.stop.is_set():
                 p = _prepared(f.cases[0])
                 if not isinstance(p, CaseResult | StepResult):
                     interps[id(f)] = p.interp

@@ -123,11 +123,15 @@ class MutantRuns:
 
     def _compute(self, path: str, texts: dict, stop, group, report, ran) -> dict:
         from stepsmith.runner.app.mutants import MutantsRequest, run_mutants
+        from stepsmith.runner.sandbox.spares import held
 
         runs = self.ls.runner
         runs._ensure_spares()
-        rep = run_mutants(MutantsRequest(paths=[path], texts=texts, ran=ran),
-                          on_progress=report, stop=stop, pool=runs.pool, group=group)
+        # no spare refills while the mutants judge: their runs take none, and a refill
+        # (a sandbox's start-up) competes with them for the CPU
+        with held():
+            rep = run_mutants(MutantsRequest(paths=[path], texts=texts, ran=ran),
+                              on_progress=report, stop=stop, pool=runs.pool, group=group)
         doc = rep.to_json()
         for m in doc["mutants"]:  # the records name the file as shown from here: say which
             m["uri"] = path_to_uri(str(Path(m["path"]).resolve()))
