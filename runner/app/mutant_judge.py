@@ -136,18 +136,19 @@ def run_batch(runs: list[tuple[Case, Case]]) -> list[CaseResult]:
     from stepsmith.runner.app.suite import run_case
     from stepsmith.runner.sandbox.result import StepResult
 
-    servers = getattr(_local, "servers", None)
+    shared: Servers | None = getattr(_local, "servers", None)
     cases = [m for _c, m in runs]
     items = [_prepared(c) for c in cases]
     runnable = [p for p in items if not isinstance(p, CaseResult | StepResult)]
     if not runnable:
         return [p if isinstance(p, CaseResult) else _compared(c, p)
                 for c, p in zip(cases, items, strict=True)]
-    own = servers is None
-    if own:
+    if shared is None:
         from stepsmith.runner.sandbox.forks import _imports
 
         servers = Servers(_imports(runnable[0].source))
+    else:
+        servers = shared
     server = servers.take(runnable[0].interp)
     try:
         controls = [c for c in {c.id: c for c, _m in runs}.values() if c.id not in server.trusted]
@@ -163,7 +164,7 @@ def run_batch(runs: list[tuple[Case, Case]]) -> list[CaseResult]:
                    for c, p in zip(cases, items, strict=True)]
     finally:
         servers.give(server)
-        if own:
+        if shared is None:
             servers.close()
     return [r if server.trusted.get(c.id) else run_case(m)
             for (c, m), r in zip(runs, results, strict=True)]

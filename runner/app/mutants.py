@@ -326,7 +326,7 @@ class _Judge(Rounds):
 
         work, interps = [], {}
         for f, m, steps, statement in self.plan():
-            tree, codes = ast.parse(m.text), {}
+            tree, codes = ast.parse(m.text), dict[str, str]()
             missing = [self.cache.get(self._mutant_key(f, m.text, tree, c, codes)) is None
                        for c in f.cases]
             work.append((f, m, steps, statement, tree, codes))
