@@ -162,3 +162,28 @@ def test_a_batch_whose_control_fails_there_is_judged_in_fresh_sandboxes(kit, tmp
     [result] = run_batch([(control, case)])
     assert result.outcome == "passed"  # the unmutated code, judged on its own
     assert sandboxes == [True, False]  # the shared sandbox, then a fresh one for the run
+
+
+LABEL = '''\
+def label(x):
+    if x > 10:
+        return {"label": "big"}
+    return {"label": "small"}
+'''
+
+
+def test_both_rounds_of_a_run_share_its_fork_servers(kit, tmp_path, monkeypatch, sandboxes):
+    """A mutant its first fixture does not notice runs the next in a second round; that round
+    is served by the fork server of the first (started once per CPU a run uses: -j 1, one),
+    not by a sandbox of its own."""
+    monkeypatch.chdir(tmp_path)
+    kit.write_workflow(tmp_path / "wf", kit.demo_manifest(steps=[
+        _step("label", "label.py", "label", ["x"])]), {"steps/label.py": LABEL},
+        {"label/five": _fixture({"x": 5}, {"label": "small"}),
+         "label/twenty": _fixture({"x": 20}, {"label": "big"})})
+    rep = _run(["wf"], jobs=1)
+    boundary = [m for m in rep.mutants if m.operator == "comparison"]
+    # `x >= 10` survives the first fixture and so ran the second too: two rounds
+    assert [(m.status, m.fixtures_run) for m in boundary] == [("survived", 2)]
+    assert sandboxes.count(False) == rep.baseline_runs == 2
+    assert sandboxes.count(True) == 1
