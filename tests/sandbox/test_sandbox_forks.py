@@ -282,3 +282,13 @@ def test_a_fork_server_is_killed_with_its_callers_group():
         assert server.dead and group.pids() == []
     finally:
         server.close()
+
+
+def test_an_answer_longer_than_its_run_allows_ends_the_server(monkeypatch):
+    """The parent trusts no length the server reports: an answer over its run's cap (here
+    every cap is made negative) kills the server, and the run is made in a fresh sandbox."""
+    monkeypatch.setattr(forks, "_CHUNK", -10 ** 9)
+    started = _count_sandboxes(monkeypatch)
+    results = forks.run_forked(_runs("def f(x):\n    return 10\n"))
+    assert [(r.status, r.output) for r in results] == [("ok", 10)]
+    assert [forks.FORK_BOOTSTRAP in cmd for cmd in started] == [True, False]
