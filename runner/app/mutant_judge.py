@@ -56,14 +56,16 @@ def _compared(case: Case, raw) -> CaseResult:
 
 
 class Servers:
-    """The fork servers of one mutants run (sandbox/forks.ForkServer), per interpreter: a
-    batch takes an idle one or starts one, and gives it back for the next round; `warm`
-    starts some ahead, while the baseline runs. Every fixture a server runs gets its control
-    there once: the children all start from the same server state. `imports`: the standard
-    modules the run's step files import (loaded once per server). Ended by `close`."""
+    """Fork servers (sandbox/forks.ForkServer) per interpreter, for one mutants run or kept
+    by the editor for all of its runs: a batch takes an idle one or starts one, and gives it
+    back for the next round (or run); `warm` starts some ahead, while the baseline runs. A
+    server never runs step code itself (each run is a forked child), so one serving many
+    runs is as clean for the last as for the first; each run's controls are made in it
+    anew. `imports`: the standard modules the step files import (loaded once per server;
+    `add_imports` for servers started later). Ended by `close`."""
 
-    def __init__(self, imports: list[str], group=None) -> None:
-        self.imports, self.group = imports, group
+    def __init__(self, imports: list[str], group=None, keep: int = 2) -> None:
+        self.imports, self.group, self.keep = sorted(imports), group, keep
         self._idle: dict = {}
         self._all: list = []
         self._lock = threading.Lock()
@@ -73,19 +75,26 @@ class Servers:
     def _key(interp):
         return None if interp is None or getattr(interp, "running", False) else interp.exe
 
+    def add_imports(self, names) -> None:
+        with self._lock:
+            self.imports = sorted(set(self.imports) | set(names))
+
     def _start(self, interp):
         from stepsmith.runner.sandbox.forks import ForkServer
 
         server = ForkServer(interp, self.imports, group=self.group)
         with self._lock:
-            self._all.append(server)
+            self._all = [s for s in self._all if not s.dead] + [server]
             closed = self._closed
         if closed:
             server.close()
         return server
 
     def warm(self, interp, n: int) -> None:
-        for _ in range(n):
+        """`n` idle servers for `interp` (started now as far as there are fewer)."""
+        with self._lock:
+            have = sum(not s.dead for s in self._idle.get(self._key(interp), []))
+        for _ in range(n - have):
             self.give(self._start(interp))
 
     def take(self, interp):
@@ -98,14 +107,23 @@ class Servers:
         return self._start(interp)
 
     def give(self, server) -> None:
+        server.adopt(self.group)
         with self._lock:
-            if not server.dead and not self._closed:
-                self._idle.setdefault(self._key(server.interp), []).append(server)
+            idle = self._idle.setdefault(self._key(server.interp), [])
+            keep = not server.dead and not self._closed and len(idle) < self.keep
+            if keep:
+                idle.append(server)
+            else:
+                self._all = [s for s in self._all if s is not server]
+        if not keep:
+            server.close()
 
     def close(self) -> None:
         with self._lock:
             self._closed = True
             servers, self._all, self._idle = self._all, [], {}
+        for server in servers:  # all told first: they end side by side
+            server.stop()
         for server in servers:
             server.close()
 
@@ -150,6 +168,9 @@ def run_batch(runs: list[tuple[Case, Case]]) -> list[CaseResult]:
     else:
         servers = shared
     server = servers.take(runnable[0].interp)
+    from stepsmith.runner.sandbox import process
+
+    server.adopt(getattr(process._local, "group", None))  # this run's: its cancel ends it
     try:
         controls = [c for c in {c.id: c for c, _m in runs}.values() if c.id not in server.trusted]
         prepared = [_prepared(c) for c in controls]

@@ -30,6 +30,7 @@ from stepsmith.runner.errors import UsageError
 from stepsmith.runner.mutants.verdicts import MutantsReport, OptedOut
 
 if TYPE_CHECKING:
+    from stepsmith.runner.app.mutant_judge import Servers
     from stepsmith.runner.app.workflow import LoadedWorkflow
 
 
@@ -66,12 +67,14 @@ class _File:
 
 def run_mutants(req: MutantsRequest, *, on_progress: Callable[[int, int], None] | None = None,
                 stop: threading.Event | None = None, pool: Executor | None = None,
-                group=None) -> MutantsReport:
+                group=None, servers: Servers | None = None) -> MutantsReport:
     """Mutate the chosen steps and judge every mutant with their fixtures. UsageError for a
     selection that names nothing; SandboxUnavailable when fixtures would have to run and
     cannot. `stop` (set from another thread): start nothing new, report `cancelled`.
     `pool`: run the fixtures there (the editor's run pool) instead of threads of this run;
-    `group` (sandbox.process.Group): every sandbox joins it, so `group.kill()` ends them."""
+    `group` (sandbox.process.Group): every sandbox joins it, so `group.kill()` ends them.
+    `servers` (app/mutant_judge.Servers): the fork servers to judge in, kept by the caller
+    (the editor's, from one run to the next); by default the run's own, ended with it."""
     from stepsmith.runner.app import cases as suite
     from stepsmith.runner.mutants.cache import Cache, enabled
 
@@ -88,7 +91,7 @@ def run_mutants(req: MutantsRequest, *, on_progress: Callable[[int, int], None] 
     cache = Cache(on=req.cache and enabled())
     judge = None
     try:
-        judge = _Judge(files, req, cache, report, stop, on_progress, pool, group)
+        judge = _Judge(files, req, cache, report, stop, on_progress, pool, group, servers)
         # the mutants are worked out (parsing, validating each) and the fork servers that
         # will judge them started while the baseline's sandboxes run (or the editor's run
         # of the same fixtures ends): neither needs the other
@@ -100,7 +103,7 @@ def run_mutants(req: MutantsRequest, *, on_progress: Callable[[int, int], None] 
             work = planned.result()
         judge.mutate(work)
     finally:
-        if judge is not None:
+        if judge is not None and servers is None:
             judge.servers.close()
         cache.close()
     report.cancelled = stop.is_set()
@@ -173,7 +176,7 @@ class _Judge(Rounds):
 
     def __init__(self, files: list[_File], req: MutantsRequest, cache, report: MutantsReport,
                  stop: threading.Event, on_progress, pool: Executor | None = None,
-                 group=None) -> None:
+                 group=None, servers: Servers | None = None) -> None:
         from stepsmith.runner.app.suite import default_jobs
         from stepsmith.runner.app.workflow import active_limits
         from stepsmith.runner.sandbox import runtime_identity
@@ -192,7 +195,10 @@ class _Judge(Rounds):
         from stepsmith.runner.app.mutant_judge import Servers
         from stepsmith.runner.sandbox.forks import _imports
 
-        self.servers = Servers(sorted({n for f in files for n in _imports(f.text)}), group)
+        imports = sorted({n for f in files for n in _imports(f.text)})
+        self.servers = servers if servers is not None else Servers(
+            imports, group, keep=self.sandboxes())
+        self.servers.add_imports(imports)
 
     # ------------------------------------------------------------------ keys
     def _fixture_bytes(self, case) -> bytes:

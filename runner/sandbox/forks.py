@@ -217,17 +217,33 @@ class ForkServer:
             self.kill()
         return out
 
+    def adopt(self, group) -> None:
+        """Answer to `group` from now on (a server kept for many runs serves each in turn):
+        that group's kill ends it; None: no caller's."""
+        old, pids = self._own.outer, self._own.pids()
+        if old is group:
+            return
+        for pid in pids:
+            if old is not None:
+                old._discard(pid)
+        self._own.outer = group
+        if group is not None and not all([group._add(pid) for pid in pids]):
+            self.kill()  # that run was cancelled meanwhile
+
     def kill(self) -> None:
         self.dead = True
         self._own.kill()
         self._thread.join(10)
 
-    def close(self) -> None:
-        """No more runs: the server exits at the end of its runs pipe; nothing of it
-        outlives the call."""
+    def stop(self) -> None:
+        """No more runs: the server exits at the end of its runs pipe (`close` waits)."""
         if self._runs_w is not None:
             os.close(self._runs_w)
             self._runs_w = None
+
+    def close(self) -> None:
+        """`stop`, and nothing of the server outlives the call."""
+        self.stop()
         thread = getattr(self, "_thread", None)
         if thread is not None:
             thread.join(5)
