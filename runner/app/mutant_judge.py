@@ -172,14 +172,21 @@ def run_batch(runs: list[tuple[Case, Case]]) -> list[CaseResult]:
 
     server.adopt(getattr(process._local, "group", None))  # this run's: its cancel ends it
     try:
-        controls = [c for c in {c.id: c for c, _m in runs}.values() if c.id not in server.trusted]
-        prepared = [_prepared(c) for c in controls]
-        first = [p for p in prepared if not isinstance(p, CaseResult | StepResult)]
+        fixtures = {c.id: (c, _prepared(c)) for c, _m in runs}
+        # a control counts for the very run it made: this fixture's bytes, this request
+        # (the unmutated code, inputs, clock, limits) in this server
+        keys = {cid: _control_key(c, p) for cid, (c, p) in fixtures.items()}
+        controls = [(c, p) for cid, (c, p) in fixtures.items()
+                    if keys[cid] is None or keys[cid] not in server.trusted]
+        first = [p for _c, p in controls if not isinstance(p, CaseResult | StepResult)]
         answers = iter(server.run(first + runnable))
-        for c, p in zip(controls, prepared, strict=True):
+        trusted = {}
+        for c, p in controls:
             r = p if isinstance(p, CaseResult) else _compared(
                 c, p if isinstance(p, StepResult) else next(answers))
-            server.trusted[c.id] = r.outcome == "passed"
+            trusted[c.id] = r.outcome == "passed"
+            if keys[c.id] is not None:
+                server.trusted[keys[c.id]] = trusted[c.id]
         results = [p if isinstance(p, CaseResult) else
                    _compared(c, p if isinstance(p, StepResult) else next(answers))
                    for c, p in zip(cases, items, strict=True)]
@@ -187,5 +194,19 @@ def run_batch(runs: list[tuple[Case, Case]]) -> list[CaseResult]:
         servers.give(server)
         if shared is None:
             servers.close()
-    return [r if server.trusted.get(c.id) else run_case(m)
+    return [r if trusted.get(c.id, server.trusted.get(keys[c.id])) else run_case(m)
             for (c, m), r in zip(runs, results, strict=True)]
+
+
+def _control_key(case: Case, prepared) -> str | None:
+    """What a control's verdict in a server stands for, or None (no sandbox run)."""
+    import hashlib
+    import marshal
+
+    from stepsmith.runner.sandbox.result import StepResult
+
+    if isinstance(prepared, CaseResult | StepResult) or case.fixture is None:
+        return None
+    request = hashlib.sha256(marshal.dumps(prepared.request, 4)).hexdigest()
+    expected = hashlib.sha256(repr(case.fixture.expected).encode()).hexdigest()
+    return f"{case.id}\0{case.fixture.sha256}\0{request}\0{expected}"

@@ -187,3 +187,33 @@ def test_both_rounds_of_a_run_share_its_fork_servers(kit, tmp_path, monkeypatch,
     assert [(m.status, m.fixtures_run) for m in boundary] == [("survived", 2)]
     assert sandboxes.count(False) == rep.baseline_runs == 2
     assert sandboxes.count(True) == 1
+
+
+def test_a_kept_fork_server_makes_a_new_control_for_new_code_or_expectations(
+        kit, tmp_path, monkeypatch, sandboxes):
+    """The editor keeps its fork servers from one run to the next: a control that passed in
+    a server stands only for the very run it made. Here the same fixture comes back with
+    another expectation: its control runs again there, fails, and the run is made fresh."""
+    import dataclasses
+
+    from stepsmith.runner.app import suite
+    from stepsmith.runner.app.mutant_judge import Servers, run_batch, serving
+
+    monkeypatch.chdir(tmp_path)
+    kit.write_workflow(tmp_path / "wf", kit.demo_manifest(steps=[
+        _step("total", "total.py", "total", ["n"])]), {"steps/total.py": SUM},
+        {"total/four": _fixture({"n": 4}, {"acc": 6})})
+    _, cases = suite.discover(["wf"])
+    case = next(c for c in cases if c.fixture is not None)
+    wrong = dataclasses.replace(case, fixture=dataclasses.replace(
+        case.fixture, expected=dataclasses.replace(case.fixture.expected,
+                                                   output={"acc": 7})))
+    servers = Servers([])
+    try:
+        with serving(servers):
+            [first] = run_batch([(case, case)])
+            [second] = run_batch([(wrong, case)])
+    finally:
+        servers.close()
+    assert (first.outcome, second.outcome) == ("passed", "passed")
+    assert sandboxes == [True, False]  # one kept server; the second run made fresh
