@@ -4,11 +4,14 @@ compares them (app/suite.compare).
 
 A fixture run's cost is mostly its sandbox's start-up (bwrap, the interpreter, the harness):
 the step's own work is a few milliseconds. Mutants of one step run the same fixtures, so
-sharing the start-up is what makes judging them cheap. Every batch begins with a CONTROL run:
-the fixture on the unmutated code, in the same sandbox. Its baseline passed in a fresh
-sandbox; should the control not pass here (a result that depends on something a forked child
-sees differently, such as a memory address in a repr), the batch's verdicts are not trusted
-and its runs go to fresh sandboxes one by one (app/suite.run_case), as before.
+sharing the start-up is what makes judging them cheap; a run's sandboxes (fork servers,
+`Servers`) serve both its rounds, and the editor keeps them from one run to the next. Each
+fixture gets a CONTROL run in a sandbox before its mutants do: the fixture on the unmutated
+code, in the same sandbox, once per server for that very request and expectation. Its
+baseline passed in a fresh sandbox; should the control not pass here (a result that depends
+on something a forked child sees differently, such as a memory address in a repr), the
+fixture's verdicts from that server are not trusted and its runs go to fresh sandboxes one
+by one (app/suite.run_case), as before.
 """
 
 from __future__ import annotations
