@@ -140,15 +140,11 @@ def test_state_a_mutant_leaves_never_reaches_another(kit, tmp_path, monkeypatch,
     assert code == 0 and json.loads(out)["summary"]["passed"] == 1
 
 
-def test_a_batch_whose_control_fails_there_is_judged_in_fresh_sandboxes(kit, tmp_path,
-                                                                        monkeypatch, sandboxes):
-    """The control run (the unmutated code, first in the shared sandbox) must pass for the
-    batch's verdicts to count; here its expectation is wrong, so the mutant's run is made
-    again in a fresh sandbox."""
+def _total_and_a_wrong_expectation(kit, tmp_path, monkeypatch):
+    """The `total` step's one fixture case, and that fixture expecting what it does not do."""
     import dataclasses
 
     from stepsmith.runner.app import suite
-    from stepsmith.runner.app.mutant_judge import run_batch
 
     monkeypatch.chdir(tmp_path)
     kit.write_workflow(tmp_path / "wf", kit.demo_manifest(steps=[
@@ -156,8 +152,20 @@ def test_a_batch_whose_control_fails_there_is_judged_in_fresh_sandboxes(kit, tmp
         {"total/four": _fixture({"n": 4}, {"acc": 6})})
     _, cases = suite.discover(["wf"])
     case = next(c for c in cases if c.fixture is not None)
-    wrong = dataclasses.replace(case.fixture, expected=dataclasses.replace(
+    return case, dataclasses.replace(case.fixture, expected=dataclasses.replace(
         case.fixture.expected, output={"acc": 7}))
+
+
+def test_a_batch_whose_control_fails_there_is_judged_in_fresh_sandboxes(kit, tmp_path,
+                                                                        monkeypatch, sandboxes):
+    """The control run (the unmutated code, first in the shared sandbox) must pass for the
+    batch's verdicts to count; here its expectation is wrong, so the mutant's run is made
+    again in a fresh sandbox."""
+    import dataclasses
+
+    from stepsmith.runner.app.mutant_judge import run_batch
+
+    case, wrong = _total_and_a_wrong_expectation(kit, tmp_path, monkeypatch)
     control = dataclasses.replace(case, fixture=wrong)
     [result] = run_batch([(control, case)])
     assert result.outcome == "passed"  # the unmutated code, judged on its own
@@ -196,18 +204,10 @@ def test_a_kept_fork_server_makes_a_new_control_for_new_code_or_expectations(
     another expectation: its control runs again there, fails, and the run is made fresh."""
     import dataclasses
 
-    from stepsmith.runner.app import suite
     from stepsmith.runner.app.mutant_judge import Servers, run_batch, serving
 
-    monkeypatch.chdir(tmp_path)
-    kit.write_workflow(tmp_path / "wf", kit.demo_manifest(steps=[
-        _step("total", "total.py", "total", ["n"])]), {"steps/total.py": SUM},
-        {"total/four": _fixture({"n": 4}, {"acc": 6})})
-    _, cases = suite.discover(["wf"])
-    case = next(c for c in cases if c.fixture is not None)
-    wrong = dataclasses.replace(case, fixture=dataclasses.replace(
-        case.fixture, expected=dataclasses.replace(case.fixture.expected,
-                                                   output={"acc": 7})))
+    case, fixture = _total_and_a_wrong_expectation(kit, tmp_path, monkeypatch)
+    wrong = dataclasses.replace(case, fixture=fixture)
     servers = Servers([])
     try:
         with serving(servers):
