@@ -21,8 +21,10 @@ import threading
 from stepsmith.runner.app.suite import Case, CaseResult
 
 
-def _prepared(case: Case):
-    """The case's sandbox.Prepared run, or its CaseResult when it ends before a sandbox."""
+def _prepared(case: Case, memo: dict | None = None):
+    """The case's sandbox.Prepared run, or its CaseResult when it ends before a sandbox.
+    `memo` (one batch's): what a fixture's runs share whatever the step file's text (the
+    inputs, the call, the file's path, its text when read from disk), worked out once."""
     from stepsmith.runner.app.workflow import (
         InvokeError,
         build_inputs,
@@ -32,14 +34,25 @@ def _prepared(case: Case):
     from stepsmith.runner.sandbox import prepare_step
 
     lw, fx = case.workflow, case.known_fixture()
-    step = lw.known_step(case.step_id)
-    try:
-        code = step_code(lw, step)
-        inputs = build_inputs(step, fx.inputs)
-        call = step_call(lw, code, evaluation_time=fx.evaluation_time, seed=fx.seed)
-    except InvokeError as exc:
-        return CaseResult(case=case, outcome="error", messages=[str(exc)])
-    return prepare_step(code.source, code.function, inputs, **call)
+    shared = memo.get(case.id) if memo is not None else None
+    if shared is None:
+        step = lw.known_step(case.step_id)
+        try:
+            code = step_code(lw, step)
+            inputs = build_inputs(step, fx.inputs)
+            call = step_call(lw, code, evaluation_time=fx.evaluation_time, seed=fx.seed)
+        except InvokeError as exc:
+            return CaseResult(case=case, outcome="error", messages=[str(exc)])
+        shared = (code.path, code.function, inputs, call,
+                  None if code.path in lw.texts else code.source)
+        if memo is not None:
+            memo[case.id] = shared
+    path, function, inputs, call, on_disk = shared
+    # a mutant's text (or the editor's buffer) where the workflow holds one, as step_code
+    source = lw.texts.get(path, on_disk)
+    if source is None:  # (read from disk for another case: this one's own read)
+        return _prepared(case)
+    return prepare_step(source, function, inputs, **call)
 
 
 def _compared(case: Case, raw) -> CaseResult:
@@ -159,7 +172,8 @@ def run_batch(runs: list[tuple[Case, Case]]) -> list[CaseResult]:
 
     shared: Servers | None = getattr(_local, "servers", None)
     cases = [m for _c, m in runs]
-    items = [_prepared(c) for c in cases]
+    memo: dict = {}
+    items = [_prepared(c, memo) for c in cases]
     runnable = [p for p in items if not isinstance(p, CaseResult | StepResult)]
     if not runnable:
         return [p if isinstance(p, CaseResult) else _compared(c, p)
@@ -175,7 +189,7 @@ def run_batch(runs: list[tuple[Case, Case]]) -> list[CaseResult]:
 
     server.adopt(getattr(process._local, "group", None))  # this run's: its cancel ends it
     try:
-        fixtures = {c.id: (c, _prepared(c)) for c, _m in runs}
+        fixtures = {c.id: (c, _prepared(c, memo)) for c, _m in runs}
         # a control counts for the very run it made: this fixture's bytes, this request
         # (the unmutated code, inputs, clock, limits) in this server
         keys = {cid: _control_key(c, p) for cid, (c, p) in fixtures.items()}
