@@ -86,6 +86,7 @@ class Servers:
         self._all: list = []
         self._lock = threading.Lock()
         self._closed = False
+        self._last = threading.local()  # the server this thread gave back last
 
     @staticmethod
     def _key(interp):
@@ -114,8 +115,14 @@ class Servers:
             self.give(self._start(interp))
 
     def take(self, interp):
+        """An idle server of `interp` (the one this thread gave back last, when idle: its
+        controls are made), or a new one."""
+        mine = getattr(self._last, "server", None)
         with self._lock:
             idle = self._idle.get(self._key(interp), [])
+            if mine in idle:
+                idle.remove(mine)
+                idle.insert(0, mine)
             while idle:
                 server = idle.pop(0)
                 if not server.dead:
@@ -123,6 +130,7 @@ class Servers:
         return self._start(interp)
 
     def give(self, server) -> None:
+        self._last.server = server
         server.adopt(self.group)
         with self._lock:
             idle = self._idle.setdefault(self._key(server.interp), [])

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from stepsmith.runner.mutants.cache import Cache
     from stepsmith.runner.mutants.generate import Mutant
 
-BATCH = 32  # runs a sandbox takes at most: more sandboxes overlap the parent's own work
+BATCH = 32  # runs a batch holds at most: more sandboxes overlap the parent's own work
 
 
 class Rounds:
@@ -63,36 +63,48 @@ class Rounds:
             if self.on_progress is not None:
                 self.on_progress(n, total)
 
-        active = [self._start(*item) for item in work]
+        states = [self._start(*item) for item in work]
+        active = []
+        for state in states:
+            self._answer_cached(state)
+            if state.done:
+                finish(state.rec)
+            else:
+                active.append(state)
+        if active and not self.stop.is_set():
+            # each group of mutants is judged to the end on one server, its second round
+            # right after its first (no waiting for the other groups' first rounds)
+            self._map(lambda group: self._judge(run_batch, group), self._groups(active))
+        for state in active:
+            finish(state.rec if state.done and not self.stop.is_set() else None)
+
+    def _judge(self, run_batch, group: list[_Mutant]) -> None:
+        """The two rounds of one group of mutants (see the module's text)."""
         for _round in range(2):
-            waiting = []
-            for state in active:
-                self._answer_cached(state)
-                if state.done:
-                    finish(state.rec)
-                else:
-                    waiting.append(state)
-            active = waiting
-            if not active or self.stop.is_set():
-                break
+            if _round:
+                for state in group:
+                    self._answer_cached(state)
+            group = [s for s in group if not s.done]
+            if not group or self.stop.is_set():
+                return
             # (one round of every fixture saves a sandbox start-up on the editor's latency but
             # runs nearly twice as many: measured slower on a loaded 2-CPU machine)
-            runs = [(s, i) for s in active
-                    for i in range(s.next, len(s.cases) if _round else s.next + 1)]
-            batches = self._batches(runs)
-            results = self._map(lambda b: self._batch(run_batch, b), batches)
-            if self.stop.is_set():
-                break
-            got = {(id(s), i): r for b, rs in zip(batches, results, strict=True)
-                   for (s, i), r in zip(b, rs, strict=True)}
-            for state in active:
+            runs = sorted(((s, i) for s in group
+                           for i in range(s.next, len(s.cases) if _round else s.next + 1)),
+                          key=lambda r: r[0].cases[r[1]].id)
+            got = {}
+            for at in range(0, len(runs), BATCH):
+                b = runs[at:at + BATCH]
+                got.update({(id(s), i): r for (s, i), r in zip(
+                    b, self._batch(run_batch, b), strict=True)})
+                if self.stop.is_set():
+                    return
+            for state in group:
                 while not state.done and (id(state), state.next) in got:
                     self._answer(state, got.pop((id(state), state.next)))
             for (sid, i), r in got.items():  # run past the killer: still an honest verdict
-                state = next(s for s in active if id(s) == sid)
+                state = next(s for s in group if id(s) == sid)
                 self._remember(state, i, r)
-        for state in active:
-            finish(state.rec if state.done and not self.stop.is_set() else None)
 
     def _batch(self, run_batch, b: list) -> list:
         from stepsmith.runner.app.mutant_judge import serving
@@ -101,18 +113,20 @@ class Rounds:
             return run_batch([(s.cases[i], s.case(i)) for s, i in b])
 
     def sandboxes(self) -> int:
-        """How many sandboxes a round shares out its runs to (see _batches)."""
+        """How many sandboxes a run shares out its mutants to (see _groups)."""
         import os
 
         return max(1, min(self.jobs, os.cpu_count() or 1))
 
-    def _batches(self, runs: list[tuple]) -> list[list]:
-        """The (mutant, fixture index) runs per shared sandbox: about as many sandboxes as
-        CPUs (each sandbox's start-up is paid once for all its runs; a forked run is CPU
-        work, not waiting), a fixture's runs together as far as they go."""
-        runs = sorted(runs, key=lambda r: r[0].cases[r[1]].id)
-        size = min(BATCH, max(4, -(-len(runs) // self.sandboxes())))
-        return [runs[at:at + size] for at in range(0, len(runs), size)]
+    def _groups(self, active: list[_Mutant]) -> list[list[_Mutant]]:
+        """The mutants per shared sandbox: about as many sandboxes as CPUs (each sandbox's
+        start-up is paid once for all its runs; a forked run is CPU work, not waiting), more
+        when their first round passes BATCH runs a sandbox; mutants whose first fixture is
+        the same together as far as they go."""
+        active = sorted(active, key=lambda s: s.cases[s.next].id)
+        n = max(self.sandboxes(), -(-len(active) // BATCH))
+        size = -(-len(active) // n)
+        return [active[at:at + size] for at in range(0, len(active), size)]
 
     def _start(self, f: _File, m: Mutant, steps: list, statement: int,
                tree: ast.Module | None = None, codes: dict | None = None) -> _Mutant:
