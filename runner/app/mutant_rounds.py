@@ -3,9 +3,9 @@ and what a run's result says about the mutant.
 
 The first round runs each mutant's likeliest killer (the fixture reaching the most
 statements); the second, every fixture left for the mutants the first did not notice. Cached
-verdicts are taken first. A round's runs share a few sandboxes (app/mutant_judge.py: forked
-children of one sandbox, about one sandbox per CPU and at most BATCH runs a batch), the
-same for both rounds. A mutant's verdict is that of its fixtures in order, up to the first that notices it,
+verdicts are taken first. The mutants are shared out to a few sandboxes (app/mutant_judge.py:
+forked children of one sandbox, about one per CPU, at most BATCH runs a batch), each
+judging its group through both rounds. A mutant's verdict is that of its fixtures in order, up to the first that notices it,
 whichever round ran them; a run past that one is cached as the verdict it is.
 """
 
