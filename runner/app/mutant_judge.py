@@ -123,11 +123,17 @@ class Servers:
             if mine in idle:
                 idle.remove(mine)
                 idle.insert(0, mine)
+            stale = []
             while idle:
                 server = idle.pop(0)
-                if not server.dead:
-                    return server
-        return self._start(interp)
+                if server.current():
+                    break
+                stale.append(server)
+            else:
+                server = None
+        for old in stale:
+            old.close()
+        return server if server is not None else self._start(interp)
 
     def give(self, server) -> None:
         self._last.server = server

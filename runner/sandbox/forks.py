@@ -22,7 +22,7 @@ import threading
 import time
 from pathlib import Path
 
-from ..harness import SPARE_BOOTSTRAP, harness_fd
+from ..harness import SPARE_BOOTSTRAP, bundle, harness_fd
 from . import process
 from .prepared import Prepared, launch
 from .result import StepResult
@@ -106,6 +106,7 @@ class ForkServer:
         from . import cmdline, seccomp
 
         self.interp = interp
+        self.harness = bundle(interp)["sha256"]  # the harness its children run
         self.trusted: dict[str, bool] = {}  # the caller's own notes (the judge's controls)
         self.dead = False
         self._own = _Own(group if group is not None else getattr(process._local, "group",
@@ -216,6 +217,11 @@ class ForkServer:
         if len(out) < len(runs):
             self.kill()
         return out
+
+    def current(self) -> bool:
+        """Alive, and holding the current harness (a kept server started before the harness
+        was rebuilt is not used again)."""
+        return not self.dead and self.harness == bundle(self.interp)["sha256"]
 
     def adopt(self, group) -> None:
         """Answer to `group` from now on (a server kept for many runs serves each in turn):

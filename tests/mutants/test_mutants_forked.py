@@ -217,3 +217,25 @@ def test_a_kept_fork_server_makes_a_new_control_for_new_code_or_expectations(
         servers.close()
     assert (first.outcome, second.outcome) == ("passed", "passed")
     assert sandboxes == [True, False]  # one kept server; the second run made fresh
+
+
+def test_a_kept_server_is_not_used_again_once_it_is_gone_or_its_harness_is_old():
+    """A server kept idle (the editor's) serves again only while it is alive and holds the
+    current harness; otherwise it is ended and a new one started."""
+    from stepsmith.runner.app.mutant_judge import Servers
+
+    servers = Servers([])
+    try:
+        first = servers.take(None)
+        servers.give(first)
+        assert servers.take(None) is first  # alive, current: taken again
+        servers.give(first)
+        first.harness = "an older harness"
+        second = servers.take(None)
+        assert second is not first and first.dead and second.current()
+        servers.give(second)
+        second.kill()
+        third = servers.take(None)
+        assert third not in (first, second) and third.current()
+    finally:
+        servers.close()
