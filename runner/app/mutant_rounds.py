@@ -3,10 +3,9 @@ and what a run's result says about the mutant.
 
 The first round runs each mutant's likeliest killer (the fixture reaching the most
 statements); the second, every fixture left for the mutants the first did not notice. Cached
-verdicts are taken first. A round's runs share a few sandboxes (app/mutant_judge.py: forked
-children of one sandbox, about one sandbox per CPU and at most BATCH runs each), each
-paying its start-up once. A
-mutant's verdict is that of its fixtures in order, up to the first that notices it,
+verdicts are taken first. The mutants are shared out to a few sandboxes (app/mutant_judge.py:
+forked children of one sandbox, about one per CPU, at most BATCH runs a batch), each
+judging its group through both rounds. A mutant's verdict is that of its fixtures in order, up to the first that notices it,
 whichever round ran them; a run past that one is cached as the verdict it is.
 """
 
@@ -22,13 +21,14 @@ from typing import TYPE_CHECKING, Any
 from stepsmith.runner.mutants.verdicts import LIMITS, NOT_REACHED, MutantRecord, MutantsReport
 
 if TYPE_CHECKING:
+    from stepsmith.runner.app.mutant_judge import Servers
     from stepsmith.runner.app.mutants import _File
     from stepsmith.runner.app.suite import Case
     from stepsmith.runner.app.workflow import LoadedWorkflow
     from stepsmith.runner.mutants.cache import Cache
     from stepsmith.runner.mutants.generate import Mutant
 
-BATCH = 32  # runs a sandbox takes at most: more sandboxes overlap the parent's own work
+BATCH = 32  # runs a batch holds at most: more sandboxes overlap the parent's own work
 
 
 class Rounds:
@@ -42,6 +42,7 @@ class Rounds:
     stop: threading.Event
     lock: threading.Lock
     report: MutantsReport
+    servers: Servers
     on_progress: Callable[[int, int], None] | None
     _key: Callable[[str, _File, Case, str], str]
     _map: Callable[[Callable[[Any], Any], list], list]
@@ -62,49 +63,74 @@ class Rounds:
             if self.on_progress is not None:
                 self.on_progress(n, total)
 
-        active = [self._start(*item) for item in work]
-        for _round in range(2):
-            waiting = []
-            for state in active:
-                self._answer_cached(state)
-                if state.done:
-                    finish(state.rec)
-                else:
-                    waiting.append(state)
-            active = waiting
-            if not active or self.stop.is_set():
-                break
-            # (one round of every fixture saves a sandbox start-up on the editor's latency but
-            # runs nearly twice as many: measured slower on a loaded 2-CPU machine)
-            runs = [(s, i) for s in active
-                    for i in range(s.next, len(s.cases) if _round else s.next + 1)]
-            batches = self._batches(runs)
-            results = self._map(
-                lambda b: run_batch([(s.cases[i], s.case(i)) for s, i in b]), batches)
-            if self.stop.is_set():
-                break
-            got = {(id(s), i): r for b, rs in zip(batches, results, strict=True)
-                   for (s, i), r in zip(b, rs, strict=True)}
-            for state in active:
-                while not state.done and (id(state), state.next) in got:
-                    self._answer(state, got.pop((id(state), state.next)))
-            for (sid, i), r in got.items():  # run past the killer: still an honest verdict
-                state = next(s for s in active if id(s) == sid)
-                self._remember(state, i, r)
+        states = [self._start(*item) for item in work]
+        active = []
+        for state in states:
+            self._answer_cached(state)
+            if state.done:
+                finish(state.rec)
+            else:
+                active.append(state)
+        if active and not self.stop.is_set():
+            # each group of mutants is judged to the end on one server, its second round
+            # right after its first (no waiting for the other groups' first rounds)
+            self._map(lambda group: self._judge(run_batch, group), self._groups(active))
         for state in active:
             finish(state.rec if state.done and not self.stop.is_set() else None)
 
-    def _batches(self, runs: list[tuple]) -> list[list]:
-        """The (mutant, fixture index) runs per shared sandbox: about as many sandboxes as
-        CPUs (each sandbox's start-up is paid once for all its runs; a forked run is CPU
-        work, not waiting), a fixture's runs together as far as they go."""
+    def _judge(self, run_batch, group: list[_Mutant]) -> None:
+        """The two rounds of one group of mutants (see the module's text)."""
+        for _round in range(2):
+            if _round:
+                for state in group:
+                    self._answer_cached(state)
+            group = [s for s in group if not s.done]
+            if not group or self.stop.is_set():
+                return
+            # (one round of every fixture saves a sandbox start-up on the editor's latency but
+            # runs nearly twice as many: measured slower on a loaded 2-CPU machine)
+            runs = sorted(((s, i) for s in group
+                           for i in range(s.next, len(s.cases) if _round else s.next + 1)),
+                          key=lambda r: r[0].cases[r[1]].id)
+            got = {}
+            for at in range(0, len(runs), BATCH):
+                b = runs[at:at + BATCH]
+                got.update({(id(s), i): r for (s, i), r in zip(
+                    b, self._batch(run_batch, b), strict=True)})
+                if self.stop.is_set():
+                    return
+            for state in group:
+                while not state.done and (id(state), state.next) in got:
+                    self._answer(state, got.pop((id(state), state.next)))
+            for (sid, i), r in got.items():  # run past the killer: still an honest verdict
+                state = next(s for s in group if id(s) == sid)
+                self._remember(state, i, r)
+
+    def _batch(self, run_batch, b: list) -> list:
+        from stepsmith.runner.app.mutant_judge import serving
+
+        with serving(self.servers):  # both rounds' batches share the run's fork servers
+            return run_batch([(s.cases[i], s.case(i)) for s, i in b])
+
+    def sandboxes(self) -> int:
+        """How many sandboxes a run shares out its mutants to (see _groups)."""
         import os
 
-        runs = sorted(runs, key=lambda r: r[0].cases[r[1]].id)
-        size = min(BATCH, max(4, -(-len(runs) // max(1, min(self.jobs, os.cpu_count() or 1)))))
-        return [runs[at:at + size] for at in range(0, len(runs), size)]
+        return max(1, min(self.jobs, os.cpu_count() or 1))
 
-    def _start(self, f: _File, m: Mutant, steps: list, statement: int) -> _Mutant:
+    def _groups(self, active: list[_Mutant]) -> list[list[_Mutant]]:
+        """The mutants per shared sandbox: about as many sandboxes as CPUs (each sandbox's
+        start-up is paid once for all its runs; a forked run is CPU work, not waiting), more
+        when their first round passes BATCH runs a sandbox; mutants whose first fixture is
+        the same together as far as they go."""
+        active = sorted(active, key=lambda s: s.cases[s.next].id)
+        n = max(self.sandboxes(), -(-len(active) // BATCH))
+        size = -(-len(active) // n)
+        return [active[at:at + size] for at in range(0, len(active), size)]
+
+    def _start(self, f: _File, m: Mutant, steps: list, statement: int,
+               tree: ast.Module | None = None, codes: dict | None = None) -> _Mutant:
+        """`tree`, `codes`: the mutant's, when worked out already (see _Mutant)."""
         e, mu = m.mutation.edit, m.mutation
         rec = MutantRecord(f.shown, e.line, e.column, e.end_line, e.end_column, mu.operator,
                            mu.original, mu.replacement, steps=[s.id for s in steps],
@@ -120,18 +146,24 @@ class Rounds:
         # killer every time
         cases.sort(key=lambda c: (-len(self.ran[c.id]), c.id))
         lw = dataclasses.replace(f.lw, texts={**f.lw.texts, f.path: m.text})
-        return _Mutant(f, m, rec, cases, lw=lw)
+        return _Mutant(f, m, rec, cases, lw=lw, tree=tree, codes=codes or {})
 
     def _case_key(self, state: _Mutant, i: int) -> str:
+        c = state.cases[i]
+        if state.tree is None:
+            state.tree = ast.parse(state.m.text)
+        return self._mutant_key(state.f, state.m.text, state.tree, c, state.codes)
+
+    def _mutant_key(self, f: _File, text: str, tree: ast.Module, c: Case,
+                    codes: dict) -> str:
+        """The cache key of a verdict of fixture `c` on a mutant (`text`, its `tree`);
+        `codes`: the mutant's closures' text so far, by step function."""
         from stepsmith.runner.app.mutant_select import closure_text
 
-        c = state.cases[i]
         fn = c.workflow.known_step(c.step_id).code_ref.function
-        if fn not in state.codes:
-            if state.tree is None:
-                state.tree = ast.parse(state.m.text)
-            state.codes[fn] = closure_text(state.m.text, state.tree, fn, with_lines=False)
-        return self._key("mutant", state.f, c, state.codes[fn])
+        if fn not in codes:
+            codes[fn] = closure_text(text, tree, fn, with_lines=False)
+        return self._key("mutant", f, c, codes[fn])
 
     def _answer_cached(self, state: _Mutant) -> None:
         """Take the cached verdicts of the mutant's next fixtures, as far as there are."""

@@ -30,6 +30,7 @@ from stepsmith.runner.errors import UsageError
 from stepsmith.runner.mutants.verdicts import MutantsReport, OptedOut
 
 if TYPE_CHECKING:
+    from stepsmith.runner.app.mutant_judge import Servers
     from stepsmith.runner.app.workflow import LoadedWorkflow
 
 
@@ -66,12 +67,14 @@ class _File:
 
 def run_mutants(req: MutantsRequest, *, on_progress: Callable[[int, int], None] | None = None,
                 stop: threading.Event | None = None, pool: Executor | None = None,
-                group=None) -> MutantsReport:
+                group=None, servers: Servers | None = None) -> MutantsReport:
     """Mutate the chosen steps and judge every mutant with their fixtures. UsageError for a
     selection that names nothing; SandboxUnavailable when fixtures would have to run and
     cannot. `stop` (set from another thread): start nothing new, report `cancelled`.
     `pool`: run the fixtures there (the editor's run pool) instead of threads of this run;
-    `group` (sandbox.process.Group): every sandbox joins it, so `group.kill()` ends them."""
+    `group` (sandbox.process.Group): every sandbox joins it, so `group.kill()` ends them.
+    `servers` (app/mutant_judge.Servers): the fork servers to judge in, kept by the caller
+    (the editor's, from one run to the next); by default the run's own, ended with it."""
     from stepsmith.runner.app import cases as suite
     from stepsmith.runner.mutants.cache import Cache, enabled
 
@@ -86,18 +89,22 @@ def run_mutants(req: MutantsRequest, *, on_progress: Callable[[int, int], None] 
     files = _files(selection, req, report)
     suite.ensure_sandbox([c for f in files for c in f.cases])
     cache = Cache(on=req.cache and enabled())
+    judge = None
     try:
-        judge = _Judge(files, req, cache, report, stop, on_progress, pool, group)
-        # the mutants are worked out (parsing, validating each) while the baseline's
-        # sandboxes run: neither needs the other
+        judge = _Judge(files, req, cache, report, stop, on_progress, pool, group, servers)
+        # the mutants are worked out (parsing, validating each) and the fork servers that
+        # will judge them started while the baseline's sandboxes run (or the editor's run
+        # of the same fixtures ends): neither needs the other
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(1, thread_name_prefix="stepsmith-mutants-plan") as planner:
-            planned = planner.submit(judge.plan)
+            planned = planner.submit(judge.plan_and_warm)
             judge.baseline()
             work = planned.result()
         judge.mutate(work)
     finally:
+        if judge is not None and servers is None:
+            judge.servers.close()
         cache.close()
     report.cancelled = stop.is_set()
     report.seconds = time.perf_counter() - started
@@ -169,7 +176,7 @@ class _Judge(Rounds):
 
     def __init__(self, files: list[_File], req: MutantsRequest, cache, report: MutantsReport,
                  stop: threading.Event, on_progress, pool: Executor | None = None,
-                 group=None) -> None:
+                 group=None, servers: Servers | None = None) -> None:
         from stepsmith.runner.app.case_run import default_jobs
         from stepsmith.runner.app.workflow import active_limits
         from stepsmith.runner.sandbox import runtime_identity
@@ -185,6 +192,13 @@ class _Judge(Rounds):
         self.passing: dict[str, float] = {}  # case id -> baseline duration (passing only)
         self.lock = threading.Lock()
         self._bytes: dict[str, bytes] = {}
+        from stepsmith.runner.app.mutant_judge import Servers
+        from stepsmith.runner.sandbox.forks import _imports
+
+        imports = sorted({n for f in files for n in _imports(f.text)})
+        self.servers = servers if servers is not None else Servers(
+            imports, group, keep=self.sandboxes())
+        self.servers.add_imports(imports)
 
     # ------------------------------------------------------------------ keys
     def _fixture_bytes(self, case) -> bytes:
@@ -228,12 +242,8 @@ class _Judge(Rounds):
                 else:
                     self._baseline_answer(c, hit)
         reused, need = self._ran(need)
-        if self.pool is None and self.group is None:
-            results = run_cases(need, jobs=self.jobs, coverage=True, stop=self.stop)
-        else:  # one case at a time on the caller's pool, each sandbox in its group
-            results = [r for rs in self._map(
-                lambda c: run_cases([c], jobs=1, coverage=True, stop=self.stop), need)
-                for r in rs]
+        results = run_cases(need, jobs=self.jobs, coverage=True, stop=self.stop,
+                            group=self.group, executor=self.pool)
         self.report.baseline_runs = len(results)
         for r in reused + results:
             f, k = keys[r.case.id]
@@ -308,6 +318,28 @@ class _Judge(Rounds):
                 pool.shutdown(wait=False, cancel_futures=True)
 
     # ------------------------------------------------------------------ mutants
+    def plan_and_warm(self) -> list:
+        """`plan`, each mutant's verdict keys worked out (the closures' text: the first
+        round's runs wait for none of it), then the fork servers of the first round started
+        when a verdict is not cached (what the baseline leaves to run is not known yet)."""
+        from stepsmith.runner.app.mutant_judge import _prepared
+        from stepsmith.runner.app.suite import CaseResult
+        from stepsmith.runner.sandbox.result import StepResult
+
+        work, interps = [], {}
+        for f, m, steps, statement in self.plan():
+            tree, codes = ast.parse(m.text), dict[str, str]()
+            missing = [self.cache.get(self._mutant_key(f, m.text, tree, c, codes)) is None
+                       for c in f.cases]
+            work.append((f, m, steps, statement, tree, codes))
+            if any(missing) and id(f) not in interps and not self.stop.is_set():
+                p = _prepared(f.cases[0])
+                if not isinstance(p, CaseResult | StepResult):
+                    interps[id(f)] = p.interp
+        for interp in {self.servers._key(i): i for i in interps.values()}.values():
+            self.servers.warm(interp, self.sandboxes())
+        return work
+
     def plan(self) -> list:
         """Every mutant of the chosen files, with the steps whose code it is in and the
         statement it changes (nothing runs)."""

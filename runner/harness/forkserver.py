@@ -23,15 +23,19 @@ child what a sandbox's parent sees of a sandbox: the result bytes, the exit stat
 signal when killed), its own kills, the wall and CPU time, for the parent to read with the
 same code as any sandbox's (interpret.py): it trusts none of it.
 
-Stream in (stdin): 8-byte big-endian length frames; the first the child filter (BPF bytes),
-the second the standard modules to import before forking (names, space-separated), the
-third the number of runs, then one marshal((wall seconds, output cap, request bytes)) each.
-Out (the harness's result fd), per run in order, plain integers (the parent unmarshals
-nothing from a sandbox): the result's length (8 bytes), the exit status (4, signed), the
-server's kills (1: 1 wall, 2 output), wall and CPU microseconds (8 each), the result.
+Stream in: 8-byte big-endian length frames. On stdin the child filter (BPF bytes), then the
+standard modules to import before forking (names, space-separated). Then the runs, on their
+own pipe (RUNS, which becomes the server's stdin): one marshal((wall seconds, output cap,
+request bytes)) each, for as long as the parent sends them (it sends a mutant's next
+fixture once it has read the previous verdicts, so one sandbox serves a whole mutants run);
+an empty frame or the pipe's end stops the server. Out, on the answers pipe (ANSWERS, which
+replaces the harness's result fd in the server), per run in order, plain integers (the
+parent unmarshals nothing from a sandbox): the result's length (8 bytes), the exit status
+(4, signed), the server's kills (1: 1 wall, 2 output), wall and CPU microseconds (8 each),
+the result.
 """
 
-# ruff: noqa: F821, S102  (HARNESS, ARGS and RD come from FORK_BOOTSTRAP)
+# ruff: noqa: F821, S102  (HARNESS, ARGS, RD, RUNS and ANSWERS come from FORK_BOOTSTRAP)
 
 import marshal
 import posix
@@ -122,6 +126,23 @@ def _supervise(pid, out_r, wall, cap):
     return bytes(out), code, wall_killed, output_killed, usage.ru_utime + usage.ru_stime
 
 
+def _warm(request):
+    """The validator's first call made once here, on the first run's text (the unmutated
+    step: a control), rather than in every child: its lazy set-up (half a child's CPU time)
+    and its statement cache (engine.py: results by statement text) are then the children's
+    from the start. Each child still validates the bytes it received, with the same code;
+    the server has run no step code. Any failure: the children do it all themselves."""
+    try:
+        req = marshal.loads(request)
+        if req["validate"]:
+            from stepsmith.runner.validator import StepUse, validate
+
+            validate(req["source"].removeprefix("\ufeff"), python=req["python"],
+                     uses=[StepUse(*u) for u in req["uses"]])
+    except BaseException:  # noqa: BLE001, S110
+        pass
+
+
 def _serve(harness):
     """The server's loop; returns in a child only, with that child's request."""
     channel = harness["_RESULT_FD"]
@@ -131,8 +152,24 @@ def _serve(harness):
     # built per child, from its own request
     for name in _frame().decode("ascii").split():
         __import__(name)
-    for _ in range(int(_frame())):
-        wall, cap, request = marshal.loads(_frame())
+    # the runs and their answers move to pipes of their own (stdin and stdout belong to the
+    # sandbox's supervision): RUNS becomes stdin, ANSWERS the result fd, neither kept twice
+    posix.dup2(RUNS, 0)
+    posix.close(RUNS)
+    posix.dup2(ANSWERS, channel, inheritable=False)
+    posix.close(ANSWERS)
+    warm = True
+    while True:
+        try:
+            run = _frame()
+        except EOFError:  # the parent is done (or gone)
+            run = b""
+        if not run:
+            posix._exit(0)
+        wall, cap, request = marshal.loads(run)
+        if warm:
+            warm = False
+            _warm(request)
         out_r, out_w = posix.pipe()
         started = time.monotonic()
         pid = posix.fork()
@@ -150,7 +187,6 @@ def _serve(harness):
                + (wall_killed | output_killed << 1).to_bytes(1, "big")
                + int(seconds * 1e6).to_bytes(8, "big") + int(cpu * 1e6).to_bytes(8, "big")
                + out)
-    posix._exit(0)
 
 
 _PENDING = []

@@ -17,13 +17,14 @@ spares of that interpreter, kept ready from its first run on (`Pool.take(interp)
 Off unless enabled (`enable(n)`: the language server, the bench). Live runs never take one
 (their network and seccomp filter differ). A refill thread keeps `n` ready, but starts one
 only once takes have paused for `QUIET_S` (a burst of runs is not slowed by refills
-competing for the CPU). `close()` (also at exit) kills every idle spare; `--die-with-parent`
+competing for the CPU), and none inside `held()` (the editor's mutants refresh). `close()` (also at exit) kills every idle spare; `--die-with-parent`
 covers a runner that is killed.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import threading
 import time
@@ -47,6 +48,7 @@ class Pool:
         self._cond = threading.Condition()
         self._closed = False
         self._last_take = 0.0
+        self._held = 0  # holds in force (`held`): no refill meanwhile
         self._thread = threading.Thread(target=self._refill, name="stepsmith-spares",
                                         daemon=True)
         self._thread.start()
@@ -76,6 +78,11 @@ class Pool:
             process.discard(spare)
             return None
         return spare
+
+    def hold(self, on: bool) -> None:
+        with self._cond:
+            self._held += 1 if on else -1
+            self._cond.notify_all()
 
     def pids(self) -> list[int]:
         with self._cond:
@@ -134,9 +141,10 @@ class Pool:
                 while not self._closed:
                     quiet = time.monotonic() - self._last_take
                     short = self._short()
-                    if short is not False and quiet >= QUIET_S:
+                    if short is not False and quiet >= QUIET_S and not self._held:
                         break
-                    self._cond.wait(None if short is False else QUIET_S - quiet)
+                    self._cond.wait(None if short is False or self._held
+                                    else QUIET_S - quiet)
                 if self._closed:
                     return
                 key, interp = short, self._interps[short]
@@ -181,6 +189,21 @@ def disable() -> None:
 
 def current() -> Pool | None:
     return _pool
+
+
+@contextlib.contextmanager
+def held():
+    """No spare starts inside the block (the refill resumes after it): for a burst of CPU
+    work that refills would only slow, such as the editor's mutants refresh, whose runs
+    take no spare."""
+    pool = _pool
+    if pool is not None:
+        pool.hold(True)
+    try:
+        yield
+    finally:
+        if pool is not None:
+            pool.hold(False)
 
 
 def take(interp=None) -> process.Started | None:

@@ -45,6 +45,21 @@ class MutantRuns:
         # runs of its fixtures (fixture_runs.Runner.listeners), a refresh's baseline
         self.saved: dict[str, dict[tuple[str, str, str], tuple]] = {}
         self._lock = threading.Lock()
+        self._servers = None  # runner.app.mutant_judge.Servers: kept from one run to the next
+
+    def servers(self):
+        """The fork servers every mutants run of this editor judges in: kept between runs
+        (idle, a blocked interpreter each, at most two), so a refresh after a save does not
+        wait for one to start."""
+        with self._lock:
+            if self._servers is None:
+                import atexit
+
+                from stepsmith.runner.app.mutant_judge import Servers
+
+                self._servers = Servers([])
+                atexit.register(self._servers.close)
+            return self._servers
 
     def _ran(self, manifest: str, step_id: str, step_path: str, text, cases: list) -> None:
         """A finished run of a step's fixtures in the editor (on the server's loop)."""
@@ -123,11 +138,16 @@ class MutantRuns:
 
     def _compute(self, path: str, texts: dict, stop, group, report, ran) -> dict:
         from stepsmith.runner.app.mutants import MutantsRequest, run_mutants
+        from stepsmith.runner.sandbox.spares import held
 
         runs = self.ls.runner
         runs._ensure_spares()
-        rep = run_mutants(MutantsRequest(paths=[path], texts=texts, ran=ran),
-                          on_progress=report, stop=stop, pool=runs.pool, group=group)
+        # no spare refills while the mutants judge: their runs take none, and a refill
+        # (a sandbox's start-up) competes with them for the CPU
+        with held():
+            rep = run_mutants(MutantsRequest(paths=[path], texts=texts, ran=ran),
+                              on_progress=report, stop=stop, pool=runs.pool, group=group,
+                              servers=self.servers())
         doc = rep.to_json()
         for m in doc["mutants"]:  # the records name the file as shown from here: say which
             m["uri"] = path_to_uri(str(Path(m["path"]).resolve()))
@@ -175,6 +195,8 @@ class MutantRuns:
     def shutdown(self) -> None:
         for path in list(self.running):
             self.cancel(path)
+        if self._servers is not None:
+            self._servers.close()
 
     # ------------------------------------------------------------------ triggers
     def on_save(self, path: str) -> None:

@@ -140,15 +140,11 @@ def test_state_a_mutant_leaves_never_reaches_another(kit, tmp_path, monkeypatch,
     assert code == 0 and json.loads(out)["summary"]["passed"] == 1
 
 
-def test_a_batch_whose_control_fails_there_is_judged_in_fresh_sandboxes(kit, tmp_path,
-                                                                        monkeypatch, sandboxes):
-    """The control run (the unmutated code, first in the shared sandbox) must pass for the
-    batch's verdicts to count; here its expectation is wrong, so the mutant's run is made
-    again in a fresh sandbox."""
+def _total_and_a_wrong_expectation(kit, tmp_path, monkeypatch):
+    """The `total` step's one fixture case, and that fixture expecting what it does not do."""
     import dataclasses
 
     from stepsmith.runner.app import suite
-    from stepsmith.runner.app.mutant_judge import run_batch
 
     monkeypatch.chdir(tmp_path)
     kit.write_workflow(tmp_path / "wf", kit.demo_manifest(steps=[
@@ -156,9 +152,90 @@ def test_a_batch_whose_control_fails_there_is_judged_in_fresh_sandboxes(kit, tmp
         {"total/four": _fixture({"n": 4}, {"acc": 6})})
     _, cases = suite.discover(["wf"])
     case = next(c for c in cases if c.fixture is not None)
-    wrong = dataclasses.replace(case.fixture, expected=dataclasses.replace(
+    return case, dataclasses.replace(case.fixture, expected=dataclasses.replace(
         case.fixture.expected, output={"acc": 7}))
+
+
+def test_a_batch_whose_control_fails_there_is_judged_in_fresh_sandboxes(kit, tmp_path,
+                                                                        monkeypatch, sandboxes):
+    """The control run (the unmutated code, first in the shared sandbox) must pass for the
+    batch's verdicts to count; here its expectation is wrong, so the mutant's run is made
+    again in a fresh sandbox."""
+    import dataclasses
+
+    from stepsmith.runner.app.mutant_judge import run_batch
+
+    case, wrong = _total_and_a_wrong_expectation(kit, tmp_path, monkeypatch)
     control = dataclasses.replace(case, fixture=wrong)
     [result] = run_batch([(control, case)])
     assert result.outcome == "passed"  # the unmutated code, judged on its own
     assert sandboxes == [True, False]  # the shared sandbox, then a fresh one for the run
+
+
+LABEL = '''\
+def label(x):
+    if x > 10:
+        return {"label": "big"}
+    return {"label": "small"}
+'''
+
+
+def test_both_rounds_of_a_run_share_its_fork_servers(kit, tmp_path, monkeypatch, sandboxes):
+    """A mutant its first fixture does not notice runs the next in a second round; that round
+    is served by the fork server of the first (started once per CPU a run uses: -j 1, one),
+    not by a sandbox of its own."""
+    monkeypatch.chdir(tmp_path)
+    kit.write_workflow(tmp_path / "wf", kit.demo_manifest(steps=[
+        _step("label", "label.py", "label", ["x"])]), {"steps/label.py": LABEL},
+        {"label/five": _fixture({"x": 5}, {"label": "small"}),
+         "label/twenty": _fixture({"x": 20}, {"label": "big"})})
+    rep = _run(["wf"], jobs=1)
+    boundary = [m for m in rep.mutants if m.operator == "comparison"]
+    # `x >= 10` survives the first fixture and so ran the second too: two rounds
+    assert [(m.status, m.fixtures_run) for m in boundary] == [("survived", 2)]
+    assert sandboxes.count(False) == rep.baseline_runs == 2
+    assert sandboxes.count(True) == 1
+
+
+def test_a_kept_fork_server_makes_a_new_control_for_new_code_or_expectations(
+        kit, tmp_path, monkeypatch, sandboxes):
+    """The editor keeps its fork servers from one run to the next: a control that passed in
+    a server stands only for the very run it made. Here the same fixture comes back with
+    another expectation: its control runs again there, fails, and the run is made fresh."""
+    import dataclasses
+
+    from stepsmith.runner.app.mutant_judge import Servers, run_batch, serving
+
+    case, fixture = _total_and_a_wrong_expectation(kit, tmp_path, monkeypatch)
+    wrong = dataclasses.replace(case, fixture=fixture)
+    servers = Servers([])
+    try:
+        with serving(servers):
+            [first] = run_batch([(case, case)])
+            [second] = run_batch([(wrong, case)])
+    finally:
+        servers.close()
+    assert (first.outcome, second.outcome) == ("passed", "passed")
+    assert sandboxes == [True, False]  # one kept server; the second run made fresh
+
+
+def test_a_kept_server_is_not_used_again_once_it_is_gone_or_its_harness_is_old():
+    """A server kept idle (the editor's) serves again only while it is alive and holds the
+    current harness; otherwise it is ended and a new one started."""
+    from stepsmith.runner.app.mutant_judge import Servers
+
+    servers = Servers([])
+    try:
+        first = servers.take(None)
+        servers.give(first)
+        assert servers.take(None) is first  # alive, current: taken again
+        servers.give(first)
+        first.harness = "an older harness"
+        second = servers.take(None)
+        assert second is not first and first.dead and second.current()
+        servers.give(second)
+        second.kill()
+        third = servers.take(None)
+        assert third not in (first, second) and third.current()
+    finally:
+        servers.close()

@@ -203,3 +203,92 @@ def test_a_run_the_server_cannot_answer_goes_to_a_fresh_sandbox(monkeypatch):
     results = forks.run_forked(_runs("def f(x):\n    return 5\n", "def f(x):\n    return 6\n"))
     assert [r.output for r in results] == [5, 6]
     assert len(fresh) == 2
+
+
+def test_one_fork_server_answers_several_calls(monkeypatch):
+    """A server kept for many calls (a mutants run's rounds): each call's runs are answered in
+    order, by the one sandbox, and nothing of one call's children reaches the next."""
+    started = _count_sandboxes(monkeypatch)
+    step = ("from decimal import Decimal, getcontext\n"
+            "def f(x):\n"
+            "    third = str(Decimal(1) / Decimal(3))\n"
+            "    getcontext().prec = 3\n"
+            "    return [x, third]\n")
+    server = forks.ForkServer(None, ["decimal"])
+    try:
+        first = server.run(_runs(step, step, inputs={"x": 1}))
+        second = server.run(_runs(step, inputs={"x": 2}))
+        assert not server.dead
+    finally:
+        server.close()
+    third = "0.3333333333333333333333333333"
+    assert [(r.status, r.output) for r in first + second] == [
+        ("ok", [1, third]), ("ok", [1, third]), ("ok", [2, third])]
+    assert len(started) == 1
+
+
+def test_the_validator_still_judges_each_child_after_the_server_warmed_it():
+    """The server runs the validator once on its first text (a valid step); a later run's
+    text that the dialect refuses is still refused in its child, before it runs."""
+    valid, refused = _runs("def f(x):\n    return x\n", "def f(x):\n    return x\n")
+    # (the parent refuses it before any sandbox: here it reaches the child as sent)
+    refused.request["source"] = "import os\ndef f(x):\n    return os.getpid()\n"
+    server = forks.ForkServer(None, [])
+    try:
+        results = server.run([valid, refused])
+    finally:
+        server.close()
+    assert [r.status for r in results] == ["ok", "refused"]
+    assert results[1].problems and results[1].problems[0].code.startswith("SS")
+
+
+def test_a_server_silent_past_a_runs_deadline_is_killed_and_the_run_made_fresh(monkeypatch):
+    """The parent gives each answer its run's wall time and a slack: a server that does not
+    answer by then (here the slack is made negative, so the server's own wall kill comes
+    too late) is killed, that run and the rest are made in fresh sandboxes, and the server
+    takes no more runs."""
+    loop = "def f(x):\n    while x > 0:\n        x = x + 1\n    return x\n"
+    monkeypatch.setattr(forks, "_SLACK", -1.5)
+    started = _count_sandboxes(monkeypatch)
+    server = forks.ForkServer(None, [])
+    try:
+        results = server.run(_runs(loop, "def f(x):\n    return 8\n",
+                                   limits=Limits(cpu_seconds=30, wall_seconds=2.0)))
+        assert server.dead
+        after = server.run(_runs("def f(x):\n    return 9\n"))
+    finally:
+        server.close()
+    assert [(r.status, r.output) for r in results + after] == [
+        ("wall_limit", None), ("ok", 8), ("ok", 9)]
+    assert [forks.FORK_BOOTSTRAP in cmd for cmd in started] == [True, False, False, False]
+
+
+def test_a_fork_server_is_killed_with_its_callers_group():
+    """An editor's cancelled run kills its group: the fork servers it started go with it."""
+    import time
+
+    from stepsmith.runner.sandbox import process
+
+    group = process.Group()
+    server = forks.ForkServer(None, [], group=group)
+    try:
+        end = time.monotonic() + 30
+        while not group.pids() and time.monotonic() < end:
+            time.sleep(0.01)
+        pids = group.pids()
+        assert len(pids) == 1
+        group.kill()
+        server._thread.join(30)
+        assert server.dead and group.pids() == []
+    finally:
+        server.close()
+
+
+def test_an_answer_longer_than_its_run_allows_ends_the_server(monkeypatch):
+    """The parent trusts no length the server reports: an answer over its run's cap (here
+    every cap is made negative) kills the server, and the run is made in a fresh sandbox."""
+    monkeypatch.setattr(forks, "_CHUNK", -10 ** 9)
+    started = _count_sandboxes(monkeypatch)
+    results = forks.run_forked(_runs("def f(x):\n    return 10\n"))
+    assert [(r.status, r.output) for r in results] == [("ok", 10)]
+    assert [forks.FORK_BOOTSTRAP in cmd for cmd in started] == [True, False]

@@ -159,3 +159,17 @@ def test_memory_addresses_are_the_same_on_a_spare_and_a_fresh_sandbox(pool):
     spares.disable()
     fresh = run_step(src, "f", {"x": 1}, connections={"xero": "s1"})
     assert on_spare.status == "ok" and on_spare.output == fresh.output
+
+
+def test_no_spare_starts_while_held_and_the_refill_resumes_after(pool):
+    """`held()` (the editor's mutants refresh): a spare taken inside it is not replaced until
+    the block ends."""
+    import time
+
+    taken = pool.take()
+    assert taken is not None
+    process.discard(taken)
+    with spares.held():
+        time.sleep(10 * spares.QUIET_S)  # many times what a refill waits for
+        assert pool.pids() == []
+    assert pool.wait_ready(30) and len(pool.pids()) == 1
