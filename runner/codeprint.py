@@ -9,10 +9,11 @@ import os
 import sys
 from pathlib import Path
 
+from stepsmith import __version__
+
 
 def code_fingerprint(salt: str = "") -> str:
     """The fingerprint, salted with the caller's format (each caller keeps it once made)."""
-    from stepsmith import __version__
 
     h = hashlib.sha256(f"{salt}\0{__version__}\0{sys.version}".encode())
     root = Path(__file__).resolve().parent  # runner/

@@ -7,6 +7,7 @@ from): the sandbox binds the base stdlib, never a venv's site-packages.
 """
 
 import json
+import opcode
 import os
 import sys
 import sysconfig
@@ -31,7 +32,6 @@ def describe() -> dict:
         magic = MAGIC_NUMBER.hex()
     except ImportError:  # pragma: no cover - every CPython has it
         magic = ""
-    import opcode
 
     site = sorted({os.path.realpath(p) for p in (
         own_paths.get("purelib"), own_paths.get("platlib"),
