@@ -6,10 +6,12 @@ and read files). Positions are Problem-style: 1-based lines, 0-based code-point 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from stepsmith.runner.json_types import json_type
+from stepsmith.runner.manifest import YMap, YScalar, YSeq
 from stepsmith.runner.manifest.model_paths import field_at, literal_values
 from stepsmith.runner.manifest.yamlpos.nodes import step_code_of, step_id_of, step_items
 from stepsmith.runner.model.refs import (
@@ -19,6 +21,7 @@ from stepsmith.runner.model.refs import (
     parse_input_ref,
 )
 from stepsmith.runner.problems import Span
+from stepsmith.runner.reach import reach_rows
 
 from . import markdown as md
 from .cards import reach_card, rule_card
@@ -54,8 +57,6 @@ def describe_key(key_path: tuple) -> str | None:
 
 
 def _nodes():
-    from stepsmith.runner.manifest import YMap, YScalar, YSeq
-
     return YMap, YScalar, YSeq
 
 
@@ -122,7 +123,6 @@ def manifest_symbols(doc) -> list[Symbol]:
 def _reach_row(doc, step_id: str):
     if doc.workflow is None:
         return None
-    from stepsmith.runner.reach import reach_rows
 
     for row in reach_rows(doc.workflow):
         if row.step_id == step_id:
@@ -220,8 +220,6 @@ def input_hover(doc, key_path: tuple, *,
     data = value.data
     shown = repr(data) if not isinstance(data, (str, int, float, bool, list, dict, type(None))) else None
     if shown is None:
-        import json
-
         try:
             shown = json.dumps(data, ensure_ascii=False)
         except (TypeError, ValueError):
