@@ -7,8 +7,12 @@ as editors clamp: past the end of a line is its end, past the last line is the d
 
 from __future__ import annotations
 
+from lsprotocol import types as T
+from lsprotocol.converters import get_converter
 from stepsmith.runner.lines import strip_eol as _strip
 from stepsmith.runner.problems import Problem, Severity, Span
+from stepsmith.runner.rules.pages import https_rule_url
+from stepsmith.server.workspace import path_to_uri
 
 UTF16 = "utf-16"
 UTF8 = "utf-8"
@@ -85,7 +89,6 @@ def to_diagnostic(p: Problem, lines, encoding: str, source: str = "stepsmith",
         data["fix"] = fix
     if p.data and p.data.get("schema"):
         data["schema"] = True  # the manifest schema expresses it: a YAML extension reports it too
-    from stepsmith.runner.rules.pages import https_rule_url
 
     out = {
         "range": lsp_range(p.span, lines, encoding),
@@ -103,15 +106,12 @@ def to_diagnostic(p: Problem, lines, encoding: str, source: str = "stepsmith",
 
 def lsp_span(span: Span, lines, encoding: str):
     """A Span as an lsprotocol Range (for typed results)."""
-    from lsprotocol import types as T
 
     r = lsp_range(span, lines, encoding)
     return T.Range(T.Position(**r["start"]), T.Position(**r["end"]))
 
 
 def _uri(session, path: str) -> str:
-    from stepsmith.server.workspace import path_to_uri
-
     return session.open_uri(path) or path_to_uri(path)
 
 
@@ -123,16 +123,12 @@ def location_json(session, ws, loc) -> dict:
 
 
 def location(session, ws, loc):
-    from lsprotocol import types as T
-
     lines = ws.lines(loc.path) or [""]
     return T.Location(uri=_uri(session, loc.path), range=lsp_span(loc.span, lines, session.encoding))
 
 
 def structured_diagnostics(diags: list[dict]):
     """Diagnostics built as JSON (the push path) as lsprotocol objects (the pull answer)."""
-    from lsprotocol import types as T
-    from lsprotocol.converters import get_converter
 
     return get_converter().structure(diags, list[T.Diagnostic])
 

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import os
+import signal
 import sys
+
+from stepsmith.server.server import create_server
 
 
 def _guard_stdout():
@@ -30,18 +34,14 @@ def main(argv: list[str] | None = None, configure=None) -> int:
         level=getattr(logging, str(args.log_level).upper(), logging.WARNING),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    from stepsmith.server.server import create_server
 
     server = create_server()
     if configure is not None:
         configure(server)
     # Analysis allocates many short-lived objects (AST/YAML nodes): keep the start-up objects out
     # of every collection and collect the young generation less often (fewer latency spikes).
-    import gc
-
     gc.freeze()
     gc.set_threshold(20_000, 20, 50)
-    import signal
 
     signal.signal(signal.SIGINT, lambda signum, frame: server.end(128 + signum))
     signal.signal(signal.SIGTERM, lambda signum, frame: server.end(128 + signum))

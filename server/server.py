@@ -14,6 +14,7 @@ import os
 import sys
 import traceback
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from lsprotocol import types as T
@@ -21,7 +22,10 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
-from stepsmith.runner import __version__
+from stepsmith.runner import __version__, pythons
+from stepsmith.runner.settings import trust_project_pythons
+from stepsmith.server.fixture_runs import Runner
+from stepsmith.server.handlers import documents, register_all
 from stepsmith.server.publish import Publisher
 from stepsmith.server.scheduler import DocResult, Scheduler
 from stepsmith.server.session import Session
@@ -109,22 +113,16 @@ class StepsmithProtocol(LanguageServerProtocol):
     # document sync goes to the session (handlers/documents.py), not pygls's own store
     @lsp_method(T.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: T.DidOpenTextDocumentParams):
-        from stepsmith.server.handlers import documents
-
         documents.did_open(self._server, params)
         yield from ()
 
     @lsp_method(T.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(self, params: T.DidChangeTextDocumentParams):
-        from stepsmith.server.handlers import documents
-
         documents.did_change(self._server, params)
         yield from ()
 
     @lsp_method(T.TEXT_DOCUMENT_DID_CLOSE)
     def lsp_text_document__did_close(self, params: T.DidCloseTextDocumentParams):
-        from stepsmith.server.handlers import documents
-
         documents.did_close(self._server, params)
         yield from ()
 
@@ -143,7 +141,6 @@ class StepsmithServer(LanguageServer):
         self.request_tasks: dict[Any, asyncio.Task] = {}  # request id -> its cancellable task
         # () -> (available, why not): None asks the sandbox; injected by the test-suite's server
         self.sandbox_probe: Callable[[], tuple[bool, str]] | None = None
-        from concurrent.futures import ThreadPoolExecutor
 
         # language services run here, never on the event loop (a 5 MB document's symbols
         # must not stall every other request)
@@ -188,8 +185,6 @@ class StepsmithServer(LanguageServer):
     @property
     def runner(self):
         if self.runs is None:
-            from stepsmith.server.fixture_runs import Runner
-
             self.runs = Runner(self)
         return self.runs
 
@@ -329,9 +324,6 @@ class StepsmithServer(LanguageServer):
         session.settings = old.merged(raw)
         new = session.settings
         if old.trusted != new.trusted:  # the workspace's settings may (not) name interpreters
-            from stepsmith.runner import pythons
-            from stepsmith.runner.settings import trust_project_pythons
-
             trust_project_pythons(new.trusted)
             pythons.forget()
             for manifest in list(session.model.index.manifests):
@@ -345,7 +337,6 @@ class StepsmithServer(LanguageServer):
 
 def create_server() -> StepsmithServer:
     ls = StepsmithServer()
-    from stepsmith.server.handlers import register_all
 
     register_all(ls)
     return ls

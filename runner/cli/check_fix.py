@@ -5,27 +5,31 @@ from __future__ import annotations
 
 import os
 import sys
+from collections import Counter
 from pathlib import Path
+
+from stepsmith.runner.app.fix import plan, write
+from stepsmith.runner.cli.check_diff import file_patch
 
 # workflow data reaches these lines (names, messages): print is the one display filter
 from stepsmith.runner.display import safe_print as print
 
 
-def _display(path: Path) -> str:
-    from stepsmith.runner.cli.check_command import _display as shown
-
-    return shown(path)
+def shown_path(path: Path) -> str:
+    """A path as `check` shows it: relative to here, unless that climbs out twice."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return str(path) if rel.startswith(".." + os.sep + "..") else rel
 
 
 def _display_fix_path(path: str) -> str:
-    return _display(Path(path))
+    return shown_path(Path(path))
 
 
 def apply_fixes(paths, *, unsafe: bool, show: bool) -> dict | None:
     """Apply the fixes; {(path, code): count} of what was fixed, None on an internal error."""
-    from collections import Counter
-
-    from stepsmith.runner.app.fix import plan, write
 
     try:
         outcome = write(plan(paths, unsafe=unsafe))
@@ -60,8 +64,6 @@ def print_diff(paths, *, unsafe: bool) -> int:
     any). The patch is bytes as they are in the files (a patch with escaped content would not
     apply); names are C-quoted as git quotes them, so no control character reaches a terminal
     through a name."""
-    from stepsmith.runner.app.fix import plan
-    from stepsmith.runner.cli.check_diff import file_patch
 
     try:
         fixes = plan(paths, unsafe=unsafe)

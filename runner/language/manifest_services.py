@@ -56,12 +56,7 @@ def describe_key(key_path: tuple) -> str | None:
 # ------------------------------------------------------------------ helpers over the tree
 
 
-def _nodes():
-    return YMap, YScalar, YSeq
-
-
 def declared(doc, section: str) -> list[str]:
-    YMap, YScalar, YSeq = _nodes()
     root = doc.root
     if not isinstance(root, YMap):
         return []
@@ -79,7 +74,6 @@ def step_entry_span(doc, step_id: str) -> Span | None:
 
 
 def step_id_span(doc, step_id: str) -> Span | None:
-    YMap, YScalar, YSeq = _nodes()
     for i, item in step_items(doc):
         if step_id_of(item) == step_id:
             return item.get("id").span
@@ -87,7 +81,6 @@ def step_id_span(doc, step_id: str) -> Span | None:
 
 
 def manifest_symbols(doc) -> list[Symbol]:
-    YMap, YScalar, YSeq = _nodes()
     root = doc.root
     out: list[Symbol] = []
     if not isinstance(root, YMap):
@@ -131,7 +124,6 @@ def _reach_row(doc, step_id: str):
 
 
 def _scalar_text(node) -> str | None:
-    _, YScalar, _ = _nodes()
     return node.data if isinstance(node, YScalar) and isinstance(node.data, str) else None
 
 
@@ -151,7 +143,6 @@ def input_hover(doc, key_path: tuple, *,
     feeds. Works on the YAML tree, so also while other parts of the manifest have errors.
     `code_link(code)` may turn a `path.py:function` into a link target (the editor's glue).
     Every name, value, description and explanation is workflow data: escaped (issue 18)."""
-    YMap, _, _ = _nodes()
     if (len(key_path) < 4 or key_path[0] != "steps" or not isinstance(key_path[1], int)
             or key_path[2] != "inputs" or not isinstance(key_path[3], str)):
         return None
@@ -237,7 +228,6 @@ def manifest_hover(doc, line: int, column: int, *,
                    code_link: Callable[[str], str | None] | None = None) -> tuple[str, Span] | None:
     """Markdown and the span it is about, for the position (1-based line, 0-based column).
     `code_link` (optional) maps a step's `path.py:function` to a link target for input hovers."""
-    YMap, YScalar, YSeq = _nodes()
     # a problem under the cursor: its rule
     for p in doc.problems:
         s = p.span

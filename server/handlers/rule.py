@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from stepsmith.runner.language.cards import rule_json
 from stepsmith.server.handlers.common import param, safe
 
 
@@ -9,7 +10,5 @@ def register(ls) -> None:
     @ls.feature("stepsmith/rule")
     @safe
     def rule(ls, params):
-        from stepsmith.runner.language.cards import rule_json
-
         code = param(params, "code")
         return rule_json(code) if code else None
