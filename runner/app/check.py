@@ -11,30 +11,12 @@ Each workflow's answer is `check_units.check_unit`, taken from the check cache
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from stepsmith.runner import safeio
-from stepsmith.runner.app import check_cache
-from stepsmith.runner.app.check_units import check_unit, fixture_side, python_unchanged
-from stepsmith.runner.app.fix import disk_snapshot
+from stepsmith.runner.app.check_units import check_unit, python_unchanged
 from stepsmith.runner.errors import UsageError
-from stepsmith.runner.fix_safety import vet
-from stepsmith.runner.fixtures.load import JSON_RULE
-from stepsmith.runner.fixtures.stale import StaleFixture
-from stepsmith.runner.language.actions import fixes_for, quick_fixes
-from stepsmith.runner.language.fixall import deferred
-from stepsmith.runner.model.grammar import FIXTURES_DIR, is_manifest_name
 from stepsmith.runner.problems import Problem, Span, shifted
-from stepsmith.runner.revisions.gitrev import Revision
-from stepsmith.runner.revisions.versions import version_problems
-from stepsmith.runner.safeio import read_workspace_text
-from stepsmith.runner.validator import first_violation_per_step, validate
-from stepsmith.runner.workspace.diagnostics import too_large
-from stepsmith.runner.workspace.discovery import discover
-from stepsmith.runner.workspace.index import norm
-from stepsmith.runner.workspace.workflow_check import workflow_check
 
 
 @dataclass(frozen=True)
@@ -70,6 +52,9 @@ def check(paths: list[str], *, first: bool = False, cache: bool = True,
     (the harness's gate); `cache`: answer unchanged workflows from the check cache; `base`:
     also SM401/SM402 against that git revision (a `revisions.GitError` when git fails).
     Raises UsageError for a file that is none of the things `check` reads."""
+    from stepsmith.runner.app import check_cache
+    from stepsmith.runner.model.grammar import is_manifest_name
+    from stepsmith.runner.workspace.discovery import discover
 
     cache = cache and check_cache.enabled()
     manifests: list[Path] = []
@@ -124,6 +109,8 @@ def check(paths: list[str], *, first: bool = False, cache: bool = True,
             have = steps_of.setdefault((Path(p), function), [])
             have.extend(i for i in ids if i not in have)
         if unit["stale"]:
+            from stepsmith.runner.fixtures.stale import StaleFixture
+
             stale.extend(StaleFixture(**d) for d in unit["stale"])
     for py in py_files:
         key = py.resolve()
@@ -137,21 +124,35 @@ def check(paths: list[str], *, first: bool = False, cache: bool = True,
 
 
 def _first_per_step(problems):
+    from stepsmith.runner.validator import first_violation_per_step
+
     return first_violation_per_step(problems)
 
 
 def _validate_alone(path: Path) -> list[Problem]:
+    from stepsmith.runner import safeio
+
     try:
         data = safeio.read_bytes(path, root=path.parent, cap=safeio.STEP_FILE_CAP)
     except OSError as exc:
         return [Problem(code="SS004", message=f"cannot read file: {exc.strerror or exc}",
                         span=Span(1, 0, 1, 1), path=str(path))]
+    try:
+        from stepsmith.runner.validator import validate
+    except ImportError as exc:
+        return [Problem(code="SS003", message=f"step validator unavailable ({exc}); the file was "
+                        "not checked", span=Span(1, 0, 1, 1), path=str(path))]
+    from stepsmith.runner.fix_safety import vet
+
     return [shifted(p, 0, path=str(path))
             for p in vet(data, validate(data, python="3.11", uses=()))]
 
 
 def _add_version_problems(paths, base: str, results: dict[Path, list[Problem]]) -> None:
     """SM401/SM402 for every workflow under `paths` against git revision `base`."""
+    from stepsmith.runner.revisions.gitrev import Revision
+    from stepsmith.runner.revisions.versions import version_problems
+    from stepsmith.runner.workspace.discovery import discover
 
     rev = None
     for found in discover([Path(p) for p in paths]):
@@ -176,6 +177,10 @@ def with_fixes(report: CheckReport) -> list[FixedProblem]:
     editor's quick fixes offer them, on the files as they are on disk. A fix that must wait
     for another problem's rename is not offered (fix-all's rule), nor one widening what a
     step may reach (a person decides)."""
+    from stepsmith.runner.app.fix import disk_snapshot
+    from stepsmith.runner.language.actions import fixes_for, quick_fixes
+    from stepsmith.runner.language.fixall import deferred
+    from stepsmith.runner.workspace.index import norm
 
     found = report.by_file()
     manifests = sorted({norm(p) for p in report.problems if _is_manifest(p)})
@@ -192,6 +197,8 @@ def with_fixes(report: CheckReport) -> list[FixedProblem]:
 
 
 def _is_manifest(path: Path) -> bool:
+    from stepsmith.runner.model.grammar import is_manifest_name
+
     return is_manifest_name(path.name) or path.suffix in (".yaml", ".yml")
 
 
@@ -202,6 +209,12 @@ def fixture_file_problems(snapshot, path: str) -> list[Problem] | None:
     The same functions as `check`'s answer (check_units.fixture_side), over every manifest
     of the workflow folder (they share `fixtures/`). SF001 compares saved fixtures: it is
     reported only while the file's buffer is its saved text."""
+    from stepsmith.runner.app.check_units import fixture_side
+    from stepsmith.runner.fixtures.load import JSON_RULE
+    from stepsmith.runner.fixtures.stale import StaleFixture
+    from stepsmith.runner.safeio import read_workspace_text
+    from stepsmith.runner.workspace.diagnostics import too_large
+    from stepsmith.runner.workspace.workflow_check import workflow_check
 
     manifests = _fixture_owners(snapshot, path)
     if not manifests:
@@ -226,6 +239,9 @@ def fixture_file_problems(snapshot, path: str) -> list[Problem] | None:
 def _fixture_owners(snapshot, path: str) -> list[str]:
     """The manifests of the workflow folder whose `fixtures/` holds `path` (as
     `fixtures/<step>/<case>.json` or, misplaced, `fixtures/<name>.json`), by name."""
+    import os
+
+    from stepsmith.runner.model.grammar import FIXTURES_DIR
 
     if not path.endswith(".json"):
         return []

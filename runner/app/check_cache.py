@@ -39,15 +39,6 @@ import time
 from pathlib import Path
 from typing import TypeGuard
 
-from stepsmith.runner import safeio
-from stepsmith.runner.codeprint import code_fingerprint
-from stepsmith.runner.fixtures.stale import StaleFixture
-from stepsmith.runner.model.grammar import is_manifest_name
-from stepsmith.runner.problems import Problem, Severity, Span
-from stepsmith.runner.safeio import write_atomic
-from stepsmith.runner.settings import active
-from stepsmith.runner.userkey import KeyUnavailable, derived
-
 FORMAT = 3  # 3: entries carry a MAC
 MAX_FILES = 2000
 FILE_CAP = 8 * 1024 * 1024  # safeio.FIXTURE_CAP, the largest file a check reads
@@ -81,6 +72,8 @@ def _code_fingerprint() -> str:
     out once."""
     global _CODE
     if _CODE is None:
+        from stepsmith.runner.codeprint import code_fingerprint
+
         _CODE = code_fingerprint(str(FORMAT))
     return _CODE
 
@@ -88,6 +81,7 @@ def _code_fingerprint() -> str:
 def _settings_fingerprint() -> str:
     """The active settings (limits, paths, jobs and the file they came from): none changes a
     check's answer today, and an answer must not outlive a change that one day does."""
+    from stepsmith.runner.settings import active
 
     s = active()
     return repr((str(s.source), s.paths, s.jobs, sorted(s.limits.items())))
@@ -101,6 +95,7 @@ def _listing(folder: Path) -> list[tuple[str, os.stat_result]] | None:
     """(path relative to `folder`, lstat) of every file a check of this folder reads, in a
     fixed order; None when the folder must not be cached. (os.scandir: the entries' types
     come with the listing, and a pre-commit hook lists every workflow of the tree.)"""
+    from stepsmith.runner.model.grammar import is_manifest_name
 
     out: list[tuple[str, os.stat_result]] = []
     todo = [""]
@@ -172,6 +167,8 @@ class Slot:
 
 
 def _content_key(slot: Slot) -> str:
+    from stepsmith.runner import safeio
+
     h = hashlib.sha256(b"content\0")
     for rel, _st in slot.files:
         try:
@@ -195,6 +192,7 @@ def slot(manifest: Path, first: bool) -> Slot | None:
 def _mac(k: str, body: bytes) -> bytes | None:
     """The entry's MAC under this user's key, bound to its key `k`; None without a usable key
     (then no cache)."""
+    from stepsmith.runner.userkey import KeyUnavailable, derived
 
     try:
         key = derived(_LABEL)
@@ -228,6 +226,7 @@ def _read(k: str | None) -> dict | None:
 def _write(k: str | None, entry: dict) -> None:
     if k is None:
         return
+    from stepsmith.runner.safeio import write_atomic
 
     body = json.dumps({**entry, "format": FORMAT}).encode()
     mac = _mac(k, body)
@@ -270,6 +269,8 @@ def _whole(entry: dict | None) -> TypeGuard[dict]:
         for _p, _function, ids in entry["steps_of"]:
             list(ids)
         if entry["stale"]:  # (imported only then, as collect() does to show them)
+            from stepsmith.runner.fixtures.stale import StaleFixture
+
             [StaleFixture(**d) for d in entry["stale"]]
     except (KeyError, TypeError, ValueError, AttributeError):
         return False
@@ -300,6 +301,7 @@ def facts_key(s: Slot | None) -> str | None:
     under the slot's base (stepsmith, settings, cwd, --first, the manifest)."""
     if s is None:
         return None
+    from stepsmith.runner import safeio
 
     h = hashlib.sha256(b"facts\0")
     for rel, _st in s.files:
@@ -331,6 +333,8 @@ def put_facts(k: str | None, facts: dict) -> None:
 
 
 def problem_from_json(d: dict):
+    from stepsmith.runner.problems import Problem, Severity, Span
+
     return Problem(code=d["code"], message=d["message"],
                    span=Span(d["line"], d["column"], d["end_line"], d["end_column"]),
                    path=d.get("path"), step=d.get("step"), rationale=d.get("rationale", ""),

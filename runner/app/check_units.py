@@ -12,25 +12,17 @@ tests/cli/test_check_partial_cache.py holds the partial answer equal to a fresh 
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from pathlib import Path
-
-from stepsmith.runner.app.check_cache import problem_from_json
-from stepsmith.runner.app.suite import base_for, workflow_cases
-from stepsmith.runner.app.workflow import loaded_workflow
-from stepsmith.runner.fixtures.lint import check_fixtures
-from stepsmith.runner.fixtures.stale import stale_fixtures
-from stepsmith.runner.problem_steps import step_ids_by_function
-from stepsmith.runner.problems import errors_by_path
-from stepsmith.runner.pythons import PythonNotFound, resolve
-from stepsmith.runner.workspace.workflow_check import workflow_check
 
 
 def check_unit(manifest: Path, facts: dict | None = None) -> dict:
     """Everything `check` reports for one workflow: problems by file (manifest, step files,
     fixtures), the step files and which steps run each function, the stale wired fixtures
     (SF001 warnings), and `facts`, the part a later check may take as it is."""
+    from stepsmith.runner.app.check_cache import problem_from_json
+    from stepsmith.runner.problem_steps import step_ids_by_function
+    from stepsmith.runner.workspace.workflow_check import workflow_check
 
     if facts is not None:
         wc = workflow_check(manifest, known=[problem_from_json(d) for d in facts["manifest"]])
@@ -75,6 +67,7 @@ def python_key(wc) -> list | None:
 
 def python_unchanged(unit: dict, manifest: Path) -> bool:
     """Whether a cached answer's pin still names the interpreter it was checked with."""
+    from stepsmith.runner.pythons import PythonNotFound, resolve
 
     if "python" not in unit:
         return False
@@ -92,6 +85,8 @@ def python_unchanged(unit: dict, manifest: Path) -> bool:
 
 
 def _has_errors(wc) -> bool:
+    from stepsmith.runner.problems import errors_by_path
+
     return bool(errors_by_path(wc.problems))
 
 
@@ -100,6 +95,12 @@ def fixture_side(manifest: Path, wc, read_text=None) -> tuple[list, list]:
     ones only while the workflow has no error (the rule the cached part keeps: a step file's
     error may block the fixtures an SF001 compares). `read_text`: open buffers before the
     disk, for the findings of each file (SF002-SF009); SF001 compares the saved files."""
+    import dataclasses
+
+    from stepsmith.runner.app.suite import base_for, workflow_cases
+    from stepsmith.runner.app.workflow import loaded_workflow
+    from stepsmith.runner.fixtures.lint import check_fixtures
+    from stepsmith.runner.fixtures.stale import stale_fixtures
 
     # fixtures are part of the workflow: SF002-SF008 with positions
     fixture_found = list(check_fixtures(manifest, wc.manifest.workflow, read_text).items())

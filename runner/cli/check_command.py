@@ -21,28 +21,17 @@ import argparse
 import json
 import os
 import sys
-import time
-
-from stepsmith.runner.app.check import check
-from stepsmith.runner.cli import check_formats as fm
-from stepsmith.runner.cli import watch
-from stepsmith.runner.cli.args import add_strict, add_switches, add_watch
-from stepsmith.runner.cli.check_fix import apply_fixes, print_diff, shown_path
-from stepsmith.runner.cli.check_formats import ALIASES, OUTPUT_FORMATS
-from stepsmith.runner.display import display_text, json_text
+from pathlib import Path
 
 # workflow data reaches these lines (names, messages): print is the one display filter
 from stepsmith.runner.display import safe_print as print
-from stepsmith.runner.errors import UsageError
-from stepsmith.runner.revisions.gitrev import GitError
-from stepsmith.runner.settings import active
-
-from stepsmith import __version__
 
 DESCRIPTION = __doc__.split("\n\n", 1)[1]
 
 
 def register(sub) -> None:
+    from stepsmith.runner.cli.args import add_strict, add_switches, add_watch
+
     p = sub.add_parser(
         "check",
         help="validate workflow manifests and their step code",
@@ -50,6 +39,7 @@ def register(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="folders, manifests or step files (default: .)")
+    from stepsmith.runner.cli.check_formats import ALIASES, OUTPUT_FORMATS
 
     p.add_argument("--output-format", "--format", dest="format", default="full",
                    choices=tuple(dict.fromkeys(("full", *ALIASES, *OUTPUT_FORMATS))),
@@ -84,7 +74,17 @@ def register(sub) -> None:
     p.set_defaults(func=run, first=False)
 
 
+def _display(path: Path) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return str(path) if rel.startswith(".." + os.sep + "..") else rel
+
+
 def run(args) -> int:
+    from stepsmith.runner.settings import active
+
     paths = args.paths or active().paths
     missing = [p for p in paths if not os.path.exists(p)]
     if missing:
@@ -95,11 +95,20 @@ def run(args) -> int:
         return _watch(args, paths)
     fixed_counts = None
     if args.diff:
+        from stepsmith.runner.cli.check_fix import print_diff
+
         return print_diff(paths, unsafe=args.unsafe_fixes)
     if args.fix:
+        from stepsmith.runner.cli.check_fix import apply_fixes
+
         fixed_counts = apply_fixes(paths, unsafe=args.unsafe_fixes, show=args.show_fixes)
         if fixed_counts is None:
             return 2
+    from stepsmith.runner.app.check import check
+    from stepsmith.runner.errors import UsageError
+    # (git's error only when git is asked: a plain check does not import it)
+    GitError = _git_error() if args.base is not None else ()
+
     try:
         report = check(paths, first=args.first, cache=not args.no_cache, base=args.base)
     except UsageError as exc:
@@ -113,8 +122,9 @@ def run(args) -> int:
             raise
         print(f"stepsmith check: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
+    from stepsmith.runner.cli import check_formats as fm
 
-    view = fm.View.of(report, shown_path)
+    view = fm.View.of(report, _display)
     if args.statistics:
         return _render_statistics(args, view, report)
     name = fm.ALIASES.get(args.format, args.format)
@@ -124,6 +134,9 @@ def run(args) -> int:
         # a folder named on the command line that holds nothing to check is a mistake
         # (exit 2); the bare default `.` (pre-commit in a repo without workflows) is not
         return 2 if args.paths else 0
+    from stepsmith.runner.display import display_text, json_text
+
+    from stepsmith import __version__
 
     opts = fm.Options(strict=args.strict, unsafe=args.unsafe_fixes,
                       fixed=sum(fixed_counts.values()) if fixed_counts else 0,
@@ -135,6 +148,8 @@ def run(args) -> int:
 
 
 def _render_statistics(args, view, report) -> int:
+    from stepsmith.runner.cli import check_formats as fm
+
     stats = fm.statistics(view.findings)
     if args.format in ("json", "json-lines"):
         json.dump(stats, sys.stdout, indent=2)
@@ -146,7 +161,10 @@ def _render_statistics(args, view, report) -> int:
 
 def _watch(args, paths) -> int:
     """`check --watch`: the whole check again after every batch of saves (as ruff's)."""
+    import argparse
+    import time
 
+    from stepsmith.runner.cli import watch
     from stepsmith.runner.cli.console import SafeConsole as Console
 
     console = Console(highlight=False, soft_wrap=True)
@@ -168,3 +186,9 @@ def _status(args, view, report) -> int:
         return 2 if args.paths else 0
     errors = [row[1] for row in view.rows if row[1].severity != "warning"]
     return 1 if errors or (args.strict and (view.rows or view.stale)) else 0
+
+
+def _git_error() -> type[Exception]:
+    from stepsmith.runner.revisions.gitrev import GitError
+
+    return GitError

@@ -9,23 +9,19 @@ from collections import Counter
 from pathlib import Path
 
 from stepsmith.runner.app.fix import plan, write
+from stepsmith.runner.cli.check_command import _display as shown
 from stepsmith.runner.cli.check_diff import file_patch
 
 # workflow data reaches these lines (names, messages): print is the one display filter
 from stepsmith.runner.display import safe_print as print
 
 
-def shown_path(path: Path) -> str:
-    """A path as `check` shows it: relative to here, unless that climbs out twice."""
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:
-        return str(path)
-    return str(path) if rel.startswith(".." + os.sep + "..") else rel
+def _display(path: Path) -> str:
+    return shown(path)
 
 
 def _display_fix_path(path: str) -> str:
-    return shown_path(Path(path))
+    return _display(Path(path))
 
 
 def apply_fixes(paths, *, unsafe: bool, show: bool) -> dict | None:

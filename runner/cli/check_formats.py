@@ -17,15 +17,6 @@ import os
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
-from urllib.parse import quote
-from xml.etree import ElementTree as ET
-
-from stepsmith.runner import rules
-from stepsmith.runner.fixes import fix_of
-from stepsmith.runner.problem_steps import message_with_step, steps_for
-from stepsmith.runner.rules import pages
-from stepsmith.runner.rules import rule_url as url
 
 
 @dataclass(frozen=True)
@@ -55,7 +46,7 @@ class View:
         """`shown(path) -> str`: how a path is printed (relative to the current folder)."""
         rows = []
         if any(report.problems.values()):  # (not needed by a clean tree)
-            pass
+            from stepsmith.runner.problem_steps import steps_for
         for path in sorted((p for p, probs in report.problems.items() if probs), key=shown):
             name = shown(path)
             for pr in sorted(report.problems[path],
@@ -81,6 +72,8 @@ class Options:
 
 
 def _rule(code: str):
+    from stepsmith.runner import rules
+
     try:
         return rules.get(code)
     except KeyError:
@@ -88,6 +81,8 @@ def _rule(code: str):
 
 
 def rule_url(code: str) -> str | None:
+    from stepsmith.runner.rules import rule_url as url
+
     return url(code)
 
 
@@ -111,6 +106,7 @@ def problem_json(f: Finding) -> dict:
 def render_full(view: View, opts: Options) -> str:
     """ruff's `full`: one line per finding with the step ids running it, the stale fixtures,
     the count and how many `--fix` would take care of."""
+    from stepsmith.runner.problem_steps import message_with_step
 
     out = [f"{shown}:{pr.span.line}:{pr.span.column + 1}: {pr.code} "
            f"{message_with_step(pr, steps)}\n" for shown, pr, steps in view.rows]
@@ -133,6 +129,7 @@ def render_full(view: View, opts: Options) -> str:
 
 def _fixable_hint(problems, *, unsafe: bool) -> str:
     """ruff's closing hint: how many of the findings `--fix` would take care of."""
+    from stepsmith.runner.fixes import fix_of
 
     fixes = [fix_of(p) for p in problems]
     safe = sum(1 for f in fixes if f is not None and f.safe)
@@ -227,6 +224,7 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 def _sarif_rule(code: str) -> dict:
     """The rule with its help embedded: a `file://` help link would name a file on the CI
     host, which the reader of a code-scanning alert cannot open."""
+    from stepsmith.runner.rules.pages import page, text
 
     rule = _rule(code)
     if rule is None:
@@ -239,7 +237,7 @@ def _sarif_rule(code: str) -> dict:
         "name": rule.name,
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": rule.rationale},
-        "help": {"text": pages.text(rule), "markdown": pages.page(rule, index_link=False)},
+        "help": {"text": text(rule), "markdown": page(rule, index_link=False)},
         "defaultConfiguration": {"level": "error"},
         "properties": props,
     }
@@ -249,6 +247,8 @@ def sarif_location(path: str) -> dict:
     """`artifactLocation` of a shown path: a relative one as a percent-encoded relative
     reference under %SRCROOT% (the current folder; a raw path is not a URI: GitHub decodes
     `pct%41` as `pctA`), an absolute one as its `file` URI."""
+    from pathlib import PurePosixPath
+    from urllib.parse import quote
 
     if PurePosixPath(path).is_absolute():
         return {"uri": PurePosixPath(path).as_uri()}
@@ -275,6 +275,7 @@ def render_sarif(findings: list[Finding], *, version: str) -> str:
             "partialFingerprints": {"stepsmith/v1": fp},
             **({"properties": {"step": p.step}} if p.step else {}),
         })
+    from pathlib import Path
 
     doc = {
         "$schema": SARIF_SCHEMA,
@@ -308,6 +309,7 @@ def render_junit(findings: list[Finding], files: list[str]) -> str:
     case), as Jenkins' junit-10.xsd has it (what Jenkins and GitLab read): every count is the
     number of elements it counts, suites carry `errors`, cases no `file`/`line` (pytest's
     default xunit2 family leaves them out too: the position is in the case's name)."""
+    from xml.etree import ElementTree as ET
 
     by_file: dict[str, list[Finding]] = {path: [] for path in files}
     for f in findings:
@@ -335,6 +337,7 @@ def render_junit(findings: list[Finding], files: list[str]) -> str:
 # --- statistics ---------------------------------------------------------------------------
 def statistics(findings: list[Finding]) -> list[dict]:
     """Counts per rule, most frequent first (as `ruff check --statistics`)."""
+    from stepsmith.runner.fixes import fix_of
 
     counts = Counter(f.problem.code for f in findings)
     fixable = {f.problem.code for f in findings if fix_of(f.problem) is not None}
