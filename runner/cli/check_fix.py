@@ -8,7 +8,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from stepsmith.runner.app.fix import plan, write
+from stepsmith.runner.app import fix
 from stepsmith.runner.cli.check_command import _display as shown
 from stepsmith.runner.cli.check_diff import file_patch
 
@@ -28,7 +28,7 @@ def apply_fixes(paths, *, unsafe: bool, show: bool) -> dict | None:
     """Apply the fixes; {(path, code): count} of what was fixed, None on an internal error."""
 
     try:
-        outcome = write(plan(paths, unsafe=unsafe))
+        outcome = fix.write(fix.plan(paths, unsafe=unsafe))
     except Exception as exc:
         if os.environ.get("STEPSMITH_DEBUG"):
             raise
@@ -62,7 +62,7 @@ def print_diff(paths, *, unsafe: bool) -> int:
     through a name."""
 
     try:
-        fixes = plan(paths, unsafe=unsafe)
+        fixes = fix.plan(paths, unsafe=unsafe)
     except Exception as exc:
         if os.environ.get("STEPSMITH_DEBUG"):
             raise

@@ -12,6 +12,8 @@ from stepsmith.runner import rules
 from stepsmith.runner.agent import tools
 from stepsmith.runner.agent.schema_view import zone_names
 
+from .prompt import draft_step_prompt
+
 
 def register(server) -> None:
     @server.resource("stepsmith://dialect", title="The step dialect",
@@ -50,6 +52,4 @@ def register(server) -> None:
     def draft_workflow_step(task: Annotated[str, Field(
             description="what the step should do, in plain words (e.g. 'match each invoice "
             "to an open purchase order of the same supplier within a penny')")]) -> str:
-        from .prompt import draft_step_prompt
-
         return draft_step_prompt(task)

@@ -41,6 +41,8 @@ from stepsmith.runner.errors import StepsmithError
 
 from stepsmith import __version__
 
+from .resources import register
+
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                             open_world_hint=False)
 # runs step code in the sandbox; writes only local state (.stepsmith/: pending, lastfailed)
@@ -117,8 +119,6 @@ def scope_of(roots: ListRootsResult | None, folder: Path, bounded: bool) -> Scop
 
 def build(root: Path, *, bounded: bool = False) -> MCPServer:
     """The server for `root`; `bounded`: FOLDER was given, so it bounds the client's roots."""
-
-    from .resources import register
 
     server = MCPServer("stepsmith", title="stepsmith", version=__version__,
                        instructions=INSTRUCTIONS, log_level="WARNING")

@@ -11,6 +11,7 @@ import opcode
 import os
 import sys
 import sysconfig
+from importlib.util import MAGIC_NUMBER
 
 
 def describe() -> dict:
@@ -26,12 +27,7 @@ def describe() -> dict:
     if shared and libdir and soname:
         cand = os.path.join(libdir, soname)
         library = os.path.realpath(cand) if os.path.exists(cand) else None
-    try:
-        from importlib.util import MAGIC_NUMBER
-
-        magic = MAGIC_NUMBER.hex()
-    except ImportError:  # pragma: no cover - every CPython has it
-        magic = ""
+    magic = MAGIC_NUMBER.hex()
 
     site = sorted({os.path.realpath(p) for p in (
         own_paths.get("purelib"), own_paths.get("platlib"),
