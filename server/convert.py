@@ -11,8 +11,6 @@ from lsprotocol import types as T
 from lsprotocol.converters import get_converter
 from stepsmith.runner.lines import strip_eol as _strip
 from stepsmith.runner.problems import Problem, Severity, Span
-from stepsmith.runner.rules.pages import https_rule_url
-from stepsmith.server.workspace import path_to_uri
 
 UTF16 = "utf-16"
 UTF8 = "utf-8"
@@ -89,6 +87,7 @@ def to_diagnostic(p: Problem, lines, encoding: str, source: str = "stepsmith",
         data["fix"] = fix
     if p.data and p.data.get("schema"):
         data["schema"] = True  # the manifest schema expresses it: a YAML extension reports it too
+    from stepsmith.runner.rules.pages import https_rule_url
 
     out = {
         "range": lsp_range(p.span, lines, encoding),
@@ -112,6 +111,8 @@ def lsp_span(span: Span, lines, encoding: str):
 
 
 def _uri(session, path: str) -> str:
+    from stepsmith.server.workspace import path_to_uri
+
     return session.open_uri(path) or path_to_uri(path)
 
 

@@ -22,7 +22,6 @@ from stepsmith.runner.language.values import (
     value_hints,
     value_hover,
 )
-from stepsmith.runner.lines import function_spans
 
 
 @dataclass
@@ -145,6 +144,7 @@ class LiveState:
 
     def _per_function(self, path: str, text: str):
         """(TracedValues, first line, last line) per step function of the current text."""
+        from stepsmith.runner.lines import function_spans
 
         spans = {f.name: f for f in function_spans(text)}
         for runs in self._current(path):

@@ -9,8 +9,6 @@ import os
 import signal
 import sys
 
-from stepsmith.server.server import create_server
-
 
 def _guard_stdout():
     """Keep the real stdout for the protocol only; anything else printed goes to stderr."""
@@ -34,6 +32,7 @@ def main(argv: list[str] | None = None, configure=None) -> int:
         level=getattr(logging, str(args.log_level).upper(), logging.WARNING),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    from stepsmith.server.server import create_server
 
     server = create_server()
     if configure is not None:

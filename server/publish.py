@@ -9,9 +9,8 @@ import os
 from typing import TYPE_CHECKING, Any, Protocol
 
 from lsprotocol import types as T
-from stepsmith.runner.lines import split_lines
 from stepsmith.runner.model.grammar import FIXTURES_DIR
-from stepsmith.server.convert import lsp_range, to_diagnostic
+from stepsmith.server.convert import to_diagnostic
 from stepsmith.server.workspace import is_manifest_path, path_to_uri, uri_to_path
 
 if TYPE_CHECKING:
@@ -158,6 +157,7 @@ class Publisher:
     def closed_fixture_file(self, path: str) -> None:
         """A fixture file that is not open: its results on the disk text, without a version.
         The disk read and the positioning run on the service pool; the loop only sends."""
+        from stepsmith.runner.lines import split_lines
 
         ls = self.ls
         runs = ls.runs
@@ -231,6 +231,7 @@ def untaken_diagnostics(notes, lines, enc: str) -> list[dict]:
     version `lines` belong to (Scheduler: DocResult.notes), converted."""
     if not notes:
         return []
+    from stepsmith.server.convert import lsp_range
 
     return [{"range": lsp_range(n.span, lines, enc), "severity": 3, "code": "untaken-branch",
              "source": "stepsmith-coverage", "message": n.message,

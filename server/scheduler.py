@@ -24,16 +24,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from stepsmith.runner.app.check import fixture_file_problems
 from stepsmith.runner.lines import signature_fingerprint
 from stepsmith.runner.model.grammar import FIXTURES_DIR
 from stepsmith.runner.problems import Problem, Span
-from stepsmith.runner.workspace.diagnostics import (
-    check_manifest,
-    manifest_problems,
-    step_problems,
-    too_large,
-)
 from stepsmith.runner.workspace.snapshot import Buffer
 from stepsmith.server.workspace import is_manifest_path, uri_to_path
 
@@ -239,6 +232,7 @@ class Scheduler:
     def _other_problems(self, path: str | None, snap) -> list[Problem]:
         """A document that is neither a manifest nor a step file: a fixture file has what
         `check` reports for it (runner/app/check.py), on this version's text; others none."""
+        from stepsmith.runner.app.check import fixture_file_problems
 
         ws = self.session.snapshot()
         buf = ws.buffer(path) if path else None
@@ -304,6 +298,8 @@ class Scheduler:
                 self.session.model.record_check(path, None, None)
 
     def _analyze_step(self, snap, path: str | None) -> None:
+        from stepsmith.runner.workspace.diagnostics import step_problems
+
         if self.fail_marker is not None and self.fail_marker in snap.text:
             raise RuntimeError("deliberate analysis failure (injected)")
         ws = self.session.snapshot()
@@ -341,6 +337,12 @@ class Scheduler:
         self.attempted.discard(path)
 
     def _check_manifest_now(self, path: str, snap) -> None:
+        from stepsmith.runner.workspace.diagnostics import (
+            check_manifest,
+            manifest_problems,
+            too_large,
+        )
+
         session = self.session
         ws = session.snapshot()
         buf, uri = ws.buffer(path), session.open_uri(path)

@@ -22,10 +22,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
-from stepsmith.runner import __version__, pythons
-from stepsmith.runner.settings import trust_project_pythons
-from stepsmith.server.fixture_runs import Runner
-from stepsmith.server.handlers import documents, register_all
+from stepsmith.runner import __version__
 from stepsmith.server.publish import Publisher
 from stepsmith.server.scheduler import DocResult, Scheduler
 from stepsmith.server.session import Session
@@ -113,16 +110,22 @@ class StepsmithProtocol(LanguageServerProtocol):
     # document sync goes to the session (handlers/documents.py), not pygls's own store
     @lsp_method(T.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: T.DidOpenTextDocumentParams):
+        from stepsmith.server.handlers import documents
+
         documents.did_open(self._server, params)
         yield from ()
 
     @lsp_method(T.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(self, params: T.DidChangeTextDocumentParams):
+        from stepsmith.server.handlers import documents
+
         documents.did_change(self._server, params)
         yield from ()
 
     @lsp_method(T.TEXT_DOCUMENT_DID_CLOSE)
     def lsp_text_document__did_close(self, params: T.DidCloseTextDocumentParams):
+        from stepsmith.server.handlers import documents
+
         documents.did_close(self._server, params)
         yield from ()
 
@@ -185,6 +188,8 @@ class StepsmithServer(LanguageServer):
     @property
     def runner(self):
         if self.runs is None:
+            from stepsmith.server.fixture_runs import Runner
+
             self.runs = Runner(self)
         return self.runs
 
@@ -324,6 +329,9 @@ class StepsmithServer(LanguageServer):
         session.settings = old.merged(raw)
         new = session.settings
         if old.trusted != new.trusted:  # the workspace's settings may (not) name interpreters
+            from stepsmith.runner import pythons
+            from stepsmith.runner.settings import trust_project_pythons
+
             trust_project_pythons(new.trusted)
             pythons.forget()
             for manifest in list(session.model.index.manifests):
@@ -337,6 +345,7 @@ class StepsmithServer(LanguageServer):
 
 def create_server() -> StepsmithServer:
     ls = StepsmithServer()
+    from stepsmith.server.handlers import register_all
 
     register_all(ls)
     return ls

@@ -10,7 +10,6 @@ import re
 from dataclasses import dataclass
 
 from lsprotocol import types as T
-from stepsmith.runner.safeio import read_workspace_text
 from stepsmith.runner.workspace.snapshot import ParseCache, WorkspaceSnapshot
 from stepsmith.server.documents import UTF8, UTF16, Document, DocumentStore
 from stepsmith.server.settings import Settings
@@ -150,6 +149,7 @@ class Session:
         t = self.buffer_text(path)
         if t is not None:
             return t
+        from stepsmith.runner.safeio import read_workspace_text
 
         return read_workspace_text(path)
 

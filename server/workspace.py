@@ -13,7 +13,6 @@ from collections.abc import Callable
 
 from pygls.uris import from_fs_path, to_fs_path
 from stepsmith.runner.workspace.diagnostics import is_manifest_path
-from stepsmith.runner.workspace.discovery import find_manifests, nearest_manifests
 from stepsmith.runner.workspace.index import ManifestEntry, WorkspaceIndex, norm
 
 __all__ = ["WorkspaceModel", "is_manifest_path", "norm", "path_to_uri", "uri_to_path"]
@@ -55,6 +54,7 @@ class WorkspaceModel:
 
     def discover(self) -> list[str]:
         """Find manifests in the folders; returns newly found paths."""
+        from stepsmith.runner.workspace.discovery import find_manifests
 
         folders = self.index.folders
         found = [norm(p) for p in find_manifests(folders)] if folders else []
@@ -76,6 +76,7 @@ class WorkspaceModel:
     def adopt_nearest(self, path: str) -> list[str]:
         """A step file no known manifest names (no folder open, or the root is `steps/`):
         adopt the manifests of the nearest folder above it (upward discovery)."""
+        from stepsmith.runner.workspace.discovery import nearest_manifests
 
         if self.index.manifests_using(path):
             return []

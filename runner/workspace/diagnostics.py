@@ -14,11 +14,9 @@ from pathlib import Path
 
 from stepsmith.runner.model.grammar import is_manifest_name
 from stepsmith.runner.problems import Problem, Span
-from stepsmith.runner.pythons.checker import grammar_known, validate
 
 from .index import norm
 from .snapshot import Buffer, WorkspaceSnapshot
-from .workflow_check import workflow_check
 
 
 def is_manifest_path(path: str | None) -> bool:
@@ -42,6 +40,7 @@ def check_manifest(snapshot: WorkspaceSnapshot, path: str):
     buf = snapshot.buffer(path)
     if buf is not None and len(buf.text) > snapshot.max_file_size:
         return None
+    from .workflow_check import workflow_check
 
     return workflow_check(path, snapshot.buffer_text, validate_steps=False)
 
@@ -55,6 +54,7 @@ def step_problems(snapshot: WorkspaceSnapshot, path: str | None, buf: Buffer) ->
     limit = snapshot.max_file_size
     if len(buf.text) > limit:
         return [too_large(len(buf.text), limit, "SS002")]
+    from stepsmith.runner.pythons.checker import grammar_known, validate
 
     # the fixes are the rule's candidates: judged on the whole file only when asked for
     # (language/actions.code_actions), never per keystroke

@@ -18,7 +18,6 @@ from typing import Any
 
 from stepsmith.runner.model.refs import CodeRef
 from stepsmith.runner.problems import Problem
-from stepsmith.runner.pythons.report import WorkflowPython
 
 DEFAULT_PYTHON = "3.11"
 _EMPTY: Mapping = MappingProxyType({})
@@ -65,6 +64,7 @@ class ManifestEntry:
     def python_report(self):
         """The pin and the interpreter its last check found (pythons.report.WorkflowPython);
         None before a check."""
+        from stepsmith.runner.pythons.report import WorkflowPython
 
         if self.check is None:
             return None

@@ -19,11 +19,8 @@ from types import MappingProxyType
 from typing import Any
 
 from stepsmith.runner.lines import FunctionSpan, function_spans, split_lines
-from stepsmith.runner.manifest import parse_manifest
-from stepsmith.runner.manifest.yamlpos.nodes import step_items
 from stepsmith.runner.model.refs import CodeRef
 from stepsmith.runner.problems import Span
-from stepsmith.runner.safeio import read_workspace_text
 
 from .index import ManifestEntry, WorkspaceIndex, code_target, norm
 
@@ -74,6 +71,7 @@ class ParseCache:
             hit = self._docs.get(path)
             if hit is not None and hit[0] == key:
                 return hit[1]
+        from stepsmith.runner.manifest import parse_manifest
 
         doc = parse_manifest(buf.text, path)
         with self._lock:
@@ -119,6 +117,8 @@ class WorkspaceSnapshot:
         if buf is not None:
             return buf.text
         # a regular file inside its workflow folder, capped (`ln -s /dev/zero x.py`)
+        from stepsmith.runner.safeio import read_workspace_text
+
         return read_workspace_text(path)
 
     def lines(self, path: str) -> tuple[str, ...] | list[str] | None:
@@ -147,6 +147,7 @@ class WorkspaceSnapshot:
         text = self.read_text(path)
         if text is None:
             return None
+        from stepsmith.runner.manifest import parse_manifest
 
         return parse_manifest(text, path)
 
@@ -158,6 +159,8 @@ class WorkspaceSnapshot:
         return split_lines(getattr(doc, "text", "") or "")
 
     def steps_of(self, manifest_path: str, doc=None) -> list[StepEntry]:
+        from stepsmith.runner.manifest.yamlpos.nodes import step_items
+
         doc = doc if doc is not None else self.manifest_doc(manifest_path)
         if doc is None:
             return []

@@ -8,7 +8,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from stepsmith.runner.manifest import check_workflow
+from stepsmith.runner import manifest as manifests
 from stepsmith.runner.pythons import resolve
 
 
@@ -22,5 +22,5 @@ def workflow_check(manifest: str | os.PathLike, read_text: Callable[[Path], str 
     is none."""
 
     folder = Path(manifest).parent
-    return check_workflow(Path(manifest), read_text, validate_steps=validate_steps, known=known,
-                          python_for=lambda pin: resolve(pin, folder))
+    return manifests.check_workflow(Path(manifest), read_text, validate_steps=validate_steps,
+                                    known=known, python_for=lambda pin: resolve(pin, folder))

@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import json
 
-from stepsmith.runner.agent import run_tools, tools
-from stepsmith.runner.agent.scope import Scope
-from stepsmith.runner.errors import StepsmithError
 from stepsmith.server.handlers.common import invalid_params, param, require_trust, safe
 
 READ_ONLY = ("check", "reach", "explain_rule")
@@ -20,6 +17,7 @@ RUNS = ("run_step", "test", "propose_fixture")
 
 def answer(scope, tool: str, args: dict):
     """The tool's structured result as plain JSON (what MCP's structured content holds)."""
+    from stepsmith.runner.agent import run_tools, tools
 
     if tool == "check":
         out = tools.check(scope, args.get("paths"))
@@ -53,6 +51,9 @@ def register(ls) -> None:
     @ls.feature("stepsmith/agentTool")
     @safe
     async def agent_tool(ls, params):
+        from stepsmith.runner.agent.scope import Scope
+        from stepsmith.runner.errors import StepsmithError
+
         tool = param(params, "tool")
         if tool not in READ_ONLY + RUNS:
             raise invalid_params(f"no agent tool {tool!r}; tools: {', '.join(READ_ONLY + RUNS)}")

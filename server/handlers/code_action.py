@@ -5,8 +5,6 @@ runner.language.fixall.fix_all (`source.fixAll.stepsmith`, when the client asks 
 from __future__ import annotations
 
 from lsprotocol import types as T
-from stepsmith.runner.language.actions import quick_fixes
-from stepsmith.runner.language.fixall import fix_all
 from stepsmith.runner.problems import Problem, Span
 from stepsmith.server.convert import lsp_span
 from stepsmith.server.handlers.common import safe
@@ -53,6 +51,9 @@ def register(ls) -> None:
     @ls.feature(T.TEXT_DOCUMENT_CODE_ACTION, T.CodeActionOptions(code_action_kinds=kinds))
     @safe
     async def code_action(ls, params: T.CodeActionParams):
+        from stepsmith.runner.language.actions import quick_fixes
+        from stepsmith.runner.language.fixall import fix_all
+
         uri, enc = params.text_document.uri, ls.session.encoding
         at = ls.session.cursor(uri, params.range.start)
         only = params.context.only

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from lsprotocol import types as T
-from stepsmith.runner.language.lenses import code_lenses
 from stepsmith.runner.problems import Span
 from stepsmith.server.convert import lsp_span
 from stepsmith.server.handlers.common import safe
@@ -16,6 +15,8 @@ def register(ls) -> None:
     @ls.feature(T.TEXT_DOCUMENT_CODE_LENS, T.CodeLensOptions(resolve_provider=False))
     @safe
     async def code_lens(ls, params: T.CodeLensParams):
+        from stepsmith.runner.language.lenses import code_lenses
+
         at = ls.session.cursor(params.text_document.uri, T.Position(0, 0))
         if at is None or not (at.path or "").endswith(".py"):
             return None

@@ -8,8 +8,6 @@ import functools
 
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 from stepsmith.runner.errors import StepsmithError, UsageError
-from stepsmith.server.convert import location
-from stepsmith.server.workspace import uri_to_path
 
 REQUEST_FAILED = -32803  # LSP: the request was valid and failed (not a bug of the server)
 
@@ -63,6 +61,7 @@ async def at_cursor(ls, params, wait: str = "never"):
 async def locations_at_cursor(ls, params, service, *args):
     """A navigation request (definition, references): `service(snapshot, path, line, column,
     *args)` off the loop for the cursor of `params`, its locations converted (None: none)."""
+    from stepsmith.server.convert import location
 
     found = await at_cursor(ls, params, wait="py")
     if found is None:
@@ -75,6 +74,7 @@ async def locations_at_cursor(ls, params, service, *args):
 async def workspace_table(ls, params, table, to_json):
     """A workspace table request (`stepsmith/reach`, `stepsmith/fixtures`): once settled, the
     table of the snapshot (for the `uri` given, else every workflow) converted off the loop."""
+    from stepsmith.server.workspace import uri_to_path
 
     await ls.wait_workspace_ready()
     uri = param(params, "uri")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from lsprotocol import types as T
-from stepsmith.runner.language.completion import complete
 from stepsmith.server.convert import to_completion_item
 from stepsmith.server.handlers.common import safe
 
@@ -15,6 +14,8 @@ def register(ls) -> None:
     @ls.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=TRIGGERS))
     @safe
     async def completion(ls, params: T.CompletionParams):
+        from stepsmith.runner.language.completion import complete
+
         at = ls.session.cursor(params.text_document.uri, params.position)
         if at is None or not at.path:
             return None

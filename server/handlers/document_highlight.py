@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from lsprotocol import types as T
-from stepsmith.runner.language.navigation import document_highlight as service
 from stepsmith.server.convert import lsp_span
 from stepsmith.server.handlers.common import at_cursor, safe
 
@@ -14,6 +13,8 @@ def register(ls) -> None:
     @ls.feature(T.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)
     @safe
     async def document_highlight(ls, params: T.DocumentHighlightParams):
+        from stepsmith.runner.language.navigation import document_highlight as service
+
         here = await at_cursor(ls, params)
         if here is None:
             return None

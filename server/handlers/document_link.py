@@ -5,7 +5,6 @@ opens it), step ids to their `fixtures/<id>/` folder."""
 from __future__ import annotations
 
 from lsprotocol import types as T
-from stepsmith.runner.language.navigation_links import document_links as service
 from stepsmith.server.convert import lsp_span
 from stepsmith.server.handlers.common import safe
 from stepsmith.server.workspace import is_manifest_path, path_to_uri
@@ -15,6 +14,8 @@ def register(ls) -> None:
     @ls.feature(T.TEXT_DOCUMENT_DOCUMENT_LINK, T.DocumentLinkOptions(resolve_provider=False))
     @safe
     async def document_link(ls, params: T.DocumentLinkParams):
+        from stepsmith.runner.language.navigation_links import document_links as service
+
         at = ls.session.cursor(params.text_document.uri, T.Position(0, 0))
         if at is None or not is_manifest_path(at.path):
             return None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from stepsmith.runner.workspace.tables import fixture_listing
 from stepsmith.server.convert import location_json
 from stepsmith.server.handlers.common import safe, workspace_table
 from stepsmith.server.workspace import norm, path_to_uri
@@ -28,5 +27,7 @@ def register(ls) -> None:
     @ls.feature("stepsmith/fixtures")
     @safe
     async def fixtures(ls, params):
+        from stepsmith.runner.workspace.tables import fixture_listing
+
         return await workspace_table(ls, params, fixture_listing,
                                      lambda ws, table: listing_json(ls, ws, table))

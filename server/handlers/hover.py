@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from lsprotocol import types as T
-from stepsmith.runner.language.hover import Hover
-from stepsmith.runner.language.hover import hover as service
 from stepsmith.server.convert import lsp_span
 from stepsmith.server.handlers.common import safe
 from stepsmith.server.workspace import is_manifest_path, path_to_uri
@@ -14,6 +12,8 @@ def register(ls) -> None:
     @ls.feature(T.TEXT_DOCUMENT_HOVER)
     @safe
     async def hover(ls, params: T.HoverParams):
+        from stepsmith.runner.language.hover import hover as service
+
         at = ls.session.cursor(params.text_document.uri, params.position)
         if at is None or not at.path:
             return None
@@ -43,6 +43,7 @@ async def values_hover(ls, ws, at, found):
     md = await ls.off_loop(ls.runs.live.hover, at.path, buf.text, at.line, at.column)
     if md is None:
         return found
+    from stepsmith.runner.language.hover import Hover
 
     if found is None:
         return Hover(md, None)

@@ -6,7 +6,6 @@ over server/live.py)."""
 from __future__ import annotations
 
 from lsprotocol import types as T
-from stepsmith.runner.language.inlay import manifest_inlay_hints
 from stepsmith.runner.problems import Span
 from stepsmith.server.convert import lsp_span
 from stepsmith.server.handlers.common import safe
@@ -32,6 +31,7 @@ def register(ls) -> None:
         if is_manifest_path(at.path):
             if not ls.session.settings.inlayHints:
                 return None
+            from stepsmith.runner.language.inlay import manifest_inlay_hints
 
             hints = await ls.off_loop(manifest_inlay_hints, ws, at.path, at.line, last)
             return [_hint(h, ws.lines(at.path) or [""], enc) for h in hints] or None

@@ -7,7 +7,6 @@ import asyncio
 
 from lsprotocol import types as T
 from stepsmith.runner.model.grammar import MANIFEST_GLOBS
-from stepsmith.runner.settings import trust_project_pythons
 from stepsmith.server.handlers.common import safe
 from stepsmith.server.handlers.configuration import pull_configuration
 from stepsmith.server.session import ClientCapabilities, initial_folders
@@ -23,6 +22,7 @@ def register(ls) -> None:
         s = ls.session
         s.client = ClientCapabilities.from_lsp(params.capabilities, params.client_info)
         s.settings = s.settings.merged(params.initialization_options)
+        from stepsmith.runner.settings import trust_project_pythons
 
         trust_project_pythons(s.settings.trusted)
         s.model.set_folders(initial_folders(params))

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from pygls.exceptions import JsonRpcException
-from stepsmith.runner.app import fixture_loop, pending
 from stepsmith.server.handlers.common import require_trust, safe
 from stepsmith.server.workspace import norm, path_to_uri, uri_to_path
 
@@ -21,6 +20,7 @@ from stepsmith.server.workspace import norm, path_to_uri, uri_to_path
 def sync_results(case_results, results: list) -> None:
     """After an editor run of saved code: write/drop pending changes as `stepsmith test` does
     and tell the client where each one is (`pendingUri`)."""
+    from stepsmith.runner.app import pending
 
     written, _problems = pending.sync(case_results)
     where = {(c.step_id, c.case): path_to_uri(str(c.path)) for c in written}
@@ -65,6 +65,8 @@ def _item_json(item, manifest_uri: dict[str, str], folders=()) -> dict:
 
 
 def list_items(ls) -> list:
+    from stepsmith.runner.app import fixture_loop
+
     return fixture_loop.find(_workflow_dirs(ls))
 
 
@@ -101,6 +103,8 @@ def register(ls) -> None:
         return {"items": await in_pool(lambda: [_item_json(i, mu, folders) for i in items])}
 
     async def decide(how: str, uris: list[str] | None) -> dict:
+        from stepsmith.runner.app import fixture_loop
+
         require_trust(ls)
         items = await in_pool(list_items, ls)
         chosen = items if uris is None else _selected(items, uris)

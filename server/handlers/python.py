@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from stepsmith.server.handlers.common import param, safe
-from stepsmith.server.workspace import is_manifest_path, path_to_uri, uri_to_path
 
 
 def python_json(report, manifest_uri: str) -> dict:
@@ -22,6 +21,12 @@ def register(ls) -> None:
     @ls.feature("stepsmith/python")
     @safe
     async def python(ls, params):
+        from stepsmith.server.workspace import (
+            is_manifest_path,
+            path_to_uri,
+            uri_to_path,
+        )
+
         uri = param(params, "uri")
         path = uri_to_path(uri) if isinstance(uri, str) else None
         if not path:

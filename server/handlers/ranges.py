@@ -4,7 +4,6 @@ runner.language.ranges (off the loop)."""
 from __future__ import annotations
 
 from lsprotocol import types as T
-from stepsmith.runner.language.ranges import folding_ranges, selection_ranges
 from stepsmith.server.convert import lsp_span
 from stepsmith.server.handlers.common import safe
 from stepsmith.server.workspace import is_manifest_path
@@ -20,6 +19,8 @@ def register(ls) -> None:
     @ls.feature(T.TEXT_DOCUMENT_FOLDING_RANGE)
     @safe
     async def folding_range(ls, params: T.FoldingRangeParams):
+        from stepsmith.runner.language.ranges import folding_ranges
+
         at = ls.session.cursor(params.text_document.uri, T.Position(0, 0))
         if not _ours(at):
             return None
@@ -30,6 +31,8 @@ def register(ls) -> None:
     @ls.feature(T.TEXT_DOCUMENT_SELECTION_RANGE)
     @safe
     async def selection_range(ls, params: T.SelectionRangeParams):
+        from stepsmith.runner.language.ranges import selection_ranges
+
         uri = params.text_document.uri
         at = ls.session.cursor(uri, T.Position(0, 0))
         if not _ours(at):

@@ -6,17 +6,15 @@ editor needs, in camelCase as every LSP field: each manifest's `manifestUri`, ea
 
 from __future__ import annotations
 
-from stepsmith.runner.app.reach import snapshot_report
-from stepsmith.runner.revisions import widened_since
-from stepsmith.runner.workspace.tables import reach_locations
 from stepsmith.server.convert import location_json
 from stepsmith.server.handlers.common import param, safe
-from stepsmith.server.workspace import path_to_uri, uri_to_path
+from stepsmith.server.workspace import path_to_uri
 
 
 def since_head(ws, manifest: str) -> dict | None:
     """What the manifest (as the editor has it) widens since git's HEAD, or None outside a
     repository. Runs git: a trusted workspace only."""
+    from stepsmith.runner.revisions import widened_since
 
     doc = ws.manifest_doc(manifest)
     if doc is None or doc.workflow is None:
@@ -30,6 +28,8 @@ def since_head(ws, manifest: str) -> dict | None:
 
 
 def reach_json(session, ws, report, *, trusted: bool = False) -> dict:
+    from stepsmith.runner.workspace.tables import reach_locations
+
     out = report.to_json()
     for wf, entry in zip(report.workflows, out["workflows"]):
         manifest = str(wf.manifest)
@@ -52,6 +52,9 @@ def register(ls) -> None:
     @ls.feature("stepsmith/reach")
     @safe
     async def reach(ls, params):
+        from stepsmith.runner.app.reach import snapshot_report
+        from stepsmith.server.workspace import uri_to_path
+
         trusted = ls.session.settings.trusted
         await ls.wait_workspace_ready()
         uri = param(params, "uri")

@@ -13,9 +13,6 @@ from __future__ import annotations
 
 from lsprotocol import types as T
 from pygls.exceptions import JsonRpcException
-from stepsmith.runner.language import rename as renames
-from stepsmith.runner.language.rename import RenameError, make_target_folder
-from stepsmith.runner.safeio import UnsafePath
 from stepsmith.server.convert import lsp_span
 from stepsmith.server.handlers.common import safe
 from stepsmith.server.workspace import path_to_uri
@@ -55,12 +52,14 @@ def register(ls) -> None:
     @ls.feature(T.TEXT_DOCUMENT_PREPARE_RENAME)
     @safe
     async def prepare_rename(ls, params: T.PrepareRenameParams):
+        from stepsmith.runner.language.rename import prepare_rename as service
+
         at = ls.session.cursor(params.text_document.uri, params.position)
         if at is None or not at.path:
             return None
         await ls.wait_workspace_ready()  # a name's uses in other files: known once checked
         ws = ls.session.snapshot()
-        found = await ls.off_loop(renames.prepare_rename, ws, at.path, at.line, at.column)
+        found = await ls.off_loop(service, ws, at.path, at.line, at.column)
         if found is None:
             return None
         span, name = found
@@ -70,6 +69,10 @@ def register(ls) -> None:
     @ls.feature(T.TEXT_DOCUMENT_RENAME)
     @safe
     async def rename(ls, params: T.RenameParams):
+        from stepsmith.runner.language.rename import RenameError, make_target_folder
+        from stepsmith.runner.language.rename import rename as service
+        from stepsmith.runner.safeio import UnsafePath
+
         at = ls.session.cursor(params.text_document.uri, params.position)
         if at is None or not at.path:
             return None
@@ -77,7 +80,7 @@ def register(ls) -> None:
         ws, how = ls.session.snapshot(), ls.session.client.fixture_moves
 
         def plan():
-            p = renames.rename(ws, at.path, at.line, at.column, params.new_name, fixtures=how)
+            p = service(ws, at.path, at.line, at.column, params.new_name, fixtures=how)
             make_target_folder(p)
             return p
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from stepsmith.runner.language.cards import rule_json
 from stepsmith.server.handlers.common import param, safe
 
 
@@ -10,5 +9,7 @@ def register(ls) -> None:
     @ls.feature("stepsmith/rule")
     @safe
     def rule(ls, params):
+        from stepsmith.runner.language.cards import rule_json
+
         code = param(params, "code")
         return rule_json(code) if code else None

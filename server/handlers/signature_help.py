@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from lsprotocol import types as T
-from stepsmith.runner.language.signature_help import signature_help as service
 from stepsmith.server.convert import from_codepoints
 from stepsmith.server.handlers.common import safe
 
@@ -25,6 +24,8 @@ def register(ls) -> None:
                 T.SignatureHelpOptions(trigger_characters=["(", ","], retrigger_characters=[")"]))
     @safe
     async def signature_help(ls, params: T.SignatureHelpParams):
+        from stepsmith.runner.language.signature_help import signature_help as service
+
         at = ls.session.cursor(params.text_document.uri, params.position)
         if at is None or not at.path or not at.path.endswith(".py"):
             return None

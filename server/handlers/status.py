@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from stepsmith.runner import __version__
 from stepsmith.server.handlers.common import safe
 
 
@@ -10,5 +9,7 @@ def register(ls) -> None:
     @ls.feature("stepsmith/status")
     @safe
     async def status(ls, params):
+        from stepsmith.runner import __version__
+
         ok, reason = await ls.off_loop(ls.runner.sandbox_status)
         return {"sandboxAvailable": ok, "reason": "" if ok else reason, "version": __version__}

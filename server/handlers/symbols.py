@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from lsprotocol import types as T
-from stepsmith.runner.language.symbols import symbols
 from stepsmith.server.convert import lsp_span
 from stepsmith.server.handlers.common import safe
 
@@ -24,6 +23,8 @@ def register(ls) -> None:
     @ls.feature(T.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     @safe
     async def document_symbol(ls, params: T.DocumentSymbolParams):
+        from stepsmith.runner.language.symbols import symbols
+
         doc = ls.session.docs.get(params.text_document.uri)
         path = ls.session.cursor(params.text_document.uri, T.Position(0, 0))
         if doc is None or path is None or not path.path:

@@ -4,7 +4,6 @@ workflow (SymbolInformation, which every client reads; container = the workflow'
 from __future__ import annotations
 
 from lsprotocol import types as T
-from stepsmith.runner.language.navigation_links import workspace_symbols as service
 from stepsmith.server.convert import location
 from stepsmith.server.handlers.common import safe
 
@@ -13,6 +12,10 @@ def register(ls) -> None:
     @ls.feature(T.WORKSPACE_SYMBOL)
     @safe
     async def workspace_symbol(ls, params: T.WorkspaceSymbolParams):
+        from stepsmith.runner.language.navigation_links import (
+            workspace_symbols as service,
+        )
+
         await ls.wait_workspace_ready()  # every workflow: known once discovered and checked
         ws = ls.session.snapshot()
 
