@@ -16,9 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from stepsmith.runner.app import fixture_loop as loop
-from stepsmith.runner.app import pending
+from stepsmith.runner.app import pending, suite
 from stepsmith.runner.app.collect import Collection, Selection, SuiteRequest
-from stepsmith.runner.app.suite import Case, CaseResult, run_case, run_cases, workflow_cases
+from stepsmith.runner.app.suite import Case, CaseResult
 from stepsmith.runner.app.workflow import load_workflow, sandbox_status, step_code
 from stepsmith.runner.coverage import report
 from stepsmith.runner.coverage.combine import combine
@@ -243,7 +243,7 @@ def run(selection: Selection, req: SuiteRequest,
 
 
 def _run_cases(cases, req: SuiteRequest, on_done, maxfail, stop) -> list[CaseResult]:
-    return run_cases(cases, jobs=req.jobs, live=req.live, on_done=on_done, maxfail=maxfail,
+    return suite.run_cases(cases, jobs=req.jobs, live=req.live, on_done=on_done, maxfail=maxfail,
                      coverage=req.coverage, repeat=req.repeat, stop=stop)
 
 
@@ -292,7 +292,7 @@ def run_one(case: Case, *, live: bool = False) -> CaseResult:
     """One fixture (the pytest plugin's item); SandboxUnavailable rather than unsandboxed."""
 
     ensure_sandbox([case])
-    return run_case(case, live=live)
+    return suite.run_case(case, live=live)
 
 
 def workflow_items(manifest, *, base=None, shown: str | None = None) -> list[Case]:
@@ -301,4 +301,4 @@ def workflow_items(manifest, *, base=None, shown: str | None = None) -> list[Cas
     lw = load_workflow(manifest, base=base)
     if shown is not None:
         lw.shown = shown
-    return workflow_cases(lw)
+    return suite.workflow_cases(lw)

@@ -16,13 +16,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from stepsmith.runner.app import suite
 from stepsmith.runner.app.selection import (
     compile_keywords,
     manifests_of,
     parse_target,
     select_cases,
 )
-from stepsmith.runner.app.suite import Case, load_one
+from stepsmith.runner.app.suite import Case
 from stepsmith.runner.app.workflow import LoadedWorkflow, unknown_step_message
 from stepsmith.runner.errors import UsageError
 from stepsmith.runner.fixtures import lastfailed, shard, stepwise
@@ -100,7 +101,7 @@ class Collection:
 
     def each(self) -> Iterator[list]:
         for manifest in self.manifests:
-            lw, cases = load_one(manifest)  # InvokeError (a UsageError) for no manifest
+            lw, cases = suite.load_one(manifest)  # InvokeError (a UsageError) for no manifest
             self.workflows.append(lw)
             self.cases.extend(cases)
             chosen = select_cases(cases, self.targets, self.req.steps, self.keywords)
