@@ -15,17 +15,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from stepsmith.runner.app import fixture_loop as loop
-from stepsmith.runner.app import pending, suite
+from stepsmith.runner.app import suite
 from stepsmith.runner.app.collect import Collection, Selection, SuiteRequest
 from stepsmith.runner.app.suite import Case, CaseResult
 from stepsmith.runner.app.workflow import load_workflow, sandbox_status, step_code
-from stepsmith.runner.coverage import report
-from stepsmith.runner.coverage.combine import combine
 from stepsmith.runner.display import display_path
 from stepsmith.runner.errors import InvokeError, SandboxUnavailable
 from stepsmith.runner.fixtures import lastfailed, shard, stepwise
-from stepsmith.runner.fixtures.stale import stale_fixtures
 
 OUTCOMES = ("passed", "recorded", "failed", "error")
 
@@ -110,6 +106,8 @@ class SuiteOutcome:
                     (r.case.id, r.coverage))
         for shown, source, interp in self._step_sources():  # as coverage.py reports
             by_file.setdefault(shown, (source, [], interp))  # unimported files
+        from stepsmith.runner.coverage.combine import combine  # after the run (see after_run)
+
         out = []
         for shown in sorted(by_file):
             source, traces, interp = by_file[shown]
@@ -155,6 +153,8 @@ class SuiteOutcome:
         if sw is not None:  # --sw: what it skipped, and where the next --sw run starts
             doc["stepwise"] = {"note": sw.note, "next_start": sw.start or None}
         if self.traced:
+            from stepsmith.runner.coverage import report  # after the run (see after_run)
+
             doc["coverage"] = report.to_json(self.coverage())
         return doc
 
@@ -267,7 +267,13 @@ def after_run(results, workflows, *, update: bool = False, strict: bool = False,
               ci: bool = False) -> LoopReport:
     """Write the pending changes of failed fixtures (drop those of passing ones), accept them
     with `update`, and find stale wired fixtures (SF001). `ci` (without `update`): write
-    none, count them (a pending change is for a person to review, not for a CI runner)."""
+    none, count them (a pending change is for a person to review, not for a CI runner).
+    What only this needs (the store, the fixture loop) is imported here, after the run:
+    `stepsmith test` loads it in the background while the sandboxes run (cli/test.py's
+    REPORT_MODULES; bench/cli.py measures the start-up)."""
+    from stepsmith.runner.app import fixture_loop as loop
+    from stepsmith.runner.app import pending
+    from stepsmith.runner.fixtures.stale import stale_fixtures
 
     report = LoopReport(strict=strict, update=update)
     folders = [(w.shown, w.dir) for w in workflows]

@@ -46,6 +46,9 @@ SITES = {
     ("runner/app/check_cache.py", ""): "check's cache-hit path (see runner/app/check.py)",
     ("runner/cli/check_command.py", ""): "check's cache-hit path (see runner/app/check.py)",
     ("runner/cli/check_formats.py", ""): "check's cache-hit path (see runner/app/check.py)",
+    ("runner/app/cases.py", ""): "`stepsmith test`'s books after the run (pending changes and "
+                                 "the store, the fixture loop, coverage) load in the background "
+                                 "while the sandboxes run (bench/cli.py: test start-up)",
     ("server/", "stepsmith."): "the language server answers `initialize` before it loads the "
                                "core (bench/lsp.py: start-up <= 1.2x a bare pygls server)",
     ("runner/workspace/snapshot.py", "stepsmith."): "the language server's start (see server/)",
@@ -163,7 +166,7 @@ def test_a_planted_inner_import_is_found():
         "imports json inside a function")
     # a relative import is read as the module it names
     files = sources()
-    rel = "runner/app/cases.py"
+    rel = "runner/app/fixture_loop.py"
     files[rel] += "\n\ndef _planted():\n    from .pending import sync\n\n    return sync\n"
     line = files[rel].splitlines().index("    from .pending import sync") + 1
     assert violations(files)[0] == [
