@@ -9,12 +9,13 @@ import os
 import sys
 from pathlib import Path
 
+import stepsmith
+
 
 def code_fingerprint(salt: str = "") -> str:
     """The fingerprint, salted with the caller's format (each caller keeps it once made)."""
-    from stepsmith import __version__
 
-    h = hashlib.sha256(f"{salt}\0{__version__}\0{sys.version}".encode())
+    h = hashlib.sha256(f"{salt}\0{stepsmith.__version__}\0{sys.version}".encode())
     root = Path(__file__).resolve().parent  # runner/
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")

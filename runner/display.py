@@ -19,6 +19,7 @@ result is also legal XML 1.0 character data. Applied at the rendering edge: the 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 _CONTROLS = [c for c in range(0x20) if c not in (0x09, 0x0A)] + [0x7F] + list(range(0x80, 0xA0))
@@ -50,7 +51,6 @@ def safe_print(*parts: object, sep: str = " ", end: str = "\n", file=None,
                flush: bool = False) -> None:
     """print() through `display_text` (the CLI modules that print plain lines import it AS
     print, so no line of theirs can bypass the filter)."""
-    import sys
 
     out = sys.stdout if file is None else file
     out.write(display_text(sep.join(str(p) for p in parts)) + end)

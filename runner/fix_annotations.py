@@ -21,6 +21,8 @@ import tokenize
 
 from stepsmith.runner.fixes import TextEdit
 from stepsmith.runner.problems import Span
+from stepsmith.runner.validator import fix_edits
+from stepsmith.runner.validator.positions import Positions
 
 _PURE = (ast.Name, ast.Attribute, ast.Subscript, ast.Tuple, ast.List, ast.Constant,
          ast.BinOp, ast.BitOr, ast.Load, ast.Starred)
@@ -112,8 +114,6 @@ class _Sites:
     line continuations included) in code-point columns."""
 
     def __init__(self, text: str, tree):
-        from stepsmith.runner.validator.positions import Positions
-
         self.pos = Positions(text)
         self.tree = tree
         self.tokens: list = []
@@ -213,7 +213,6 @@ class _Sites:
         if node.value is None:
             if not node.simple:
                 return None  # `a.b: T` evaluates `a`: removing it is not the same program
-            from stepsmith.runner.validator import fix_edits
 
             ctx = _StatementContext(self.pos, self.tree)
             return [TextEdit(s, t) for s, t in fix_edits.remove_statement(ctx, node)]

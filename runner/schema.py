@@ -12,8 +12,12 @@ from __future__ import annotations
 
 import json
 
+from stepsmith.runner.manifest.model import Workflow
+
 # the model marks each step input's value with it: made the `$ref` to `$defs/InputValue` here
-from stepsmith.runner.manifest.model_schema import INPUT_VALUE_MARK
+from stepsmith.runner.manifest.model_schema import INPUT_VALUE_MARK, input_schemas
+from stepsmith.runner.manifest.zones import ZONES
+from stepsmith.runner.schema_hints import SNIPPETS, WORKFLOW_SNIPPET
 
 SCHEMA_ID = "https://stepsmith.dev/schemas/workflow.schema.json"
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -23,11 +27,6 @@ END_OF_TEXT = r"(?![\s\S])"
 
 
 def workflow_json_schema() -> dict:
-    from stepsmith.runner.manifest.model import Workflow
-    from stepsmith.runner.manifest.model_schema import input_schemas
-    from stepsmith.runner.manifest.zones import ZONES
-    from stepsmith.runner.schema_hints import SNIPPETS, WORKFLOW_SNIPPET
-
     body = Workflow.model_json_schema(mode="validation")
     schema = {
         "$schema": SCHEMA_DIALECT,

@@ -26,11 +26,15 @@ root or the user alone can change it.
 
 from __future__ import annotations
 
+import difflib
 import os
+import time
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from stepsmith.runner import safeio
 from stepsmith.runner.errors import UsageError
 from stepsmith.runner.limits import Limits
 from stepsmith.runner.model.grammar import is_python_pin
@@ -104,10 +108,6 @@ def find_config(start: Path) -> tuple[Path, dict] | None:
 
 
 def _read(path: Path) -> dict:
-    import tomllib  # (only where a settings file was found: every command starts here)
-
-    from stepsmith.runner import safeio
-
     try:
         data = safeio.read_bytes(path, root=path.parent, cap=CONFIG_CAP)
         return tomllib.loads(data.decode("utf-8"))
@@ -124,7 +124,6 @@ def _read(path: Path) -> dict:
 def _project_paths(path: Path, value: list[str]) -> list[str]:
     """`paths` entries, each inside the project folder (the settings file's own folder, real
     path: a symlinked subfolder that leads out counts as outside)."""
-    from stepsmith.runner import safeio
 
     project = path.parent
     out = []
@@ -142,7 +141,6 @@ def _project_paths(path: Path, value: list[str]) -> list[str]:
 def _python_paths(path: Path, value: object) -> dict[str, str]:
     """`pythons = {"3.13" = "/opt/py313/bin/python3.13"}`: versions to absolute paths outside
     the project folder (the settings file's own folder)."""
-    from stepsmith.runner import safeio
 
     if not isinstance(value, dict):
         raise SettingsError(f'{path}: pythons must be a table like {{"3.13" = '
@@ -177,8 +175,6 @@ def _enclosing_repository(folder: Path) -> Path:
 
 
 def _unknown(where: str, key: str, known) -> SettingsError:
-    import difflib
-
     close = difflib.get_close_matches(key, list(known), n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     return SettingsError(f"{where}: unknown setting {key!r}{hint} (known: {', '.join(known)})")
@@ -270,7 +266,6 @@ def interpreter_settings(near: Path | None) -> Settings:
         return _active
     if near is None or not _project_pythons:
         return Settings()
-    import time
 
     now = time.monotonic()
     hit = _mappings.get(near)

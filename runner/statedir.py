@@ -16,6 +16,8 @@ import warnings
 from itertools import accumulate
 from pathlib import Path
 
+from stepsmith.runner import safeio
+
 STATE_DIR = ".stepsmith"
 GITIGNORE = b"# local stepsmith state: never commit\n*\n"
 
@@ -23,7 +25,6 @@ GITIGNORE = b"# local stepsmith state: never commit\n*\n"
 def ignore_state(workflow_dir: Path) -> Path:
     """Write `.stepsmith/.gitignore` when it is missing (through safeio: no symlinked
     component, never over an existing file). OSError when it cannot be written."""
-    from stepsmith.runner import safeio
 
     ignore = Path(workflow_dir) / STATE_DIR / ".gitignore"
     if safeio.read_if_exists(ignore, root=workflow_dir, cap=safeio.FIXTURE_CAP) is None:
@@ -62,7 +63,6 @@ def read_json(path: str | os.PathLike, *, root: str | os.PathLike | None, cap: i
     """(document, None); (None, None) when there is no file; (None, why) when it cannot be
     used. Read through safeio below `root` (no symlink, regular file, at most `cap` bytes), or
     a file named on the command line (`root` None) with the same size cap."""
-    from stepsmith.runner import safeio
 
     try:
         if root is None:
@@ -93,8 +93,6 @@ def _read_named(path: Path, cap: int) -> bytes | None:
             raise OSError("not a regular file")
         raw = fh.read(cap + 1)
     if len(raw) > cap:
-        from stepsmith.runner import safeio
-
         raise safeio.TooLarge(path, cap)
     return raw
 

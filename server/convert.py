@@ -7,6 +7,8 @@ as editors clamp: past the end of a line is its end, past the last line is the d
 
 from __future__ import annotations
 
+from lsprotocol import types as T
+from lsprotocol.converters import get_converter
 from stepsmith.runner.lines import strip_eol as _strip
 from stepsmith.runner.problems import Problem, Severity, Span
 
@@ -103,7 +105,6 @@ def to_diagnostic(p: Problem, lines, encoding: str, source: str = "stepsmith",
 
 def lsp_span(span: Span, lines, encoding: str):
     """A Span as an lsprotocol Range (for typed results)."""
-    from lsprotocol import types as T
 
     r = lsp_range(span, lines, encoding)
     return T.Range(T.Position(**r["start"]), T.Position(**r["end"]))
@@ -123,16 +124,12 @@ def location_json(session, ws, loc) -> dict:
 
 
 def location(session, ws, loc):
-    from lsprotocol import types as T
-
     lines = ws.lines(loc.path) or [""]
     return T.Location(uri=_uri(session, loc.path), range=lsp_span(loc.span, lines, session.encoding))
 
 
 def structured_diagnostics(diags: list[dict]):
     """Diagnostics built as JSON (the push path) as lsprotocol objects (the pull answer)."""
-    from lsprotocol import types as T
-    from lsprotocol.converters import get_converter
 
     return get_converter().structure(diags, list[T.Diagnostic])
 

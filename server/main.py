@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import os
+import signal
 import sys
 
 
@@ -37,11 +39,8 @@ def main(argv: list[str] | None = None, configure=None) -> int:
         configure(server)
     # Analysis allocates many short-lived objects (AST/YAML nodes): keep the start-up objects out
     # of every collection and collect the young generation less often (fewer latency spikes).
-    import gc
-
     gc.freeze()
     gc.set_threshold(20_000, 20, 50)
-    import signal
 
     signal.signal(signal.SIGINT, lambda signum, frame: server.end(128 + signum))
     signal.signal(signal.SIGTERM, lambda signum, frame: server.end(128 + signum))

@@ -10,6 +10,7 @@ which the interpreter has loaded before any path entry is consulted.
 from __future__ import annotations
 
 import os
+import sys
 
 
 def without_start_folder(path: list[str], cwd: str | None = None) -> list[str]:
@@ -28,7 +29,6 @@ def without_start_folder(path: list[str], cwd: str | None = None) -> list[str]:
 
 def drop_start_folder() -> None:
     """Apply `without_start_folder` to sys.path in place (before any further import)."""
-    import sys
 
     try:
         sys.path[:] = without_start_folder(sys.path)

@@ -14,6 +14,7 @@ import os
 import sys
 import traceback
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from lsprotocol import types as T
@@ -143,7 +144,6 @@ class StepsmithServer(LanguageServer):
         self.request_tasks: dict[Any, asyncio.Task] = {}  # request id -> its cancellable task
         # () -> (available, why not): None asks the sandbox; injected by the test-suite's server
         self.sandbox_probe: Callable[[], tuple[bool, str]] | None = None
-        from concurrent.futures import ThreadPoolExecutor
 
         # language services run here, never on the event loop (a 5 MB document's symbols
         # must not stall every other request)

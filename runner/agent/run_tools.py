@@ -16,6 +16,9 @@ from typing import Any
 from pydantic import BaseModel, Field
 from stepsmith.runner.agent.scope import Scope
 from stepsmith.runner.agent.suite_answer import PAGE, TestOutput, answer
+from stepsmith.runner.app import cases as suite
+from stepsmith.runner.app.record import RecordRequest, propose
+from stepsmith.runner.app.step import StepRequest, execute, prepare
 from stepsmith.runner.errors import Refused
 
 __all__ = ["PAGE", "propose_fixture", "run_step", "test"]
@@ -70,7 +73,6 @@ class ProposedFixture(BaseModel):
 def run_step(scope: Scope, workflow: str, step: str, inputs: dict[str, Any],
              evaluation_time: str | None = None, seed: int | None = None) -> RunStepOutput:
     """The step's typed result (status, output, error, effects, stdout...), sandboxed."""
-    from stepsmith.runner.app.step import StepRequest, execute, prepare
 
     p = prepare(StepRequest(path=str(scope.resolve(workflow)), step=step, inputs=dict(inputs),
                             at=evaluation_time, seed=seed))
@@ -96,7 +98,6 @@ def test(scope: Scope, paths: list[str] | None = None, keywords: list[str] | Non
          stop: threading.Event | None = None, *, full: bool = False, offset: int = 0,
          limit: int = PAGE) -> TestOutput:
     """Run the selected fixtures; the answer sized for a model (suite_answer.py)."""
-    from stepsmith.runner.app import cases as suite
 
     req = suite.SuiteRequest(paths=selection_paths(scope, paths),
                              keywords=list(keywords or []))
@@ -118,8 +119,6 @@ def propose_fixture(scope: Scope, workflow: str, step: str, name: str, inputs: d
                     evaluation_time: str | None = None, seed: int | None = None
                     ) -> ProposedFixture:
     """Run the step offline and write its result as a pending new (or replacing) fixture."""
-    from stepsmith.runner.app.record import RecordRequest, propose
-    from stepsmith.runner.app.step import StepRequest
 
     req = RecordRequest(StepRequest(path=str(scope.resolve(workflow)), step=step,
                                     inputs=dict(inputs), at=evaluation_time, seed=seed), name)

@@ -17,6 +17,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from stepsmith.runner.model import grammar as g
+from stepsmith.runner.model.grammar import WHITESPACE_CLASS
+
 MAX_PATTERN = 120  # a regex longer than this (once simplified) is given in words only
 DROP = {"markdownDescription", "defaultSnippets", "title", "patternErrorMessage", "$id",
         "$schema", "markdownEnumDescriptions"}
@@ -24,8 +27,6 @@ ZONES_RESOURCE = "stepsmith://timezones"
 
 
 def _words_of_grammar() -> dict[str, str]:
-    from stepsmith.runner.model import grammar as g
-
     return {g.SLUG_PATTERN: g.SLUG_RULE, g.NAME_PATTERN: g.NAME_RULE,
             g.CASE_PATTERN: g.CASE_RULE}
 
@@ -33,7 +34,6 @@ def _words_of_grammar() -> dict[str, str]:
 def simplified(pattern: str) -> str:
     """The same regex as a reader would write it: `$` for the strict end anchor, `\\s` for
     the spelled-out whitespace class (runner/model/grammar.WHITESPACE_CLASS)."""
-    from stepsmith.runner.model.grammar import WHITESPACE_CLASS
 
     return pattern.replace("(?![\\s\\S])", "$").replace(WHITESPACE_CLASS, "\\s")
 

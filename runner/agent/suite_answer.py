@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
+from stepsmith.runner.app.fixture_loop import waiting_sentence
 
 from .scope import Scope
 
@@ -84,7 +85,6 @@ def _outcome(scope: Scope, r, shown_id: str) -> FixtureOutcome:
 def answer(scope: Scope, outcome, *, full: bool = False, offset: int = 0,
            limit: int = PAGE) -> TestOutput:
     """The answer for one page of `outcome` (a SuiteOutcome)."""
-    from stepsmith.runner.app.fixture_loop import waiting_sentence
 
     results = outcome.results
     bad = [r for r in results if r.outcome in ("failed", "error")]

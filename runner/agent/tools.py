@@ -8,11 +8,22 @@ code points, end exclusive.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from pydantic import BaseModel, Field
+from stepsmith.runner import rules
+from stepsmith.runner.app.check import check as check_paths
+from stepsmith.runner.app.check import with_fixes
+from stepsmith.runner.app.reach import reach_report
 from stepsmith.runner.app.shapes import ReachReport
+from stepsmith.runner.language.fixall import SAFE_KINDS
+from stepsmith.runner.language.modules_api import members, modules
+from stepsmith.runner.rules.pages import page
+from stepsmith.runner.schema import schema_text
+from stepsmith.runner.validator import policy
 
+from .schema_view import authoring_view
 from .scope import Scope
 
 
@@ -79,9 +90,6 @@ def check(scope: Scope, paths: list[str] | None = None) -> CheckOutput:
     """Every problem of the workflows (and step files) under `paths`, with fixes: the
     CheckReport of runner/app/check.py (stale fixtures included), read anew (an agent edits
     fast: no cache)."""
-    from stepsmith.runner.app.check import check as check_paths
-    from stepsmith.runner.app.check import with_fixes
-    from stepsmith.runner.language.fixall import SAFE_KINDS
 
     wanted: list[str | None] = list(paths) if paths else [None]
     targets = [scope.resolve(p) for p in wanted]
@@ -101,16 +109,12 @@ def check(scope: Scope, paths: list[str] | None = None) -> CheckOutput:
 def reach(scope: Scope, path: str | None = None) -> ReachReport:
     """Every step of every workflow under `path`, including those reaching nothing: the one
     report (runner/app/reach.py), paths shown relative to the first root."""
-    from stepsmith.runner.app.reach import reach_report
 
     report = reach_report([scope.resolve(path)])
     return ReachReport.model_validate(report.to_json(scope.shown))
 
 
 def explain_rule(code: str) -> RuleOut:
-    from stepsmith.runner import rules
-    from stepsmith.runner.rules.pages import page
-
     try:
         r = rules.get(code.strip().upper())
     except rules.UnknownRule as exc:
@@ -124,24 +128,18 @@ def explain_rule(code: str) -> RuleOut:
 
 def full_schema() -> dict:
     """The JSON Schema of workflow.yaml, exactly (the `stepsmith://schema` resource)."""
-    import json
-
-    from stepsmith.runner.schema import schema_text
 
     return json.loads(schema_text())
 
 
 def schema() -> dict:
     """The authoring view of the schema (schema_view.py), generated from the full one."""
-    from .schema_view import authoring_view
 
     return authoring_view(full_schema())
 
 
 def dialect() -> dict:
     """The step dialect: allowed modules and the public names of each, as steps may use them."""
-    from stepsmith.runner.language.modules_api import members, modules
-    from stepsmith.runner.validator import policy
 
     return {
         "allowed_modules": list(modules()),

@@ -17,6 +17,7 @@ from stepsmith.runner.app.workflow import StepCode
 from stepsmith.runner.errors import InvokeError
 from stepsmith.runner.store.canonical import code_hash
 from stepsmith.runner.store.db import ResultStore
+from stepsmith.runner.validator import StepUse
 
 
 def code_change(store: ResultStore, stored_hash: str, current: str, rel: str) -> str:
@@ -40,7 +41,6 @@ def stored_step_code(store: ResultStore, step, request: dict) -> StepCode:
     if code_hash(source) != request.get("code_hash"):
         raise InvokeError("the stored source does not hash to the request's code hash "
                           "(tampered store?)")
-    from stepsmith.runner.validator import StepUse
 
     uses = [StepUse(step.id, request.get("function") or "", step.network)]
     return StepCode(step=step, path=Path(filename), rel=filename, source=source,

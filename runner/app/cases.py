@@ -8,56 +8,22 @@ Outcomes are typed: each fixture's :class:`CaseResult` keeps its differences as 
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
+from stepsmith.runner.app import case_run, suite
+from stepsmith.runner.app.collect import Collection, Selection, SuiteRequest
 from stepsmith.runner.app.suite import Case, CaseResult
-from stepsmith.runner.app.workflow import LoadedWorkflow
-from stepsmith.runner.errors import SandboxUnavailable
-
-if TYPE_CHECKING:
-    from stepsmith.runner.fixtures.stepwise import Plan
+from stepsmith.runner.app.workflow import load_workflow, sandbox_status, step_code
+from stepsmith.runner.display import display_path
+from stepsmith.runner.errors import InvokeError, SandboxUnavailable
+from stepsmith.runner.fixtures import lastfailed, shard, stepwise
 
 OUTCOMES = ("passed", "recorded", "failed", "error")
-
-
-@dataclass(frozen=True)
-class SuiteRequest:
-    paths: list[str]
-    steps: list[str] = field(default_factory=list)  # --step, any of them
-    keywords: list[str] = field(default_factory=list)  # -k, any of them
-    last_failed: bool = False
-    failed_first: bool = False  # --ff: what failed last time runs first
-    ci: bool = False  # in CI: no pending change is written (as insta's --ci)
-    jobs: int | None = None
-    maxfail: int | None = None
-    live: bool = False
-    update: bool = False  # accept every acceptable changed output
-    strict: bool = False  # stale wired fixtures fail the run
-    coverage: bool = False  # trace the step files (line and branch coverage)
-    repeat: int = 1  # run each fixture this many times in fresh sandboxes (determinism)
-    shard: tuple[int, int] | None = None  # (K, N): only the K-th of N balanced parts
-    durations_path: str | None = None  # one durations file (CI cache) instead of .stepsmith/
-    store_durations: bool | None = None  # None: only when not sharding (shards read, never write)
-    stepwise: bool = False  # --sw: stop at the first failure, start from it next time
-    stepwise_skip: bool = False  # --sw-skip: let the first failure pass, stop at the next
-    stepwise_reset: bool = False  # --sw-reset: forget where the last --sw run stopped
-
-
-@dataclass
-class Selection:
-    workflows: list[LoadedWorkflow]
-    cases: list[Case]  # every fixture of those workflows
-    selected: list[Case]
-    notes: list[str] = field(default_factory=list)  # what --lf did
-    stepwise: Plan | None = None  # under --sw
-
-    @property
-    def without_fixtures(self) -> set[str]:
-        having = {c.workflow.shown for c in self.cases}
-        return {w.shown for w in self.workflows if w.shown not in having}
 
 
 @dataclass
@@ -80,8 +46,6 @@ class LoopReport:
                 for i in self.waiting]
 
     def to_json(self) -> dict:
-        from stepsmith.runner.display import display_path
-
         return {"pending": [str(c.path) for c in self.written],
                 "waiting_for_review": self.waiting_json(display_path),
                 "ci_not_written": self.ci_not_written,
@@ -131,9 +95,6 @@ class SuiteOutcome:
     def coverage(self) -> list:
         """Per step file coverage (runner.coverage FileCoverage, named by the file's shown
         path) over the fixtures that ran traced; [] when the run did not ask for coverage."""
-        import dataclasses
-
-        from stepsmith.runner.coverage.combine import combine
 
         if not self.traced:
             return []
@@ -145,6 +106,8 @@ class SuiteOutcome:
                     (r.case.id, r.coverage))
         for shown, source, interp in self._step_sources():  # as coverage.py reports
             by_file.setdefault(shown, (source, [], interp))  # unimported files
+        from stepsmith.runner.coverage.combine import combine  # after the run (see after_run)
+
         out = []
         for shown in sorted(by_file):
             source, traces, interp = by_file[shown]
@@ -159,9 +122,6 @@ class SuiteOutcome:
     def _step_sources(self) -> list[tuple[str, str, object]]:
         """(shown path, text, the pinned interpreter) of every step file the selected
         workflows name."""
-        from stepsmith.runner.app.workflow import step_code
-        from stepsmith.runner.display import display_path
-        from stepsmith.runner.errors import InvokeError
 
         out = []
         for lw in self.selection.workflows:
@@ -193,7 +153,7 @@ class SuiteOutcome:
         if sw is not None:  # --sw: what it skipped, and where the next --sw run starts
             doc["stepwise"] = {"note": sw.note, "next_start": sw.start or None}
         if self.traced:
-            from stepsmith.runner.coverage import report
+            from stepsmith.runner.coverage import report  # after the run (see after_run)
 
             doc["coverage"] = report.to_json(self.coverage())
         return doc
@@ -202,7 +162,6 @@ class SuiteOutcome:
 def select(req: SuiteRequest) -> Selection:
     """The fixtures the request selects, every workflow loaded; UsageError when it selects
     nothing it named."""
-    from stepsmith.runner.app.collect import Collection
 
     return Collection(req).whole()
 
@@ -211,10 +170,6 @@ def probe_sandbox_ahead() -> None:
     """Start the sandbox probe (a real sandbox run, ~0.1 s of bwrap and interpreter start) in
     the background: it overlaps loading and checking the workflows, and `ensure_sandbox`
     then waits for its answer (sandbox_available probes once per process)."""
-    import contextlib
-    import threading
-
-    from stepsmith.runner.app.workflow import sandbox_status
 
     def probe() -> None:
         with contextlib.suppress(Exception):  # ensure_sandbox asks again and reports it
@@ -225,7 +180,6 @@ def probe_sandbox_ahead() -> None:
 
 def ensure_sandbox(cases: list[Case]) -> None:
     """SandboxUnavailable when any of `cases` would execute step code and cannot."""
-    from stepsmith.runner.app.workflow import sandbox_status
 
     if not any(c.fixture is not None for c in cases):
         return
@@ -242,7 +196,6 @@ def run_request(req: SuiteRequest, *, on_selected: Callable[[int, bool], None] |
     while the next ones load; any other is collected whole first. `on_selected(n, final)`:
     how many fixtures are selected so far, and whether that is all of them. The outcome's
     `seconds` counts from here, collection included, as pytest's session time does."""
-    from stepsmith.runner.app.collect import Collection
 
     started = time.perf_counter()
     collection = Collection(req)
@@ -281,8 +234,6 @@ def run(selection: Selection, req: SuiteRequest,
     ensure_sandbox(selection.selected)
     maxfail = req.maxfail
     if selection.stepwise is not None:
-        from stepsmith.runner.fixtures import stepwise
-
         sw = stepwise.max_failures(selection.stepwise)
         maxfail = min(maxfail, sw) if maxfail else sw
     t0 = time.perf_counter()
@@ -292,21 +243,17 @@ def run(selection: Selection, req: SuiteRequest,
 
 
 def _run_cases(cases, req: SuiteRequest, on_done, maxfail, stop) -> list[CaseResult]:
-    from stepsmith.runner.app.case_run import run_cases
-
-    return run_cases(cases, jobs=req.jobs, live=req.live, on_done=on_done, maxfail=maxfail,
-                     coverage=req.coverage, repeat=req.repeat, stop=stop)
+    return case_run.run_cases(cases, jobs=req.jobs, live=req.live, on_done=on_done,
+                              maxfail=maxfail, coverage=req.coverage, repeat=req.repeat,
+                              stop=stop)
 
 
 def _books(selection: Selection, req: SuiteRequest, results: list[CaseResult],
            started: float, ran: float) -> SuiteOutcome:
     """After the run: --lf state, --sw state, durations, then the fixture loop."""
-    from stepsmith.runner.fixtures import lastfailed, shard
 
     lastfailed.update(results)
     if selection.stepwise is not None:
-        from stepsmith.runner.fixtures import stepwise
-
         stepwise.finish(selection.stepwise, results)
     if req.store_durations or (req.store_durations is None and req.shard is None):
         # the shards of one matrix must all see the same durations: a shard never writes them
@@ -321,7 +268,10 @@ def after_run(results, workflows, *, update: bool = False, strict: bool = False,
               ci: bool = False) -> LoopReport:
     """Write the pending changes of failed fixtures (drop those of passing ones), accept them
     with `update`, and find stale wired fixtures (SF001). `ci` (without `update`): write
-    none, count them (a pending change is for a person to review, not for a CI runner)."""
+    none, count them (a pending change is for a person to review, not for a CI runner).
+    What only this needs (the store, the fixture loop) is imported here, after the run:
+    `stepsmith test` loads it in the background while the sandboxes run (cli/test.py's
+    REPORT_MODULES; bench/cli.py measures the start-up)."""
     from stepsmith.runner.app import fixture_loop as loop
     from stepsmith.runner.app import pending
     from stepsmith.runner.fixtures.stale import stale_fixtures
@@ -347,18 +297,15 @@ def after_run(results, workflows, *, update: bool = False, strict: bool = False,
 
 def run_one(case: Case, *, live: bool = False) -> CaseResult:
     """One fixture (the pytest plugin's item); SandboxUnavailable rather than unsandboxed."""
-    from stepsmith.runner.app.case_run import run_case
 
     ensure_sandbox([case])
-    return run_case(case, live=live)
+    return case_run.run_case(case, live=live)
 
 
 def workflow_items(manifest, *, base=None, shown: str | None = None) -> list[Case]:
     """The fixtures of one workflow, as collected items (pytest plugin)."""
-    from stepsmith.runner.app.suite import workflow_cases
-    from stepsmith.runner.app.workflow import load_workflow
 
     lw = load_workflow(manifest, base=base)
     if shown is not None:
         lw.shown = shown
-    return workflow_cases(lw)
+    return suite.workflow_cases(lw)

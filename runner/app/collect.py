@@ -13,8 +13,61 @@ the same fixtures in the same order (tests/cli_run/test_cli_test_streaming.py).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
+from stepsmith.runner.app import suite
+from stepsmith.runner.app.selection import (
+    compile_keywords,
+    manifests_of,
+    parse_target,
+    select_cases,
+)
+from stepsmith.runner.app.suite import Case
+from stepsmith.runner.app.workflow import LoadedWorkflow, unknown_step_message
 from stepsmith.runner.errors import UsageError
+from stepsmith.runner.fixtures import lastfailed, shard, stepwise
+
+if TYPE_CHECKING:
+    from stepsmith.runner.fixtures.stepwise import Plan
+
+
+@dataclass(frozen=True)
+class SuiteRequest:
+    paths: list[str]
+    steps: list[str] = field(default_factory=list)  # --step, any of them
+    keywords: list[str] = field(default_factory=list)  # -k, any of them
+    last_failed: bool = False
+    failed_first: bool = False  # --ff: what failed last time runs first
+    ci: bool = False  # in CI: no pending change is written (as insta's --ci)
+    jobs: int | None = None
+    maxfail: int | None = None
+    live: bool = False
+    update: bool = False  # accept every acceptable changed output
+    strict: bool = False  # stale wired fixtures fail the run
+    coverage: bool = False  # trace the step files (line and branch coverage)
+    repeat: int = 1  # run each fixture this many times in fresh sandboxes (determinism)
+    shard: tuple[int, int] | None = None  # (K, N): only the K-th of N balanced parts
+    durations_path: str | None = None  # one durations file (CI cache) instead of .stepsmith/
+    store_durations: bool | None = None  # None: only when not sharding (shards read, never write)
+    stepwise: bool = False  # --sw: stop at the first failure, start from it next time
+    stepwise_skip: bool = False  # --sw-skip: let the first failure pass, stop at the next
+    stepwise_reset: bool = False  # --sw-reset: forget where the last --sw run stopped
+
+
+@dataclass
+class Selection:
+    workflows: list[LoadedWorkflow]
+    cases: list[Case]  # every fixture of those workflows
+    selected: list[Case]
+    notes: list[str] = field(default_factory=list)  # what --lf did
+    stepwise: Plan | None = None  # under --sw
+
+    @property
+    def without_fixtures(self) -> set[str]:
+        having = {c.workflow.shown for c in self.cases}
+        return {w.shown for w in self.workflows if w.shown not in having}
+
 
 
 class Collection:
@@ -23,12 +76,6 @@ class Collection:
     needs every workflow and returns the Selection."""
 
     def __init__(self, req) -> None:
-        from stepsmith.runner.app.selection import (
-            compile_keywords,
-            manifests_of,
-            parse_target,
-        )
-
         if req.jobs is not None and req.jobs < 1:
             raise UsageError("-j must be at least 1")
         if req.maxfail is not None and req.maxfail < 1:
@@ -53,11 +100,8 @@ class Collection:
                     or r.stepwise_skip or r.stepwise_reset or r.shard is not None)
 
     def each(self) -> Iterator[list]:
-        from stepsmith.runner.app.selection import select_cases
-        from stepsmith.runner.app.suite import load_one
-
         for manifest in self.manifests:
-            lw, cases = load_one(manifest)  # InvokeError (a UsageError) for no manifest
+            lw, cases = suite.load_one(manifest)  # InvokeError (a UsageError) for no manifest
             self.workflows.append(lw)
             self.cases.extend(cases)
             chosen = select_cases(cases, self.targets, self.req.steps, self.keywords)
@@ -73,8 +117,6 @@ class Collection:
     def finish(self):
         """The Selection (every workflow loaded): UsageError when it selects nothing it named;
         then --lf / --ff / --sw / --shard."""
-        from stepsmith.runner.app.cases import Selection
-        from stepsmith.runner.app.workflow import unknown_step_message
 
         req = self.req
         known = sorted({s for w in self.workflows for s in w.step_ids})
@@ -90,8 +132,6 @@ class Collection:
             raise UsageError(f"no fixtures matched {what}")
         out = Selection(self.workflows, self.cases, list(selected))
         if req.last_failed:
-            from stepsmith.runner.fixtures import lastfailed
-
             again = lastfailed.only_failed(selected)
             if again:
                 out.notes.append(f"run the {len(again)} fixture(s) that failed last time (--lf)")
@@ -100,22 +140,16 @@ class Collection:
                 out.notes.append(f"no previously failed fixtures: running all {len(selected)} "
                                  "(--lf)")
         elif req.failed_first:
-            from stepsmith.runner.fixtures import lastfailed
-
             first = lastfailed.only_failed(selected)
             if first:
                 out.notes.append(f"run the {len(first)} fixture(s) that failed last time first "
                                  "(--ff)")
                 out.selected = first + [c for c in selected if c not in first]
         if req.stepwise or req.stepwise_skip or req.stepwise_reset:
-            from stepsmith.runner.fixtures import stepwise
-
             out.selected, out.stepwise = stepwise.plan(out.selected, skip=req.stepwise_skip,
                                                        reset=req.stepwise_reset)
             out.notes.append(f"stepwise: {out.stepwise.note}")
         if req.shard is not None:
-            from stepsmith.runner.fixtures import shard
-
             k, n = req.shard
             durations = shard.known_durations(out.selected, req.durations_path)
             total = len(out.selected)

@@ -14,6 +14,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from stepsmith.runner import safeio
+from stepsmith.runner.language.fixall import fix_text
+from stepsmith.runner.lines import split_lines
+from stepsmith.runner.model.grammar import is_manifest_name
+from stepsmith.runner.workspace.diagnostics import check_manifest
+from stepsmith.runner.workspace.discovery import discover
+from stepsmith.runner.workspace.index import WorkspaceIndex, norm
+from stepsmith.runner.workspace.snapshot import Buffer, WorkspaceSnapshot
+
 MAX_PASSES = 4  # a manifest fix can unlock a step-file fix and back; bounded all the same
 
 
@@ -37,10 +46,6 @@ class FixOutcome:
 
 
 def disk_snapshot(manifests: list[str], buffers: dict | None = None):
-    from stepsmith.runner.workspace.diagnostics import check_manifest
-    from stepsmith.runner.workspace.index import WorkspaceIndex
-    from stepsmith.runner.workspace.snapshot import WorkspaceSnapshot
-
     buffers = buffers or {}
     ix = WorkspaceIndex().with_manifests(manifests)
     for m in manifests:
@@ -58,12 +63,6 @@ def _files(snapshot, manifests: list[str], singles: list[str]) -> list[str]:
 
 def plan(paths: Iterable[str], *, unsafe: bool = False) -> list[FileFix]:
     """Every file under `paths` whose fixes change it: original and fixed text."""
-    from stepsmith.runner.language.fixall import fix_text
-    from stepsmith.runner.lines import split_lines
-    from stepsmith.runner.model.grammar import is_manifest_name
-    from stepsmith.runner.workspace.discovery import discover
-    from stepsmith.runner.workspace.index import norm
-    from stepsmith.runner.workspace.snapshot import Buffer
 
     paths = list(paths)
     manifests = sorted({norm(f.manifest) for f in discover([Path(p) for p in paths])})
@@ -95,7 +94,6 @@ def plan(paths: Iterable[str], *, unsafe: bool = False) -> list[FileFix]:
 
 def write(fixes: list[FileFix]) -> FixOutcome:
     """Write each fixed file atomically, unless it changed on disk since it was read."""
-    from stepsmith.runner import safeio
 
     written, conflicts, refused = [], [], []
     for fx in fixes:

@@ -14,7 +14,12 @@ from typing import TYPE_CHECKING
 
 from stepsmith.runner.app import pending
 from stepsmith.runner.app.pending import Conflict, PendingChange, PendingProblem
-from stepsmith.runner.errors import UsageError
+from stepsmith.runner.app.selection import at_or_under, within
+from stepsmith.runner.app.workflow import load_workflow
+from stepsmith.runner.display import display_path
+from stepsmith.runner.errors import InvokeError, UsageError
+from stepsmith.runner.fixtures.keywords import Expression
+from stepsmith.runner.workspace.discovery import discover
 
 if TYPE_CHECKING:
     from stepsmith.runner.app.workflow import LoadedWorkflow
@@ -69,7 +74,6 @@ def keyword_filter(expr: str | None):
     """pytest's -k language over the item id (a bare word: case-insensitive substring)."""
     if not expr:
         return lambda _id: True
-    from stepsmith.runner.fixtures.keywords import Expression
 
     try:
         compiled = Expression.compile(expr)
@@ -96,8 +100,6 @@ def workflow_dirs(paths: Iterable[str | Path]) -> list[WorkflowFolder]:
     """Every workflow folder reached from `paths` (the one discovery: below a folder, else
     upward), each once. A path inside a workflow folder (a fixture, a pending file, a step
     file, `steps/`) narrows that folder's changes to the ones it covers; None: all of them."""
-    from stepsmith.runner.display import display_path
-    from stepsmith.runner.workspace.discovery import discover
 
     out: dict[Path, list] = {}
     for p in paths:
@@ -124,9 +126,6 @@ def _covered(folder: WorkflowFolder, loaded: list[LoadedWorkflow], step_id: str,
     """Does the folder's narrowing cover this change: one of its files, or the step's code?"""
     if folder.narrow is None:
         return True
-    from stepsmith.runner.app.selection import at_or_under, within
-    from stepsmith.runner.app.workflow import load_workflow
-    from stepsmith.runner.errors import InvokeError
 
     if any(at_or_under(f, n) for f in files for n in folder.narrow):
         return True

@@ -12,6 +12,8 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING
 
+from stepsmith.runner.sandbox.process import Group
+
 if TYPE_CHECKING:
     from stepsmith.runner.sandbox.process import Group
 
@@ -45,8 +47,6 @@ class Generations:
         """The sandbox group of a new run, registered (killed at once when `gen` is already
         superseded)."""
         # the sandbox's start-up modules load with the first run, not with the server
-        from stepsmith.runner.sandbox.process import Group
-
         group = Group()
         self.groups.add(group)
         if gen is not None:

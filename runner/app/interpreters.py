@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from stepsmith.runner.manifest import parse_manifest
+from stepsmith.runner.manifest.workflow_checks import read_manifest_text
+from stepsmith.runner.pythons import PythonNotFound, resolve
 from stepsmith.runner.pythons.report import WorkflowPython
 
 __all__ = ["WorkflowPython", "of_check", "pin_of", "workflow_python"]
@@ -17,8 +20,6 @@ __all__ = ["WorkflowPython", "of_check", "pin_of", "workflow_python"]
 
 def pin_of(manifest: Path, text: str | None = None) -> str | None:
     """The manifest's `python:` as written (a string), read leniently."""
-    from stepsmith.runner.manifest import parse_manifest
-    from stepsmith.runner.manifest.workflow_checks import read_manifest_text
 
     if text is None:
         text, _ = read_manifest_text(manifest)
@@ -32,7 +33,6 @@ def pin_of(manifest: Path, text: str | None = None) -> str | None:
 def workflow_python(manifest: Path, pin: str | None = None, *, text: str | None = None
                     ) -> WorkflowPython:
     """What `manifest`'s pin names here (`pin` when the caller has read it already)."""
-    from stepsmith.runner.pythons import PythonNotFound, resolve
 
     manifest = Path(manifest)
     pin = pin if pin is not None else pin_of(manifest, text)

@@ -15,9 +15,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from stepsmith.runner.problems import Problem
+from stepsmith.runner.app.interpreters import workflow_python
+from stepsmith.runner.manifest import parse_manifest, read_manifest_text
+from stepsmith.runner.problems import Problem, Span
 from stepsmith.runner.pythons.report import WorkflowPython
 from stepsmith.runner.reach import REACH_SENTENCE, StepReach, reach_rows
+from stepsmith.runner.workspace.discovery import discover
 
 
 @dataclass(frozen=True)
@@ -80,7 +83,6 @@ def workflow_reach(manifest: Path, doc, python: WorkflowPython,
 def manifests_under(path: Path) -> list[Path]:
     """A manifest as given; a folder through the one discovery (the workflows below it, else
     the one it lies in, found upward)."""
-    from stepsmith.runner.workspace.discovery import discover
 
     if path.is_file() and path.suffix.lower() in (".yaml", ".yml"):
         return [path]
@@ -90,7 +92,6 @@ def manifests_under(path: Path) -> list[Path]:
 def reach_report(paths: Iterable[Path]) -> ReachReport:
     """Every workflow under `paths`, read from the disk (the interpreter resolved as its check
     resolves it)."""
-    from stepsmith.runner.manifest import parse_manifest, read_manifest_text
 
     out: list[WorkflowReach] = []
     seen: set[Path] = set()
@@ -121,7 +122,6 @@ def snapshot_report(snapshot, path: str | None = None) -> ReachReport:
 
 def _python(manifest: Path, doc) -> WorkflowPython:
     """The manifest's `python:` pin (read leniently) and what it names here."""
-    from stepsmith.runner.app.interpreters import workflow_python
 
     data = getattr(doc, "data", None)
     pin = data.get("python") if isinstance(data, dict) else None
@@ -131,7 +131,5 @@ def _python(manifest: Path, doc) -> WorkflowPython:
 
 
 def _unreadable(path: str) -> Problem:
-    from stepsmith.runner.problems import Span
-
     return Problem(code="SM006", message="cannot read manifest", span=Span(1, 0, 1, 1),
                    path=path)

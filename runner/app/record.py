@@ -11,10 +11,12 @@ request may have completed there, so the failure is no expectation). Atomic writ
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from stepsmith.runner.app import pending
 from stepsmith.runner.app.step import (
     PreparedStep,
     StepRequest,
@@ -22,8 +24,14 @@ from stepsmith.runner.app.step import (
     execute,
     prepare,
 )
-from stepsmith.runner.errors import Refused, SandboxUnavailable, UsageError
+from stepsmith.runner.app.workflow import known_credentials, load_granted, secrets_in
+from stepsmith.runner.display import display_path
+from stepsmith.runner.errors import InvokeError, Refused, SandboxUnavailable, UsageError
+from stepsmith.runner.fixtures.command_inputs import read_inputs
+from stepsmith.runner.fixtures.effects import check_effects
+from stepsmith.runner.fixtures.load import forbidden_fields
 from stepsmith.runner.model.grammar import CASE_RE, CASE_RULE
+from stepsmith.runner.safeio import FIXTURE_CAP, read_if_exists, write_atomic
 
 if TYPE_CHECKING:
     from stepsmith.runner.app.workflow import LoadedWorkflow
@@ -79,11 +87,6 @@ def fixture_document(given: dict, at: str | None, seed: int | None, res: dict) -
 
 
 def record_fixture(req: RecordRequest) -> Recorded:
-    import json
-
-    from stepsmith.runner.display import display_path
-    from stepsmith.runner.safeio import write_atomic
-
     d = recorded_document(req)
     lw, target, res = d.workflow, d.target, d.result
     text = json.dumps(d.document, indent=2, ensure_ascii=False) + "\n"
@@ -102,8 +105,6 @@ def propose(req: RecordRequest, source: str = "agent"):
     assistant may do (a person accepts it with `stepsmith review`). The change carries the
     step file that computed it, as `stepsmith test`'s do, so `review` accepts it while that
     code is unchanged. Returns (the PendingChange, the Draft)."""
-    from stepsmith.runner.app import pending
-    from stepsmith.runner.safeio import FIXTURE_CAP, read_if_exists
 
     d = recorded_document(req, overwriting_allowed=True)
     current = read_if_exists(d.target, root=d.workflow.dir, cap=FIXTURE_CAP)
@@ -118,9 +119,6 @@ def recorded_document(req: RecordRequest, *, overwriting_allowed: bool | None = 
     UsageError as `record` says them.
     `overwriting_allowed` (default `req.force`): whether an existing fixture may be replaced
     (a pending change proposes a replacement without writing the fixture)."""
-    from stepsmith.runner.app.workflow import known_credentials, load_granted, secrets_in
-    from stepsmith.runner.display import display_path
-    from stepsmith.runner.fixtures.effects import check_effects
 
     if not CASE_NAME.fullmatch(req.name):
         raise UsageError(f"case name {req.name!r} is not a case name ({CASE_RULE})")
@@ -167,9 +165,6 @@ def recorded_document(req: RecordRequest, *, overwriting_allowed: bool | None = 
 def _from_response(req: RecordRequest, p: PreparedStep, response: str) -> tuple[dict, dict]:
     """The fixture of a public_egress step whose output is the --response file's JSON: what
     `stepsmith test` serves for it offline, recorded without a live call."""
-    from stepsmith.runner.errors import InvokeError
-    from stepsmith.runner.fixtures.command_inputs import read_inputs
-    from stepsmith.runner.fixtures.load import forbidden_fields
 
     if p.step.network != "public_egress":
         raise UsageError(f"--response is for public_egress steps (served from their recording "

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from stepsmith.runner.app.audit import code_change, stored_step_code
 from stepsmith.runner.app.stored_runs import (
     RunReport,
     StepOutcome,
@@ -26,7 +27,7 @@ from stepsmith.runner.store.canonical import (
     request_differences,
     request_sha256,
 )
-from stepsmith.runner.store.db import ResultStore
+from stepsmith.runner.store.db import IdentityMismatch, ResultStore
 
 
 def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = None,
@@ -57,8 +58,6 @@ def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = N
                                 f"v{version}; runs in this store: {', '.join(runs) or 'none'}")
         for row in rows:
             if row.identity != store.identity:
-                from stepsmith.runner.store.db import IdentityMismatch
-
                 raise IdentityMismatch(run_id=run_id, step_id=row.step_id, stored=row.identity,
                                        current=store.identity)
             step = lw.step(row.step_id)
@@ -78,8 +77,6 @@ def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = N
             req = row.request
             try:
                 if stored_code:
-                    from stepsmith.runner.app.audit import stored_step_code
-
                     code = stored_step_code(store, step, req)
                 else:
                     code = step_code(lw, step)
@@ -96,8 +93,6 @@ def replay_run(lw: LoadedWorkflow, run_id: str, *, store: ResultStore | None = N
                 changes, detail = _what_changed(req, fresh, code.rel, run_id)
                 code_diff = ""
                 if "code" in changes:  # show what changed in the code
-                    from stepsmith.runner.app.audit import code_change
-
                     code_diff = code_change(store, req.get("code_hash") or "", code.source,
                                             code.rel)
             res = result_dict(invoke(lw, code, req.get("inputs") or {},

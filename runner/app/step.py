@@ -6,7 +6,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from stepsmith.runner.errors import Refused, SandboxUnavailable, UsageError
+from stepsmith.runner.app.workflow import (
+    build_inputs,
+    clock_timezone,
+    invoke,
+    load_workflow,
+    pin_problem,
+    result_dict,
+    sandbox_status,
+    step_code,
+    unknown_step_message,
+)
+from stepsmith.runner.errors import InvokeError, Refused, SandboxUnavailable, UsageError
+from stepsmith.runner.fixtures.command_inputs import check_forbidden_inputs, parse_at, read_inputs
 
 if TYPE_CHECKING:
     from stepsmith.runner.app.workflow import LoadedWorkflow, StepCode
@@ -36,20 +48,6 @@ class PreparedStep:
 def prepare(req: StepRequest) -> PreparedStep:
     """Everything checked before anything runs: UsageError for a bad request, Refused for a
     workflow with check problems or forbidden inputs."""
-    from stepsmith.runner.app.workflow import (
-        build_inputs,
-        clock_timezone,
-        load_workflow,
-        pin_problem,
-        step_code,
-        unknown_step_message,
-    )
-    from stepsmith.runner.errors import InvokeError
-    from stepsmith.runner.fixtures.command_inputs import (
-        check_forbidden_inputs,
-        parse_at,
-        read_inputs,
-    )
 
     lw = load_workflow(req.path)
     # a time without an offset is wall time in the workflow's zone, as its schedule
@@ -76,8 +74,6 @@ def prepare(req: StepRequest) -> PreparedStep:
 
 
 def ensure_sandbox() -> None:
-    from stepsmith.runner.app.workflow import sandbox_status
-
     ok, why = sandbox_status()
     if not ok:
         raise SandboxUnavailable(f"the sandbox is unavailable: {why}")
@@ -86,7 +82,6 @@ def ensure_sandbox() -> None:
 def execute(p: PreparedStep, *, seed: int | None = None, live: bool = False,
             connections: dict | None = None) -> dict:
     """The step's typed result as a dict; SandboxUnavailable when it could not run."""
-    from stepsmith.runner.app.workflow import invoke, result_dict
 
     ensure_sandbox()
     # a live run's missing credential is an InvokeError naming the alias and where it looked

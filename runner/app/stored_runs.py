@@ -24,10 +24,12 @@ from typing import Any
 from stepsmith.runner.app.case_walk import CaseWalk, topological_steps
 from stepsmith.runner.app.workflow import (
     LoadedWorkflow,
+    interpreter,
     known_credentials,
     pin_problem,
     secrets_in,
 )
+from stepsmith.runner.display import display_text
 from stepsmith.runner.errors import InvokeError, Refused, UsageError
 from stepsmith.runner.fixtures.compare import Difference, describe_result
 from stepsmith.runner.fixtures.effects import check_effects
@@ -35,6 +37,8 @@ from stepsmith.runner.fixtures.load import forbidden_fields, load_workflow_case,
 from stepsmith.runner.fixtures.model import WORKFLOW_DIR
 from stepsmith.runner.model.grammar import is_case_name
 from stepsmith.runner.store.db import ResultStore
+from stepsmith.runner.store.identity import runtime_identity
+from stepsmith.runner.store.lease import RunLease
 
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@+-]{0,199}$")
 
@@ -55,7 +59,6 @@ def available_cases(lw: LoadedWorkflow) -> list[str]:
 
 def check_case_name(lw: LoadedWorkflow, case: str) -> None:
     """UsageError unless `case` names an existing fixtures/_workflow/<case>.json."""
-    from stepsmith.runner.display import display_text
 
     avail = available_cases(lw)
     listing = ", ".join(avail) if avail else (
@@ -89,8 +92,6 @@ def check_pin(lw: LoadedWorkflow) -> None:
 def workflow_store(lw: LoadedWorkflow) -> ResultStore:
     """The workflow's store, its rows tied to the runtime of the interpreter the workflow pins
     (a row of another interpreter, even of the same release, is refused before any effect)."""
-    from stepsmith.runner.app.workflow import interpreter
-    from stepsmith.runner.store.identity import runtime_identity
 
     return ResultStore.for_workflow(lw.dir, identity=runtime_identity(interpreter(lw)))
 
@@ -160,7 +161,6 @@ def run_workflow(lw: LoadedWorkflow, case: str, *, run_id: str | None = None,
                  on_start: Callable[[RunReport], None] | None = None) -> RunReport:
     """`wait`: seconds to wait for another process holding this run's lease (LeaseHeld
     after that). `on_start` is called once the lease is held, before the first step."""
-    from stepsmith.runner.store.lease import RunLease
 
     check_pin(lw)  # before any lookup, and before its SM501: the pinned Python is not here
     wf = lw.workflow

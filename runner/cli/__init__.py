@@ -128,12 +128,11 @@ def _module_named(argv: list[str]) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
-    parser = build_parser(only=_module_named(argv))
     if wants_json(argv):
         from stepsmith.runner.cli.jsonmode import guarded
 
-        return guarded(argv, lambda: _dispatch(parser, argv))
-    return _dispatch(parser, argv)
+        return guarded(argv, lambda: _dispatch(argv))
+    return _dispatch(argv)
 
 
 def console_main() -> None:
@@ -191,18 +190,31 @@ class _Interrupt:
         raise KeyboardInterrupt
 
 
-def _dispatch(parser: argparse.ArgumentParser, argv: list[str]) -> int:
+def _dispatch(argv: list[str]) -> int:
     import signal
 
     _Interrupt.seen = False
     try:
         previous = signal.signal(signal.SIGINT, _Interrupt.handler)
     except ValueError:  # not the main thread (an embedding caller): nothing to watch
-        return _dispatch_args(parser, argv)
+        return _run(argv)
     try:
-        return _dispatch_args(parser, argv)
+        return _run(argv)
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def _run(argv: list[str]) -> int:
+    """The command `argv` names: its module imported (with what its command needs: Ctrl-C
+    while it loads is an interrupt too), then run."""
+    try:
+        parser = build_parser(only=_module_named(argv))
+    except (KeyboardInterrupt, Exception):
+        if not _Interrupt.seen:
+            raise
+        print("stepsmith: interrupted", file=sys.stderr)
+        return 130
+    return _dispatch_args(parser, argv)
 
 
 def _pasted_paths(args) -> None:

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import os
 import sys
+from collections import Counter
 from pathlib import Path
+
+from stepsmith.runner.app import fix
+from stepsmith.runner.cli.check_command import _display as shown
+from stepsmith.runner.cli.check_diff import file_patch
 
 # workflow data reaches these lines (names, messages): print is the one display filter
 from stepsmith.runner.display import safe_print as print
 
 
 def _display(path: Path) -> str:
-    from stepsmith.runner.cli.check_command import _display as shown
-
     return shown(path)
 
 
@@ -23,12 +26,9 @@ def _display_fix_path(path: str) -> str:
 
 def apply_fixes(paths, *, unsafe: bool, show: bool) -> dict | None:
     """Apply the fixes; {(path, code): count} of what was fixed, None on an internal error."""
-    from collections import Counter
-
-    from stepsmith.runner.app.fix import plan, write
 
     try:
-        outcome = write(plan(paths, unsafe=unsafe))
+        outcome = fix.write(fix.plan(paths, unsafe=unsafe))
     except Exception as exc:
         if os.environ.get("STEPSMITH_DEBUG"):
             raise
@@ -60,11 +60,9 @@ def print_diff(paths, *, unsafe: bool) -> int:
     any). The patch is bytes as they are in the files (a patch with escaped content would not
     apply); names are C-quoted as git quotes them, so no control character reaches a terminal
     through a name."""
-    from stepsmith.runner.app.fix import plan
-    from stepsmith.runner.cli.check_diff import file_patch
 
     try:
-        fixes = plan(paths, unsafe=unsafe)
+        fixes = fix.plan(paths, unsafe=unsafe)
     except Exception as exc:
         if os.environ.get("STEPSMITH_DEBUG"):
             raise

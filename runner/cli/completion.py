@@ -7,6 +7,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from stepsmith.runner.cli import build_parser
+from stepsmith.runner.cli.completion_scripts import generate
+
 INSTALL = """load it in the shell's start-up file:
   bash  ~/.bashrc                    source <(stepsmith completion bash)
   zsh   ~/.zshrc (after compinit)    source <(stepsmith completion zsh)
@@ -26,8 +29,5 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from stepsmith.runner.cli import build_parser
-    from stepsmith.runner.cli.completion_scripts import generate
-
     sys.stdout.write(generate(args.shell, build_parser()))
     return 0

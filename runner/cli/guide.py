@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import sys
 
+from stepsmith import guide_path
+
 
 def register(sub) -> None:
     p = sub.add_parser("guide", help="print the user guide (a tutorial, then the reference)",
@@ -14,8 +16,6 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from stepsmith import guide_path
-
     try:
         path = guide_path()
     except FileNotFoundError as exc:

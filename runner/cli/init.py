@@ -7,12 +7,19 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shlex
 import sys
 from pathlib import Path
+
+from stepsmith.runner.app.workflow import runtime_python
+from stepsmith.runner.display import display_path
 
 # workflow data reaches these lines (names, messages): print is the one display filter
 from stepsmith.runner.display import safe_print as print
 from stepsmith.runner.model.grammar import is_slug
+from stepsmith.runner.safeio import write_atomic
+from stepsmith.runner.statedir import ignore_state
+from stepsmith.runner.store.identity import runtime_identity
 
 MAX_SLUG = 63  # a slug also names an environment variable and a folder: keep it short
 
@@ -75,10 +82,6 @@ def default_slug(folder: Path) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from stepsmith.runner.app.workflow import runtime_python
-    from stepsmith.runner.display import display_path
-    from stepsmith.runner.safeio import write_atomic
-
     folder = Path(args.path)
     if folder.exists() and not folder.is_dir():
         print(f"stepsmith init: {args.path} exists and is not a folder", file=sys.stderr)
@@ -105,7 +108,6 @@ def run(args: argparse.Namespace) -> int:
         for path, text in files.items():
             write_atomic(path, text, overwrite=False)
             written.append(path)
-        from stepsmith.runner.statedir import ignore_state
 
         ignore = ignore_state(folder)  # local state (results, pending changes): never committed
         files[ignore] = ""
@@ -126,7 +128,6 @@ def run(args: argparse.Namespace) -> int:
     print(f"created workflow {slug!r} in {shown}:")
     for p in files:
         print(f"  {display_path(p)}")
-    import shlex
 
     quoted = shlex.quote(shown)  # a line to paste into a shell: `My Flow` stays one argument
     print(f"next: stepsmith check {quoted} && stepsmith test {quoted}")
@@ -139,7 +140,6 @@ def show_settings(settings) -> int:
     for key, value, origin in settings.rows():
         shown = json.dumps(value) if not isinstance(value, str) else value
         print(f"{key} = {shown}  # {origin}")
-    from stepsmith.runner.store.identity import runtime_identity
 
     ident = runtime_identity()  # what stored results are tied to (hashes the harness)
     print(f"runtime identity = harness {ident.harness_version} "

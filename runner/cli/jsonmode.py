@@ -13,6 +13,9 @@ import re
 import sys
 from collections.abc import Callable
 
+from stepsmith.runner.cli import LISTED
+from stepsmith.runner.display import json_text
+
 
 class _Tracked:
     """A text stream wrapper that remembers whether (and what) was written."""
@@ -39,8 +42,6 @@ class _Tracked:
 
 
 def command_of(argv: list[str]) -> str | None:
-    from stepsmith.runner.cli import LISTED
-
     names = {name for commands in LISTED.values() for name in commands}
     return next((a for a in argv if a in names), None)
 
@@ -55,8 +56,6 @@ def error_text(stderr: str, command: str | None) -> str:
 
 
 def guarded(argv: list[str], run: Callable[[], int]) -> int:
-    from stepsmith.runner.display import json_text
-
     # stdout holds one JSON document: DEL and C1 characters (workflow data: names, messages,
     # captured output) go out as \u escapes, the same value without driving a terminal
     out = _Tracked(sys.stdout, keep=False, translate=json_text)

@@ -4,6 +4,8 @@ stdout and the review summary. The only place these records become text for a te
 from __future__ import annotations
 
 from rich.markup import escape
+from stepsmith.runner.display import display_path
+from stepsmith.runner.fixtures.compare import is_big, unified_diff
 
 STYLE = {"missing": "red", "unexpected": "green", "scale": "cyan", "offset": "cyan"}
 
@@ -17,7 +19,6 @@ def print_differences(console, differences, indent: str = "  ") -> None:
 def print_unified(console, expected, actual, label: str,
                   names: tuple[str, str] = ("expected", "actual")) -> None:
     from rich.syntax import Syntax
-    from stepsmith.runner.fixtures.compare import unified_diff
 
     text = unified_diff(expected, actual, label, names=names)
     if text:
@@ -35,8 +36,6 @@ def print_stdout(console, text: str | None, indent: str = "  ") -> None:
 
 def print_change(console, item) -> None:
     """One pending change: where, and what accepting it changes in the fixture."""
-    from stepsmith.runner.display import display_path
-    from stepsmith.runner.fixtures.compare import is_big
 
     if item.change is None:
         console.print(f"[bold red]UNUSABLE[/] {escape(item.id)}: {escape(item.problem.message)}")

@@ -10,8 +10,10 @@ accepts, never runs live and never sees a credential.
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
+from pathlib import Path
 
 
 def register(sub) -> None:
@@ -25,8 +27,6 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from pathlib import Path
-
     folder = args.folder if args.folder is not None else "."
     if not os.path.isdir(folder):
         print(f"stepsmith mcp: {folder}: not a folder", file=sys.stderr)
@@ -41,8 +41,6 @@ def run(args) -> int:
         print("stepsmith mcp: the MCP SDK is not installed: pip install 'stepsmith[mcp]'",
               file=sys.stderr)
         return 2
-
-    import logging
 
     # plain lines on stderr, warnings and worse: a refused tool call is the client's answer,
     # not a log block (the SDK would install a rich handler at INFO)

@@ -11,15 +11,21 @@ prints the records; `--output-format github|sarif` prints the survivors as CI no
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+
+from stepsmith.runner.app.case_run import default_jobs
+from stepsmith.runner.app.mutants import MutantsRequest, run_mutants
+from stepsmith.runner.cli.args import add_format, add_selection, add_switches
+from stepsmith.runner.cli.mutants_formats import render
 
 # workflow data reaches these lines (names, messages): print is the one display filter
 from stepsmith.runner.display import safe_print as print
+from stepsmith.runner.sandbox import sandbox_available, spares
+from stepsmith.runner.settings import active
 
 
 def register(sub) -> None:
-    from stepsmith.runner.cli.args import add_format, add_selection, add_switches
-
     p = sub.add_parser("mutants", help="show which small changes to each step no fixture "
                        "notices (fixture strength)",
                        description="Change each step in small ways that matter in business "
@@ -43,9 +49,6 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from stepsmith.runner.app.mutants import MutantsRequest, run_mutants
-    from stepsmith.runner.settings import active
-
     if args.fail_under is not None and not 0 <= args.fail_under <= 100:
         print("stepsmith mutants: --fail-under is a percentage from 0 to 100", file=sys.stderr)
         return 2
@@ -68,16 +71,10 @@ def run(args: argparse.Namespace) -> int:
                 report = run_mutants(req, on_progress=bar.update)
     finally:
         if spared:  # an in-process caller keeps no sandbox of ours
-            from stepsmith.runner.sandbox import spares
-
             spares.disable()
     if args.format == "json":
-        import json
-
         sys.stdout.write(json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n")
     elif args.output_format:
-        from stepsmith.runner.cli.mutants_formats import render
-
         sys.stdout.write(render(args.output_format, report))
         print(_summary_line(report), file=sys.stderr)
     else:
@@ -97,9 +94,6 @@ def _spares(jobs: int | None) -> bool:
     """Sandboxes started ahead of the first runs, as the editor keeps them (a mutants run is
     many short runs in a row); without them every run starts its own. True when enabled."""
     try:
-        from stepsmith.runner.app.case_run import default_jobs
-        from stepsmith.runner.sandbox import sandbox_available, spares
-
         if sandbox_available()[0] and spares.current() is None:
             spares.enable(jobs or default_jobs())
             return True

@@ -10,20 +10,23 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
+
+from stepsmith.runner.cli.check_formats import SARIF_SCHEMA, _gh_data, _gh_prop, sarif_location
+from stepsmith.runner.mutants.operators import BY_NAME
+
+from stepsmith import __version__
 
 
 def render(fmt: str, report) -> str:
     survivors = [m for m in report.ordered() if m.status == "survived"]
     if fmt == "github":
         return render_github(survivors)
-    from stepsmith import __version__
 
     return render_sarif(survivors, version=__version__)
 
 
 def render_github(survivors) -> str:
-    from stepsmith.runner.cli.check_formats import _gh_data, _gh_prop
-
     out = []
     for m in survivors:
         props = (f"file={_gh_prop(m.path.replace(chr(92), '/'))},line={m.line},"
@@ -40,11 +43,6 @@ def _fingerprint(m) -> str:
 
 
 def render_sarif(survivors, *, version: str) -> str:
-    from pathlib import Path
-
-    from stepsmith.runner.cli.check_formats import SARIF_SCHEMA, sarif_location
-    from stepsmith.runner.mutants.operators import BY_NAME
-
     names = sorted({m.operator for m in survivors})
     index = {n: i for i, n in enumerate(names)}
     rules = [{"id": f"mutant/{n}", "name": f"surviving-{n}-mutant",

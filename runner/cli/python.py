@@ -14,13 +14,17 @@ import json
 import sys
 from pathlib import Path
 
+from stepsmith.runner.app.interpreters import workflow_python
+from stepsmith.runner.cli.args import add_format
+from stepsmith.runner.display import display_path
+
 # workflow data reaches these lines (names, messages): print is the one display filter
 from stepsmith.runner.display import safe_print as print
+from stepsmith.runner.settings import active
+from stepsmith.runner.workspace.discovery import discover
 
 
 def register(sub) -> None:
-    from stepsmith.runner.cli.args import add_format
-
     p = sub.add_parser("python", help="show which Python each workflow is checked and run on",
                        description=__doc__.split("\n\n", 1)[1],
                        formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -31,11 +35,6 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from stepsmith.runner.app.interpreters import workflow_python
-    from stepsmith.runner.display import display_path
-    from stepsmith.runner.settings import active
-    from stepsmith.runner.workspace.discovery import discover
-
     paths = args.paths or active().paths
     missing = [p for p in paths if not Path(p).exists()]
     if missing:

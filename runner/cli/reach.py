@@ -12,16 +12,21 @@ import argparse
 import json
 import os
 import sys
+import textwrap
+from io import StringIO
 from pathlib import Path
+
+from stepsmith.runner.app.reach import reach_report
+from stepsmith.runner.cli.args import add_format, add_switches
+from stepsmith.runner.cli.reach_diff import md_plain, run_diff
 
 # workflow data reaches these lines (names, messages): print is the one display filter
 from stepsmith.runner.display import display_text, json_text
 from stepsmith.runner.display import safe_print as print
+from stepsmith.runner.settings import active
 
 
 def register(sub) -> None:
-    from stepsmith.runner.cli.args import add_format, add_switches
-
     p = sub.add_parser(
         "reach",
         help="show what each step is permitted to reach",
@@ -43,8 +48,6 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from stepsmith.runner.settings import active
-
     if args.diff is not None and args.path is None and os.path.exists(args.diff):
         # `reach --diff PATH`: PATH is the folder and REV the default (as `git diff PATH`);
         # a revision that is also a file name is given as `--diff=REV PATH`
@@ -60,13 +63,10 @@ def run(args) -> int:
               "or its workflow.yaml / *.workflow.yaml)", file=sys.stderr)
         return 2
     if args.diff is not None:
-        from stepsmith.runner.cli.reach_diff import run_diff
-
         return run_diff(args, path)
     if args.fail_on_widen:
         print("stepsmith reach: --fail-on-widen needs --diff", file=sys.stderr)
         return 2
-    from stepsmith.runner.app.reach import reach_report
 
     report = reach_report([path])
     if not report.workflows:
@@ -113,7 +113,6 @@ def run(args) -> int:
 def markdown(report) -> str:
     """The report as Markdown (a pull-request comment, a wiki page): one table per workflow.
     Every cell is workflow data, shown as plain text (reach_diff.md_plain)."""
-    from stepsmith.runner.cli.reach_diff import md_plain
 
     out = ["### What each step can reach", ""]
     for w in report.workflows:
@@ -145,7 +144,6 @@ def _cells(r) -> list[str]:
 
 def _wrap(text: str, width: int, indent: str = "") -> str:
     """Wrap between words only: a word is never split, even one wider than the line."""
-    import textwrap
 
     return "\n".join(textwrap.wrap(text, width=max(20, width), initial_indent=indent,
                                     subsequent_indent=indent, break_long_words=False,
@@ -155,7 +153,6 @@ def _wrap(text: str, width: int, indent: str = "") -> str:
 def print_reach(console, w, *, explain: bool = False) -> None:
     """The table when it fits the console's width, otherwise one block per step; with
     `explain`, each step's explanation (wrapped between words)."""
-    from io import StringIO
 
     from rich.markup import escape
     from rich.table import Table

@@ -8,6 +8,7 @@ exit status 1 so CI can ask for a security review. Exit status: 0 shown, 1 widen
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -15,14 +16,13 @@ from pathlib import Path
 # manifest data reaches this output: the one display filter (runner/display.py)
 from stepsmith.runner.display import display_text, json_text
 from stepsmith.runner.display import safe_print as print
+from stepsmith.runner.reach import REACH_SENTENCE
+from stepsmith.runner.revisions import GitError, reach_diff
 
 NO_CHANGE = "No change in what any step can reach."
 
 
 def run_diff(args, path: Path) -> int:
-    from stepsmith.runner.reach import REACH_SENTENCE
-    from stepsmith.runner.revisions import GitError, reach_diff
-
     try:
         diff = reach_diff(path, args.diff)
     except GitError as exc:
@@ -55,7 +55,6 @@ def display(text: str) -> str:
 def _here(diff, rel: str) -> str:
     """A repository-relative path as the terminal's user can paste it: relative to the current
     folder when inside it."""
-    import os
 
     full = os.path.join(diff.top, rel) if diff.top else rel
     shown = os.path.relpath(full)
@@ -120,8 +119,6 @@ def _code(text: str) -> str:
 
 
 def markdown(diff) -> str:
-    from stepsmith.runner.reach import REACH_SENTENCE
-
     out = [f"### What this change widens (compared with {_code(diff.rev)})", ""]
     if not diff.changed:
         out += [NO_CHANGE, ""]

@@ -10,6 +10,15 @@ any document in which a granted credential appears. Writes atomically.
 from __future__ import annotations
 
 import argparse
+import importlib
+
+from stepsmith.runner.app.record import RecordRequest, record_fixture
+from stepsmith.runner.app.step import StepRequest
+from stepsmith.runner.cli.args import add_step_arguments, add_switches
+from stepsmith.runner.cli.record_case_command import run as run_case
+from stepsmith.runner.cli.render import print_result
+from stepsmith.runner.display import display_path
+from stepsmith.runner.errors import StepsmithError
 
 _REEXPORTS = {"CASE_NAME": "stepsmith.runner.app.record",
               "NOT_RECORDABLE": "stepsmith.runner.app.record",
@@ -21,15 +30,11 @@ def __getattr__(name: str):
     """The record use case's names, for the callers that import them from here, imported on
     first use: `stepsmith --help` registers this module and must stay fast."""
     if name in _REEXPORTS:
-        import importlib
-
         return getattr(importlib.import_module(_REEXPORTS[name]), name)
     raise AttributeError(name)
 
 
 def register(sub) -> None:
-    from stepsmith.runner.cli.args import add_step_arguments, add_switches
-
     p = sub.add_parser("record", help="run one step and save the run as a fixture",
                        description="Run one step once in a fresh sandbox and save inputs, "
                        "evaluation time, seed and the result as fixtures/<step>/<CASE>.json.")
@@ -50,17 +55,10 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from stepsmith.runner.app.record import RecordRequest, record_fixture
-    from stepsmith.runner.app.step import StepRequest
     from stepsmith.runner.cli.console import SafeConsole as Console
-    from stepsmith.runner.cli.render import print_result
-    from stepsmith.runner.display import display_path
-    from stepsmith.runner.errors import StepsmithError
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     if args.case is not None:
-        from stepsmith.runner.cli.record_case_command import run as run_case
-
         return run_case(args)
     missing = [f for f, v in (("--step", args.step), ("--at", args.at), ("--name", args.name))
                if v is None]

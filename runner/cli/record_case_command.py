@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import argparse
 
+from stepsmith.runner.app.workflow_runs import record_case
+from stepsmith.runner.display import display_path
+
 MARKS = {"new": "[green]+ new[/]      ", "pending": "[yellow]~ pending[/]  ",
          "unchanged": "[dim]= unchanged[/]", "failed": "[red]✗ failed[/]   ",
          "skipped": "[red]- skipped[/]  "}
@@ -14,10 +17,8 @@ MARKS = {"new": "[green]+ new[/]      ", "pending": "[yellow]~ pending[/]  ",
 
 def run(args: argparse.Namespace) -> int:
     from rich.markup import escape
-    from stepsmith.runner.app.workflow_runs import record_case
     from stepsmith.runner.cli.console import SafeConsole as Console
     from stepsmith.runner.cli.loopview import print_stdout
-    from stepsmith.runner.display import display_path
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     out = Console(highlight=False, soft_wrap=True)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
+from stepsmith.runner.fixtures.compare import describe_result, is_big, unified_diff
+
 
 def print_result(console, res: dict, step_id: str) -> None:
     from rich.json import JSON
     from rich.markup import escape
-    from stepsmith.runner.fixtures.compare import describe_result
 
     status = res.get("status")
     style = "green" if status == "ok" else "red"
@@ -16,8 +19,6 @@ def print_result(console, res: dict, step_id: str) -> None:
     if res.get("evaluation_time"):  # the instant used (a wall time read in the workflow's zone)
         console.print(f"[dim]evaluation time {escape(res['evaluation_time'])}[/]")
     if status == "ok":
-        import json
-
         console.print("[bold]output[/]")
         console.print(JSON(json.dumps(res.get("output"), ensure_ascii=False)))
         effects = res.get("effects") or []
@@ -94,7 +95,6 @@ def _print_edit_effect(console, o) -> None:
     to the accepted result, in the fixtures' typed rendering."""
     from rich.markup import escape
     from stepsmith.runner.cli.loopview import print_differences
-    from stepsmith.runner.fixtures.compare import describe_result
 
     req = o.request or {}
     pinned = ", ".join(f"{k} {v}" for k, v in (("time", req.get("evaluation_time")),
@@ -118,7 +118,6 @@ def _print_edit_effect(console, o) -> None:
 
 def _print_big(console, o) -> None:
     """Beside the typed differences, a unified diff when the values are big."""
-    from stepsmith.runner.fixtures.compare import is_big, unified_diff
 
     if o.accepted is None or not isinstance(o.result, dict):
         return

@@ -8,12 +8,16 @@ are listed) or sandbox unavailable."""
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+
+from stepsmith.runner.app.workflow_runs import replay
+from stepsmith.runner.cli.args import add_format, add_switches
+from stepsmith.runner.cli.render import StepLog
+from stepsmith.runner.errors import StepsmithError
 
 
 def register(sub) -> None:
-    from stepsmith.runner.cli.args import add_format, add_switches
-
     p = sub.add_parser("replay", help="re-execute an accepted run and report differences",
                        description="Re-execute every accepted step of run RUN from its stored "
                        "request and compare the fresh result with the accepted one. A step "
@@ -30,12 +34,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
-
-    from stepsmith.runner.app.workflow_runs import replay
     from stepsmith.runner.cli.console import SafeConsole as Console
-    from stepsmith.runner.cli.render import StepLog
-    from stepsmith.runner.errors import StepsmithError
 
     out = Console(highlight=False, soft_wrap=True)
     text = args.format == "text"

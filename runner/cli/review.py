@@ -13,6 +13,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import termios
+import tty
+
+from stepsmith.runner.app import fixture_loop as loop
 
 KEYS = {"a": "accept", "r": "reject", "s": "skip", "q": "quit"}
 
@@ -36,8 +40,6 @@ def register(sub) -> None:
 
 def read_key(stream) -> str:
     """One key press from a terminal, without waiting for Enter."""
-    import termios
-    import tty
 
     fd = stream.fileno()
     old = termios.tcgetattr(fd)
@@ -62,7 +64,6 @@ def ask(out) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from stepsmith.runner.app import fixture_loop as loop
     from stepsmith.runner.cli.console import SafeConsole as Console
     from stepsmith.runner.cli.loopview import print_change, print_decision
 

@@ -7,10 +7,12 @@ import argparse
 import json
 import sys
 
+from stepsmith.runner import rules
+from stepsmith.runner.cli.args import add_format
+from stepsmith.runner.rules.pages import text
+
 
 def register(sub) -> None:
-    from stepsmith.runner.cli.args import add_format
-
     p = sub.add_parser("rules", help="list every rule (step code SS*, manifest SM*)",
                        description="List every rule the validator and manifest checks report.")
     add_format(p)
@@ -24,8 +26,6 @@ def register(sub) -> None:
 
 
 def run_rules(args: argparse.Namespace) -> int:
-    from stepsmith.runner import rules
-
     catalogue = rules.all_rules()
     if args.format == "json":
         json.dump([r.to_json() for r in catalogue], sys.stdout, indent=2)
@@ -53,8 +53,6 @@ def _indent(snippet: str) -> str:
 
 
 def run_rule(args: argparse.Namespace) -> int:
-    from stepsmith.runner import rules
-
     try:
         rule = rules.get(args.code)
     except rules.UnknownRule as exc:
@@ -66,7 +64,6 @@ def run_rule(args: argparse.Namespace) -> int:
         json.dump(rule.to_json(), sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
-    from stepsmith.runner.rules.pages import text
 
     print(text(rule))
     return 0

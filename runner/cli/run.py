@@ -5,12 +5,18 @@ a workflow with check problems, 2 for usage errors or an unavailable sandbox."""
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from pathlib import Path
+
+from stepsmith.runner.app.step import StepRequest, ensure_sandbox, execute, prepare
+from stepsmith.runner.cli.args import add_format, add_step_arguments
+from stepsmith.runner.cli.render import print_result
+from stepsmith.runner.errors import SandboxUnavailable, UsageError
+from stepsmith.runner.fixtures.load import load_fixture, problem_text
 
 
 def register(sub) -> None:
-    from stepsmith.runner.cli.args import add_format, add_step_arguments
-
     p = sub.add_parser("run", help="run one step once in a sandbox and print the result",
                        description="Run one step once in a fresh sandbox and print its typed "
                        "result.")
@@ -20,12 +26,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
-
-    from stepsmith.runner.app.step import StepRequest, ensure_sandbox, execute, prepare
     from stepsmith.runner.cli.console import SafeConsole as Console
-    from stepsmith.runner.cli.render import print_result
-    from stepsmith.runner.errors import SandboxUnavailable
 
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     if args.path.endswith(".json") and args.step is None and args.inputs is None:
@@ -54,10 +55,6 @@ def run(args: argparse.Namespace) -> int:
 def _from_fixture(args: argparse.Namespace) -> None:
     """Fill step, inputs, time and seed from `fixtures/<step>/<case>.json` (--at and --seed
     given on the command line win); the workflow is the folder holding `fixtures/`."""
-    from pathlib import Path
-
-    from stepsmith.runner.errors import UsageError
-    from stepsmith.runner.fixtures.load import load_fixture, problem_text
 
     path = Path(args.path)
     if not path.is_file():

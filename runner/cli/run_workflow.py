@@ -9,12 +9,16 @@ when the sandbox is unavailable."""
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+
+from stepsmith.runner.app.workflow_runs import RunRequest, run_workflow
+from stepsmith.runner.cli.args import add_format, add_live
+from stepsmith.runner.cli.render import StepLog
+from stepsmith.runner.errors import StepsmithError
 
 
 def register(sub) -> None:
-    from stepsmith.runner.cli.args import add_format, add_live
-
     p = sub.add_parser("run-workflow", help="run a whole workflow, accepting each step's result",
                        description="Run every step of a workflow in manifest (wiring) order "
                        "with sources from fixtures/_workflow/<CASE>.json, accepting each ok "
@@ -33,11 +37,7 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
-
-    from stepsmith.runner.app.workflow_runs import RunRequest, run_workflow
     from stepsmith.runner.cli.console import SafeConsole as Console
-    from stepsmith.runner.cli.render import StepLog
 
     out = Console(highlight=False, soft_wrap=True)
     text = args.format == "text"
@@ -54,8 +54,6 @@ def run(args: argparse.Namespace) -> int:
         if report.took_over_from:
             out.print(f"[yellow]took the run over from {report.took_over_from}[/] "
                       "(that process is gone or its lease expired)")
-
-    from stepsmith.runner.errors import StepsmithError
 
     log = StepLog(out, text)
     try:

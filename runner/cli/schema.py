@@ -9,6 +9,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from stepsmith.runner.schema import schema_text
+
 
 def register(sub) -> None:
     p = sub.add_parser("schema", help="print the JSON Schema of workflow.yaml",
@@ -20,8 +22,6 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from stepsmith.runner.schema import schema_text
-
     text = schema_text()
     if args.check:
         try:

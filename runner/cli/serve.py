@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from stepsmith.server.main import main
+from stepsmith.server.safepath import drop_start_folder
+
 
 def register(sub) -> None:
     p = sub.add_parser("serve", help="start the language server (LSP over stdio, or --tcp)")
@@ -12,10 +15,7 @@ def register(sub) -> None:
 
 def run(args) -> int:
     # the start folder (an editor's workspace) is no place to import the server's modules from
-    from stepsmith.server.safepath import drop_start_folder
-
     drop_start_folder()
-    from stepsmith.server.main import main
 
     argv = []
     if args.tcp:

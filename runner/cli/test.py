@@ -10,20 +10,28 @@ a broken one); `--step`/`-k` selecting nothing is a usage error (2).
 from __future__ import annotations
 
 import argparse
+import importlib
+import json
 import os
 import sys
+import threading
+
+from stepsmith.runner.app import cases as suite
+from stepsmith.runner.cli.args import (
+    add_format,
+    add_live,
+    add_selection,
+    add_strict,
+    add_switches,
+    add_watch,
+)
+from stepsmith.runner.cli.test_watch import watch
+from stepsmith.runner.errors import SandboxUnavailable
+from stepsmith.runner.fixtures.shard import parse_shard
+from stepsmith.runner.settings import active
 
 
 def register(sub) -> None:
-    from stepsmith.runner.cli.args import (
-        add_format,
-        add_live,
-        add_selection,
-        add_strict,
-        add_switches,
-        add_watch,
-    )
-
     p = sub.add_parser("test", help="run the recorded fixtures of workflows in sandboxes",
                        description="Run every fixture (fixtures/<step>/<case>.json) of the "
                        "workflows under PATH in fresh sandboxes and compare with the expected "
@@ -85,18 +93,12 @@ def register(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from stepsmith.runner.app import cases as suite
-    from stepsmith.runner.errors import SandboxUnavailable
-    from stepsmith.runner.settings import active
-
     err = _StderrConsole()
     if args.durations is not None and args.durations < 0:
         err.print("stepsmith test: --durations must be 0 (all) or more", markup=False)
         return 2
     shard = None
     if args.shard is not None:
-        from stepsmith.runner.fixtures.shard import parse_shard
-
         shard = parse_shard(args.shard)
     req = suite.SuiteRequest(
         paths=args.paths or active().paths, steps=args.step, keywords=args.keyword,
@@ -108,8 +110,6 @@ def run(args: argparse.Namespace) -> int:
         stepwise=args.stepwise, stepwise_skip=args.stepwise_skip,
         stepwise_reset=args.stepwise_reset)
     if args.watch:
-        from stepsmith.runner.cli.test_watch import watch
-
         return watch(args, req)
     if args.collect_only:
         return _collect_only(suite.select(req), args)
@@ -137,19 +137,17 @@ def run(args: argparse.Namespace) -> int:
     except SandboxUnavailable as exc:  # the CLI's own advice under the core's message
         raise SandboxUnavailable(str(exc), lines=(
             "Refusing to run step code outside the sandbox.",)) from None
-    from stepsmith.runner.cli.test_output import write_reports
+    from stepsmith.runner.cli.test_output import print_outcome, write_reports
 
     written, notes = write_reports(err, args, outcome)  # the results are still printed
     junit_failed = not written
     if args.format == "json":
-        import json
-
         sys.stdout.write(json.dumps(outcome.to_json(), indent=2, ensure_ascii=False) + "\n")
     else:
         from stepsmith.runner.cli.console import SafeConsole
 
         out = SafeConsole(highlight=False, soft_wrap=True)
-        _print(out, err, outcome, args)
+        print_outcome(out, err, outcome, args)
         for note in notes:  # the summary says what a report left out
             out.print(note, markup=False)
     if outcome.failed:
@@ -165,8 +163,6 @@ def _in_ci() -> bool:
 def _collect_only(selection, args) -> int:
     ids = [c.id for c in selection.selected]
     if args.format == "json":
-        import json
-
         sys.stdout.write(json.dumps({"selected": ids}, indent=2) + "\n")
         return 0
     for i in ids:
@@ -205,8 +201,6 @@ REPORT_MODULES = ("stepsmith.runner.cli.test_report", "stepsmith.runner.cli.test
 def _prefetch_report(args) -> None:
     if args.format != "text":
         return
-    import importlib
-    import threading
 
     def load() -> None:
         for name in REPORT_MODULES:
@@ -258,47 +252,6 @@ def _progress(err, args) -> _Progress | None:
     if args.format != "text" or not sys.stderr.isatty():
         return None
     return _Progress(err)
-
-
-def _print(out, err, outcome, args) -> None:
-    from stepsmith.runner.cli.test_loop import print_loop
-    from stepsmith.runner.cli.test_output import (
-        print_durations,
-        print_stopped,
-        print_verbose,
-    )
-    from stepsmith.runner.cli.test_report import print_text
-
-    for note in outcome.selection.notes:
-        out.print(note, markup=False)
-    if args.verbose:
-        print_verbose(out, outcome.results)
-    if not outcome.results:
-        where = ", ".join(w.shown for w in outcome.selection.workflows)
-        hint = "" if outcome.loop.waiting else " (record one with `stepsmith record`)"
-        out.print(f"no fixture ran: no fixtures found in {where}{hint}", markup=False)
-    else:
-        print_text(out, outcome, show_stdout=args.show_stdout, table_all=args.table)
-    if args.durations is not None:
-        print_durations(out, outcome.results, args.durations)
-    if outcome.traced:
-        from stepsmith.runner.coverage import report
-
-        out.print(report.text(outcome.coverage()), markup=False)
-    sw = outcome.selection.stepwise
-    if sw is not None and sw.start:
-        from rich.markup import escape
-
-        failed = sum(r.outcome in ("failed", "error") for r in outcome.results)
-        more = failed - (2 if sw.skip else 1)  # already running when it stopped (-j N)
-        out.print(f"[red]stopped at the {'second' if sw.skip else 'first'} failure[/] (--sw"
-                  f"{f'; {more} more finished while stopping' if more > 0 else ''}): "
-                  f"{outcome.not_run} fixture(s) not run; the next `stepsmith test --sw` starts "
-                  f"from {escape(sw.start)}")
-    elif outcome.not_run:
-        failed = sum(r.outcome in ("failed", "error") for r in outcome.results)
-        print_stopped(out, args.maxfail, outcome.not_run, failed)
-    print_loop(outcome.loop, out, err)
 
 
 def _unwritable(path: str) -> str | None:

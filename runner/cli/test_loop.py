@@ -3,16 +3,15 @@ written, --update decisions, stale wired fixtures (SF001; errors only with --str
 
 from __future__ import annotations
 
+from stepsmith.runner.app.fixture_loop import summary, waiting_sentence
+from stepsmith.runner.display import display_path
+
 
 def print_loop(report, out, err) -> None:
     from rich.markup import escape
-    from stepsmith.runner.app.fixture_loop import summary
     from stepsmith.runner.cli.loopview import print_decision
-    from stepsmith.runner.display import display_path
 
     if report.waiting:  # proposals (and changes) a person has to decide
-        from stepsmith.runner.app.fixture_loop import waiting_sentence
-
         where = sorted({display_path(i.workflow_dir) for i in report.waiting})
         out.print(escape(waiting_sentence(report.waiting, where)))
     for line in report.problems:

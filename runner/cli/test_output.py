@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from rich.markup import escape
+from stepsmith.runner.cli.test_loop import print_loop
+from stepsmith.runner.cli.test_report import junit_xml, print_text
+from stepsmith.runner.coverage import report
+from stepsmith.runner.safeio import write_atomic
 
 TAGS = {"passed": "[green]PASSED[/]", "failed": "[red]FAILED[/]", "error": "[magenta]ERROR[/]",
         "recorded": "[yellow]RECORDED[/]"}
@@ -41,26 +48,16 @@ def print_stopped(console, maxfail: int | None, not_run: int, failed: int | None
 def write_reports(err, args, outcome) -> tuple[bool, list[str]]:
     """Write --junit-xml, --coverage-json, --lcov (atomically): (False when one failed, the
     warnings to repeat in the summary), each warning printed on stderr as well."""
-    import json
-    from pathlib import Path
-
-    from stepsmith.runner.safeio import write_atomic
 
     def junit():
-        from stepsmith.runner.cli.test_report import junit_xml
-
         return junit_xml(outcome.results, outcome.seconds)
 
     def cov_json():
-        from stepsmith.runner.coverage import report
-
         return json.dumps(report.to_json(outcome.coverage()), indent=2) + "\n"
 
     notes: list[str] = []
 
     def lcov():
-        from stepsmith.runner.coverage import report
-
         files = outcome.coverage()
         left_out = report.lcov_left_out(files)
         if left_out:
@@ -84,3 +81,33 @@ def write_reports(err, args, outcome) -> tuple[bool, list[str]]:
     for note in notes:
         err.print(note, markup=False)
     return ok, notes
+
+
+def print_outcome(out, err, outcome, args) -> None:
+    """What `stepsmith test` prints after a run (and `--watch` after each)."""
+    for note in outcome.selection.notes:
+        out.print(note, markup=False)
+    if args.verbose:
+        print_verbose(out, outcome.results)
+    if not outcome.results:
+        where = ", ".join(w.shown for w in outcome.selection.workflows)
+        hint = "" if outcome.loop.waiting else " (record one with `stepsmith record`)"
+        out.print(f"no fixture ran: no fixtures found in {where}{hint}", markup=False)
+    else:
+        print_text(out, outcome, show_stdout=args.show_stdout, table_all=args.table)
+    if args.durations is not None:
+        print_durations(out, outcome.results, args.durations)
+    if outcome.traced:
+        out.print(report.text(outcome.coverage()), markup=False)
+    sw = outcome.selection.stepwise
+    if sw is not None and sw.start:
+        failed = sum(r.outcome in ("failed", "error") for r in outcome.results)
+        more = failed - (2 if sw.skip else 1)  # already running when it stopped (-j N)
+        out.print(f"[red]stopped at the {'second' if sw.skip else 'first'} failure[/] (--sw"
+                  f"{f'; {more} more finished while stopping' if more > 0 else ''}): "
+                  f"{outcome.not_run} fixture(s) not run; the next `stepsmith test --sw` starts "
+                  f"from {escape(sw.start)}")
+    elif outcome.not_run:
+        failed = sum(r.outcome in ("failed", "error") for r in outcome.results)
+        print_stopped(out, args.maxfail, outcome.not_run, failed)
+    print_loop(outcome.loop, out, err)

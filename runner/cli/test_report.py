@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
+
+from stepsmith.runner.display import display_text as x
+from stepsmith.runner.fixtures.compare import unified_diff
+
 
 def junit_xml(results, total_seconds: float) -> str:
     """JUnit XML as Jenkins' junit-10.xsd has it (what Jenkins and GitLab read; pytest's
@@ -9,9 +14,6 @@ def junit_xml(results, total_seconds: float) -> str:
     `file` (the fixture's path is in the failure text). Every XML 1.0 parser reads it: names,
     paths, messages and failure text are workflow data, passed through the display filter
     (no control characters, surrogates or non-characters; ElementTree would write them raw)."""
-    import xml.etree.ElementTree as ET
-
-    from stepsmith.runner.display import display_text as x
 
     failures = sum(r.outcome == "failed" for r in results)
     errors = sum(r.outcome == "error" for r in results)
@@ -56,7 +58,6 @@ def print_text(console, outcome, show_stdout: bool = False, table_all: bool = Fa
     from rich.markup import escape
     from rich.table import Table
     from stepsmith.runner.cli.loopview import print_differences, print_stdout
-    from stepsmith.runner.fixtures.compare import unified_diff
 
     for r in results:  # each cause once, with the fixtures it blocks (app/blocking.py)
         if r.outcome == "error" and r.case.blocked and r.case.problems:

@@ -3,15 +3,18 @@ the change affects (runner/cli/watch.py), one screen per run: failures first, th
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
+from stepsmith.runner.app import cases as suite
+from stepsmith.runner.cli import watch as w
+from stepsmith.runner.errors import StepsmithError
+
 
 def watch(args, req) -> int:
-    from stepsmith.runner.app import cases as suite
-    from stepsmith.runner.cli import watch as w
     from stepsmith.runner.cli.console import SafeConsole as Console
-    from stepsmith.runner.errors import StepsmithError
+    from stepsmith.runner.cli.test_output import print_outcome
 
     out = Console(highlight=False, soft_wrap=True)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -38,9 +41,7 @@ def watch(args, req) -> int:
             except StepsmithError as exc:
                 out.print(f"stepsmith test: {exc}", markup=False)
             else:
-                from stepsmith.runner.cli.test import _print
-
-                _print(out, err, outcome, args)
+                print_outcome(out, err, outcome, args)
         else:
             out.print("no fixture is affected by this change", markup=False)
 
@@ -48,8 +49,6 @@ def watch(args, req) -> int:
 
 
 def _shown(path: Path) -> str:
-    import os
-
     try:
         rel = os.path.relpath(path)
     except ValueError:

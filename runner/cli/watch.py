@@ -12,7 +12,9 @@ terminal), failures first. Ctrl-C ends it with exit 0; sandboxes die with the pr
 from __future__ import annotations
 
 import os
+import queue
 import sys
+import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -93,8 +95,6 @@ def loop(paths: list[str], once: Callable[[set[Path] | None], None], *,
     while it was starting is found by comparing the files' stats, so no save is missed; a
     batch whose files are as the last run saw them is not run again. "waiting for
     changes" is printed only once everything seen so far has run."""
-    import queue
-    import threading
 
     import watchfiles
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 
 from stepsmith.runner.codeshape import StepFileShape, analyse_here, shape_from_data
+from stepsmith.runner.pythons.checker import analysis, in_process
 
 
 def analyse(source: str, interp=None) -> StepFileShape:
@@ -15,7 +16,6 @@ def analyse(source: str, interp=None) -> StepFileShape:
     editor asks again for the same ran text on every keystroke (a traced live run warms it off
     the server's event loop, server/fixture_runs.py)."""
     source = source.removeprefix("\ufeff")
-    from stepsmith.runner.pythons.checker import in_process
 
     if in_process(interp):
         return analyse_here(source)
@@ -24,6 +24,4 @@ def analyse(source: str, interp=None) -> StepFileShape:
 
 @functools.lru_cache(maxsize=16)
 def _analyse_with(source: str, interp) -> StepFileShape:
-    from stepsmith.runner.pythons.checker import analysis
-
     return shape_from_data(analysis(interp, source))

@@ -15,14 +15,20 @@ cannot be waived from the editor.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from stepsmith.runner.fix_safety import vet
 from stepsmith.runner.fixes import Fix, TextEdit, fixes_of
 from stepsmith.runner.lines import split_lines
 from stepsmith.runner.manifest.yamlpos.nodes import step_items
 from stepsmith.runner.problems import Problem, Span
+from stepsmith.runner.workspace.diagnostics import diagnostics, is_manifest_path
+from stepsmith.runner.workspace.index import norm
+
+from .effect_fix import declare_effect
 
 EXPLANATION_PLACEHOLDER = "TODO: say in plain language what this step does"
 QUICKFIX = "quickfix"
@@ -88,12 +94,10 @@ def _explanation_placeholder(doc, problem: Problem) -> list[Fix]:
 
 def code_actions(snapshot, path: str, problems: list[Problem]) -> list[Fix]:
     """The fixes for `problems` (those the client sent back) in the file `path`."""
-    from stepsmith.runner.workspace.diagnostics import is_manifest_path
 
     if is_manifest_path(path):
         doc = snapshot.manifest_doc(path)
         return [f for p in problems for f in (manifest_fixes(doc, p) if doc is not None else [])]
-    from stepsmith.runner.fix_safety import vet
 
     text = snapshot.read_text(path)  # a step file's fixes: only those that keep its meaning
     vetted = vet(text, problems) if text is not None else [_without_fixes(p) for p in problems]
@@ -101,8 +105,6 @@ def code_actions(snapshot, path: str, problems: list[Problem]) -> list[Fix]:
 
 
 def _without_fixes(problem: Problem) -> Problem:
-    import dataclasses
-
     return dataclasses.replace(problem, data={})
 
 
@@ -114,7 +116,6 @@ def quick_fixes(snapshot, path: str, problems: list[Problem]) -> list[CodeAction
     """Every quick fix for `problems` in `path`, as code actions (the first fix of a problem
     preferred when it is safe: a guess or a fix that changes what the code does is the
     author's choice); no "suppress" action exists for any rule."""
-    from .effect_fix import declare_effect
 
     out: list[CodeAction] = []
     for p in problems:
@@ -132,8 +133,6 @@ def quick_fixes(snapshot, path: str, problems: list[Problem]) -> list[CodeAction
 def _from_the_manifest(snapshot, problem: Problem) -> list[CodeAction]:
     """A signature mismatch shown on the `def` (SM204/SM205 in the step file): the fixes of
     the same problem in the manifest, as edits of the manifest."""
-    from stepsmith.runner.workspace.diagnostics import diagnostics
-    from stepsmith.runner.workspace.index import norm
 
     data = problem.data
     m, line, name = data.get("manifest"), data.get("manifest_line"), data.get("name")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from stepsmith.runner import rules
+from stepsmith.runner.reach import REACH_SENTENCE
+
 from . import markdown as md
 
 NETWORK_MEANING = {
@@ -36,7 +39,6 @@ def _described(names, descriptions) -> str:
 def reach_card(row) -> str:
     """The reach card of one step: its record (`StepReach`, the one `stepsmith reach`, MCP and
     `stepsmith/reach` send) as Markdown, ending with the honest sentence."""
-    from stepsmith.runner.reach import REACH_SENTENCE
 
     # every field is workflow data (issue 18): code spans and plain text, escaped
     lines = [f"### Step {md.code(row.step_id)} — what it can reach", ""]
@@ -61,8 +63,6 @@ def reach_card(row) -> str:
 def rule_card(code: str, message: str | None = None) -> str | None:
     """Code, summary and rationale of a rule (None for an unknown code)."""
     try:
-        from stepsmith.runner import rules
-
         rule = rules.get(code)
     except Exception:
         return None
@@ -80,8 +80,6 @@ def rule_card(code: str, message: str | None = None) -> str | None:
 
 def rule_json(code: str) -> dict | None:
     try:
-        from stepsmith.runner import rules
-
         rule = rules.get(code)
     except Exception:
         return None

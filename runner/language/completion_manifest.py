@@ -10,18 +10,27 @@ cut back to its `key:` (`code: steps/match.py:` -> `code:`), else of the manifes
 from __future__ import annotations
 
 import os
+import typing
 
 from stepsmith.runner.lines import function_spans, strip_eol
+from stepsmith.runner.manifest import YMap, parse_manifest
 from stepsmith.runner.manifest.model_paths import field_at, literal_values, model_at
 from stepsmith.runner.manifest.yamlpos.nodes import step_items
-from stepsmith.runner.model.grammar import EFFECT_TARGETS, RESERVED_PARAMETERS
+from stepsmith.runner.model.grammar import (
+    EFFECT_TARGETS,
+    RESERVED_PARAMETERS,
+    SOURCE_PREFIX,
+    STEP_PREFIX,
+    STEP_SUFFIX,
+)
 from stepsmith.runner.model.refs import CodeRef, StepOutputRef, parse_input_ref
 from stepsmith.runner.workspace.index import code_target, norm
 from stepsmith.runner.workspace.snapshot import WorkspaceSnapshot
 
-from .completion import Candidate, Item, items_for, word_start
 from .completion_context import KEY_RE, YamlContext, layout, yaml_context
+from .completion_items import Candidate, Item, items_for, word_start
 from .manifest_services import declared
+from .signatures import step_signature
 
 __all__ = ["manifest_items"]
 
@@ -47,7 +56,6 @@ def manifest_items(snapshot: WorkspaceSnapshot, path: str, line: int, column: in
 
 def _tree(snapshot: WorkspaceSnapshot, path: str, lines, line: int):
     """A parsed manifest with a tree, or None."""
-    from stepsmith.runner.manifest import parse_manifest
 
     doc = snapshot.manifest_doc(path)
     if doc is not None and doc.root is not None:
@@ -112,7 +120,6 @@ def _keys(snapshot, path, doc, p: tuple, ctx: YamlContext) -> list[Candidate]:
 
 def _existing_keys(doc, p: tuple, ctx: YamlContext) -> set[str]:
     """The keys written in the mapping, but the one being typed at the cursor."""
-    from stepsmith.runner.manifest import YMap
 
     node = doc.node(p) if doc is not None else None
     if not isinstance(node, YMap):
@@ -122,8 +129,6 @@ def _existing_keys(doc, p: tuple, ctx: YamlContext) -> set[str]:
 
 
 def _is_list(p: tuple) -> bool:
-    import typing
-
     _, tp = field_at(p)
     while tp is not None and typing.get_origin(tp) is typing.Annotated:
         tp = typing.get_args(tp)[0]
@@ -140,7 +145,6 @@ def _new_step(column: int, marker: str = "") -> Candidate:
 
 def _parameters(snapshot, path, doc, index: int) -> list[str]:
     """The step function's parameters that take an input (its signature, read not run)."""
-    from .signatures import step_signature
 
     ref = CodeRef.parse(_code(doc, index))
     if ref is None:
@@ -188,7 +192,6 @@ def _items(doc, p: tuple) -> list[Candidate]:
 
 def _channels(doc) -> list[str]:
     """The channels the manifest names already (channel sources and effects), once each."""
-    from stepsmith.runner.manifest import YMap
 
     root = doc.root if doc is not None else None
     out: dict[str, None] = {}
@@ -228,7 +231,6 @@ def _step_list(doc, index, key: str) -> list[str]:
 def _references(doc, index: int) -> list[Candidate]:
     """`sources.X`, then `steps.<id>.output` of every step but this one and those that read
     (directly or not) this one's output: wiring them would make a cycle."""
-    from stepsmith.runner.model.grammar import SOURCE_PREFIX, STEP_PREFIX, STEP_SUFFIX
 
     out = [Candidate(f"{SOURCE_PREFIX}{n}", "reference", detail="source")
            for n in (declared(doc, "sources") if doc else [])]
@@ -245,8 +247,6 @@ def _references(doc, index: int) -> list[Candidate]:
 
 
 def _reads(item) -> set[str]:
-    from stepsmith.runner.manifest import YMap
-
     inputs = item.get("inputs")
     if not isinstance(inputs, YMap):
         return set()

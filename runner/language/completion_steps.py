@@ -19,10 +19,11 @@ import re
 
 from stepsmith.runner.lines import function_spans, strip_eol
 from stepsmith.runner.pyparse import parse
+from stepsmith.runner.validator import policy
 from stepsmith.runner.workspace.snapshot import WorkspaceSnapshot
 
 from . import modules_api
-from .completion import Candidate, Item, items_for
+from .completion_items import Candidate, Item, items_for
 
 __all__ = ["step_items"]
 
@@ -110,8 +111,6 @@ def _member(dotted: str, mem) -> Candidate:
 
 
 def _modules(snapshot, path) -> list[Candidate]:
-    from stepsmith.runner.validator import policy
-
     out = [Candidate(m, "module", detail="allowed module") for m in modules_api.modules()]
     _, uses = snapshot.step_context(path)
     if uses and all(u.network == "public_egress" for u in uses):

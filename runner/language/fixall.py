@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 
+from stepsmith.runner.fix_safety import keeps_meaning
 from stepsmith.runner.fixes import SAFE_KINDS, TextEdit, apply_edits
 from stepsmith.runner.lines import split_lines
 from stepsmith.runner.problems import Span
@@ -104,8 +105,6 @@ def _one_round(snapshot: WorkspaceSnapshot, path: str, text: str, unsafe: bool =
 
 
 def _together(text: str, edits: list[TextEdit]) -> bool:
-    from stepsmith.runner.fix_safety import keeps_meaning
-
     try:
         return keeps_meaning(text, apply_edits(text, edits))
     except ValueError:

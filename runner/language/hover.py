@@ -13,7 +13,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from stepsmith.runner.language.cards import pinned_time_card, reach_card, rule_card
+from stepsmith.runner.language.manifest_services import manifest_hover
+from stepsmith.runner.language.steps import clock_call_at, def_name_at, problems_at
+from stepsmith.runner.model.refs import CodeRef
 from stepsmith.runner.problems import Problem, Span
+from stepsmith.runner.reach import reach_rows
+from stepsmith.runner.workspace.diagnostics import is_manifest_path
+from stepsmith.runner.workspace.index import code_target, norm
 
 from . import markdown as md
 
@@ -32,8 +39,6 @@ def _file_uri(path: str) -> str:
 
 def hover(snapshot, path: str, line: int, column: int, *, problems: Sequence[Problem] = (),
           language_id: str = "", uri_of: Callable[[str], str] = _file_uri) -> Hover | None:
-    from stepsmith.runner.workspace.diagnostics import is_manifest_path
-
     if is_manifest_path(path):
         return manifest_card(snapshot, path, line, column, uri_of)
     if path.endswith(".py") or language_id == "python":
@@ -44,8 +49,6 @@ def hover(snapshot, path: str, line: int, column: int, *, problems: Sequence[Pro
 def code_link(snapshot, manifest_path: str, code: str, uri_of: Callable[[str], str] = _file_uri) -> str | None:
     """`steps/x.py:func` of a manifest -> a link target for hover Markdown: the file's URI with
     `#L<line>` of the function's `def` (VS Code opens it there), or None if there is no file."""
-    from stepsmith.runner.model.refs import CodeRef
-    from stepsmith.runner.workspace.index import code_target
 
     ref = CodeRef.parse(code)
     if ref is None or not ref.path.endswith(".py"):
@@ -60,8 +63,6 @@ def code_link(snapshot, manifest_path: str, code: str, uri_of: Callable[[str], s
 
 def manifest_card(snapshot, path: str, line: int, column: int,
                   uri_of: Callable[[str], str] = _file_uri) -> Hover | None:
-    from stepsmith.runner.language.manifest_services import manifest_hover
-
     doc = snapshot.manifest_doc(path)
     if doc is None:
         return None
@@ -93,9 +94,6 @@ def python_card(report) -> str:
 
 def step_card(snapshot, path: str, line: int, column: int,
               problems: Sequence[Problem] = ()) -> Hover | None:
-    from stepsmith.runner.language.cards import pinned_time_card, reach_card, rule_card
-    from stepsmith.runner.language.steps import clock_call_at, def_name_at, problems_at
-
     text = snapshot.read_text(path)
     if text is None or len(text) > snapshot.max_file_size:
         return None
@@ -123,7 +121,6 @@ def step_card(snapshot, path: str, line: int, column: int,
 
 def _step_file_python(snapshot, path: str):
     """The pin report of the first manifest naming the step file (what it is checked with)."""
-    from stepsmith.runner.workspace.index import norm
 
     for entry in snapshot.index.manifests_using(norm(path)):
         report = entry.python_report()
@@ -134,7 +131,6 @@ def _step_file_python(snapshot, path: str):
 
 def reach_cards(snapshot, path: str, function: str, card) -> list[str]:
     """The reach card of every step (of every manifest) whose code is `path:function`."""
-    from stepsmith.runner.reach import reach_rows
 
     out = []
     for s in snapshot.steps_using(path, function):

@@ -6,10 +6,12 @@ and read files). Positions are Problem-style: 1-based lines, 0-based code-point 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from stepsmith.runner.json_types import json_type
+from stepsmith.runner.manifest import YMap, YScalar, YSeq
 from stepsmith.runner.manifest.model_paths import field_at, literal_values
 from stepsmith.runner.manifest.yamlpos.nodes import step_code_of, step_id_of, step_items
 from stepsmith.runner.model.refs import (
@@ -19,6 +21,7 @@ from stepsmith.runner.model.refs import (
     parse_input_ref,
 )
 from stepsmith.runner.problems import Span
+from stepsmith.runner.reach import reach_rows
 
 from . import markdown as md
 from .cards import reach_card, rule_card
@@ -53,14 +56,7 @@ def describe_key(key_path: tuple) -> str | None:
 # ------------------------------------------------------------------ helpers over the tree
 
 
-def _nodes():
-    from stepsmith.runner.manifest import YMap, YScalar, YSeq
-
-    return YMap, YScalar, YSeq
-
-
 def declared(doc, section: str) -> list[str]:
-    YMap, YScalar, YSeq = _nodes()
     root = doc.root
     if not isinstance(root, YMap):
         return []
@@ -78,7 +74,6 @@ def step_entry_span(doc, step_id: str) -> Span | None:
 
 
 def step_id_span(doc, step_id: str) -> Span | None:
-    YMap, YScalar, YSeq = _nodes()
     for i, item in step_items(doc):
         if step_id_of(item) == step_id:
             return item.get("id").span
@@ -86,7 +81,6 @@ def step_id_span(doc, step_id: str) -> Span | None:
 
 
 def manifest_symbols(doc) -> list[Symbol]:
-    YMap, YScalar, YSeq = _nodes()
     root = doc.root
     out: list[Symbol] = []
     if not isinstance(root, YMap):
@@ -122,7 +116,6 @@ def manifest_symbols(doc) -> list[Symbol]:
 def _reach_row(doc, step_id: str):
     if doc.workflow is None:
         return None
-    from stepsmith.runner.reach import reach_rows
 
     for row in reach_rows(doc.workflow):
         if row.step_id == step_id:
@@ -131,7 +124,6 @@ def _reach_row(doc, step_id: str):
 
 
 def _scalar_text(node) -> str | None:
-    _, YScalar, _ = _nodes()
     return node.data if isinstance(node, YScalar) and isinstance(node.data, str) else None
 
 
@@ -151,7 +143,6 @@ def input_hover(doc, key_path: tuple, *,
     feeds. Works on the YAML tree, so also while other parts of the manifest have errors.
     `code_link(code)` may turn a `path.py:function` into a link target (the editor's glue).
     Every name, value, description and explanation is workflow data: escaped (issue 18)."""
-    YMap, _, _ = _nodes()
     if (len(key_path) < 4 or key_path[0] != "steps" or not isinstance(key_path[1], int)
             or key_path[2] != "inputs" or not isinstance(key_path[3], str)):
         return None
@@ -220,8 +211,6 @@ def input_hover(doc, key_path: tuple, *,
     data = value.data
     shown = repr(data) if not isinstance(data, (str, int, float, bool, list, dict, type(None))) else None
     if shown is None:
-        import json
-
         try:
             shown = json.dumps(data, ensure_ascii=False)
         except (TypeError, ValueError):
@@ -239,7 +228,6 @@ def manifest_hover(doc, line: int, column: int, *,
                    code_link: Callable[[str], str | None] | None = None) -> tuple[str, Span] | None:
     """Markdown and the span it is about, for the position (1-based line, 0-based column).
     `code_link` (optional) maps a step's `path.py:function` to a link target for input hovers."""
-    YMap, YScalar, YSeq = _nodes()
     # a problem under the cursor: its rule
     for p in doc.problems:
         s = p.span

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from stepsmith.runner.harness.facades import public_members
+from stepsmith.runner.language import signatures
 from stepsmith.runner.validator import policy
 from stepsmith.runner.validator.checks.attributes import attribute_refusal
 
@@ -115,11 +116,9 @@ def _first_line(obj) -> str:
 
 
 def _describe(dotted: str, name: str, obj) -> Member:
-    from stepsmith.runner.language.signatures import signature_of
-
     kind = _kind(obj)
     if kind in ("function", "class"):
-        sig = signature_of(f"{dotted}.{name}")
+        sig = signatures.signature_of(f"{dotted}.{name}")
         return Member(name, kind, _first_line(obj), sig.label if sig is not None else "")
     if isinstance(obj, _PLAIN):
         return Member(name, kind, "", repr(obj)[:80])

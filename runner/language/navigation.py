@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from stepsmith.runner.model.refs import CodeRef
 from stepsmith.runner.problems import Span
+from stepsmith.runner.workspace.diagnostics import is_manifest_path
 from stepsmith.runner.workspace.index import code_target
 from stepsmith.runner.workspace.snapshot import Location, WorkspaceSnapshot
 
@@ -67,8 +68,6 @@ def step_definition(snapshot: WorkspaceSnapshot, path: str, line: int, column: i
 
 
 def definition(snapshot: WorkspaceSnapshot, path: str, line: int, column: int) -> list[Location]:
-    from stepsmith.runner.workspace.diagnostics import is_manifest_path
-
     if is_manifest_path(path):
         loc = manifest_definition(snapshot, path, line, column)
         if loc is not None:
@@ -84,7 +83,6 @@ def references(snapshot: WorkspaceSnapshot, path: str, line: int, column: int,
                include_declaration: bool = True) -> list[Location]:
     """A workflow name: every place it is written. A step function (on its `def`, anywhere in
     its body, or on a `code:` value): its declaration and every step's `code:` naming it."""
-    from stepsmith.runner.workspace.diagnostics import is_manifest_path
 
     found = _name_references(snapshot, path, line, column, include_declaration)
     if found is not None:

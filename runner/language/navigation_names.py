@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
+from stepsmith.runner.lines import function_spans, strip_eol
+from stepsmith.runner.manifest import YMap, YScalar, YSeq
 from stepsmith.runner.model import grammar
 from stepsmith.runner.model.refs import (
     CodeRef,
@@ -29,6 +31,7 @@ from stepsmith.runner.model.refs import (
 )
 from stepsmith.runner.problems import Span
 from stepsmith.runner.pyparse import parse_module
+from stepsmith.runner.workspace.diagnostics import is_manifest_path
 from stepsmith.runner.workspace.fixtures import folder_fixture_files
 from stepsmith.runner.workspace.index import code_target
 from stepsmith.runner.workspace.snapshot import Location, WorkspaceSnapshot
@@ -73,7 +76,6 @@ def contains(span: Span, line: int, column: int) -> bool:
 def _sub_span(lines, node, start: int, name: str) -> Span | None:
     """The span of `name` at `start` code points into a one-line scalar's value, or None when
     the scalar is not written plainly (escapes, block scalars, several lines)."""
-    from stepsmith.runner.manifest import YScalar
 
     if not isinstance(node, YScalar) or node.style not in ("", "'", '"'):
         return None
@@ -95,7 +97,6 @@ def _str(node) -> str | None:
 
 def manifest_names(doc, lines, manifest_path: str) -> list[Written]:
     """Every declared name and every use of one in a parsed manifest (even a half-valid one)."""
-    from stepsmith.runner.manifest import YMap, YSeq
 
     out: list[Written] = []
     root = doc.root if doc is not None else None
@@ -193,7 +194,6 @@ def _uses_in(lines, fn: ast.FunctionDef) -> Iterator[tuple[Kind, str, Span]]:
 def step_file_names(text: str, lines) -> list[Written]:
     """`def` names (declarations) and the connection / effect names the functions write.
     A file that does not parse yields its `def`s by text only (lines.function_spans)."""
-    from stepsmith.runner.lines import function_spans, strip_eol
 
     out = [Written("function", f.name, Span(f.line, f.column, f.line, f.column + len(f.name)),
                    True, function=f.name) for f in function_spans(text, lines)]
@@ -239,8 +239,6 @@ class Names:
         self._memo: dict[str, list[Written]] = {}
 
     def written(self, path: str) -> list[Written]:
-        from stepsmith.runner.workspace.diagnostics import is_manifest_path
-
         hit = self._memo.get(path)
         if hit is None:
             s = self.snapshot

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from stepsmith.runner.lines import split_lines, strip_eol
+from stepsmith.runner.manifest import YMap, YSeq
 from stepsmith.runner.problems import Span
 from stepsmith.runner.pyparse import parse_module
 
@@ -141,8 +142,6 @@ def _line_span(lines: list[str], line: int) -> Span | None:
 
 
 def manifest_folds(doc, text: str) -> list[Fold]:
-    from stepsmith.runner.manifest import YMap, YSeq
-
     lines = _plain(text)
     root = getattr(doc, "root", None)
     if root is None:
@@ -166,7 +165,6 @@ def manifest_folds(doc, text: str) -> list[Fold]:
 
 def manifest_selection(doc, text: str, line: int, column: int) -> list[Span]:
     """Word, scalar, key/value pair, enclosing collection ... document."""
-    from stepsmith.runner.manifest import YMap, YSeq
 
     lines = _plain(text)
     pos = (line, column)

@@ -20,6 +20,7 @@ from typing import Literal
 from stepsmith.runner.fixes import TextEdit
 from stepsmith.runner.model import grammar
 from stepsmith.runner.problems import Span
+from stepsmith.runner.safeio import contained
 from stepsmith.runner.workspace.snapshot import WorkspaceSnapshot
 
 from .navigation_names import Name, Names
@@ -92,7 +93,6 @@ def make_target_folder(plan: RenamePlan) -> None:
     """Create `plan.make_folder` (and nothing through a symlink: runner/safeio)."""
     if plan.make_folder is None:
         return
-    from stepsmith.runner.safeio import contained
 
     folder = os.path.dirname(os.path.dirname(plan.make_folder))  # the workflow folder
     contained(Path(folder), Path(plan.make_folder) / "_", create_dirs=True)

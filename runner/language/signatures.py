@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from stepsmith.runner.language.modules_api import resolve
+from stepsmith.runner.language import modules_api
 from stepsmith.runner.pyparse import parse_module
 
 __all__ = ["CONNECTIONS_DOC", "EFFECTS_DOC", "Parameter", "Signature", "signature_of",
@@ -103,7 +103,7 @@ def _from_docstring(name: str, doc: str) -> Signature | None:
 def signature_of(dotted: str) -> Signature | None:
     """Signature help for a callable of the allowed modules (`re.sub`, `decimal.Decimal`,
     `decimal.Decimal.quantize`), or None when `dotted` is not one the dialect reaches."""
-    obj = resolve(dotted)
+    obj = modules_api.resolve(dotted)
     if obj is None or not callable(obj) or inspect.ismodule(obj):
         return None
     name = dotted.rsplit(".", 1)[-1]

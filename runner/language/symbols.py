@@ -6,18 +6,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from stepsmith.runner.language.manifest_services import Symbol
+from stepsmith.runner.language.manifest_services import Symbol, manifest_symbols
+from stepsmith.runner.language.steps import step_symbols
+from stepsmith.runner.workspace.diagnostics import is_manifest_path
 
 MAX_ITEMS = 5000
 
 
 def symbols(snapshot, path: str, language_id: str = "", max_items: int = MAX_ITEMS) -> list[Symbol]:
-    from stepsmith.runner.language.steps import step_symbols
-    from stepsmith.runner.workspace.diagnostics import is_manifest_path
-
     if is_manifest_path(path):
-        from stepsmith.runner.language.manifest_services import manifest_symbols
-
         doc = snapshot.manifest_doc(path)
         found = manifest_symbols(doc) if doc is not None else []
     elif path.endswith(".py") or language_id == "python":

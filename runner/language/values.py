@@ -16,7 +16,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from stepsmith.runner.lines import split_lines, strip_eol
+from stepsmith.runner.codeshape import layout
+from stepsmith.runner.lines import function_spans, split_lines, strip_eol
 from stepsmith.runner.sandbox.trace import LineValue, ValueSnapshot
 
 from . import markdown as md
@@ -133,8 +134,6 @@ def _name_at(line_text: str, column: int) -> str | None:
 
 
 def _statement_line(text: str, line: int) -> int:
-    from stepsmith.runner.codeshape import layout
-
     try:
         return layout(text).line_map.get(line, line)  # the line map only: no coverage.py
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -142,8 +141,6 @@ def _statement_line(text: str, line: int) -> int:
 
 
 def _enclosing_start(text: str, line: int) -> int:
-    from stepsmith.runner.lines import function_spans
-
     for f in function_spans(text):
         if f.line <= line <= f.end_line:
             return f.line

@@ -18,6 +18,7 @@ from stepsmith.runner.model.refs import (
 )
 from stepsmith.runner.problems import Span
 
+from .fixedits import replace
 from .forbidden import find_forbidden_fields, is_forbidden_field
 from .yamlpos import YMap, YNode, YPair, YScalar, YSeq
 
@@ -41,7 +42,6 @@ def replace_fix(name: str, choices, span: Span, node: YNode | None = None,
                 close: str | None = None) -> dict | None:
     """`Problem.data` for editors: the did-you-mean as an edit replacing `span` (the quotes
     of a quoted `node` kept), plus `replacement`, the name itself."""
-    from .fixedits import replace
 
     close = close if close is not None else closest(name, choices)
     return replace(span, close, node) if close else None

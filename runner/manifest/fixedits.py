@@ -11,6 +11,7 @@ import functools
 from collections.abc import Sequence
 
 from stepsmith.runner.fixes import fix_data, with_alternatives
+from stepsmith.runner.lines import split_lines
 from stepsmith.runner.model.refs import StepOutputRef, parse_input_ref
 from stepsmith.runner.problems import Span
 
@@ -32,7 +33,6 @@ def replace(span: Span, name: str, node: YNode | None = None) -> dict:
 def lines_of(text: str) -> tuple[str, ...]:
     """The manifest's editor lines (\r\n, \r, \n only), split once per text: every step's
     signature check asks (200 steps re-split a 200-step manifest 200 times per keystroke)."""
-    from stepsmith.runner.lines import split_lines
 
     return tuple(split_lines(text))
 

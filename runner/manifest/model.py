@@ -8,6 +8,7 @@ in `crossref.py` / `check.py`, where exact positions are known.
 
 from __future__ import annotations
 
+import difflib
 import zoneinfo
 from typing import Annotated, Literal
 
@@ -67,8 +68,6 @@ _ZONE_SET = frozenset(ZONES)
 
 def check_timezone(name: str) -> str:
     if name not in _ZONE_SET:  # the schema's enum: the same list, on every machine
-        import difflib
-
         close = difflib.get_close_matches(name, ZONES, n=1)
         if not close:
             folded = {z.lower(): z for z in ZONES}.get(name.strip().lower())

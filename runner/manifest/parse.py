@@ -10,6 +10,7 @@ from stepsmith.runner.problems import Problem, Span
 from stepsmith.runner.rules.manifest_rules import rationale
 
 from .crossref import check_crossrefs, value_span
+from .fixedits import replace
 from .model_paths import model_at
 from .pattern_messages import pattern_message
 from .yamlpos import YMap, YNode, YScalar, YSeq, load, node_at
@@ -226,8 +227,6 @@ def _map_error(err: dict, root: YNode | None, add) -> None:
             hint = f"; did you mean '{close[0]}'?" if close else f" (expected one of: {', '.join(allowed)})"
         pair = parent.pair(key) if isinstance(parent, YMap) and isinstance(key, str) else None
         if allowed and close and pair is not None and close[0] not in parent.index:
-            from .fixedits import replace
-
             fix = replace(span, close[0], pair.key)
         if (isinstance(parent, YMap) and parent.flow and pair is not None
                 and pair.value.data is None and " " in str(key)):
@@ -298,8 +297,6 @@ def _map_error(err: dict, root: YNode | None, add) -> None:
     fix = None
     node = node_at(root, loc) if suggestion else None
     if isinstance(suggestion, str) and isinstance(node, YScalar) and node.span == span:
-        from .fixedits import replace
-
         fix = replace(span, suggestion, node)
     add(code, msg, span, step, fix)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from stepsmith.runner.fixes import fix_data
 from stepsmith.runner.problems import Problem, Severity, Span
 from stepsmith.runner.rules.manifest_rules import rationale
 
@@ -43,7 +44,6 @@ def _renamed(step: YMap, sig: FunctionSig, input_pairs, input_names, where: str,
     """Inputs without a parameter and as many parameters without an input, nothing else
     wrong: the parameters were renamed (in order). One finding with the fix renaming the
     inputs (and one echo on the `def` line) instead of an SM204 and an SM205 per name, twice."""
-    from stepsmith.runner.fixes import fix_data
 
     unused = [p for p in input_pairs if p.name not in sig.params
               and p.name not in ("connections", "effects")]

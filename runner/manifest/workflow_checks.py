@@ -15,18 +15,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from stepsmith.runner import safeio
+from stepsmith.runner.fix_safety import vet
 from stepsmith.runner.model.grammar import (
     is_manifest_name,  # noqa: F401  (defined there; still importable here)
 )
 from stepsmith.runner.model.refs import CodeRef
 from stepsmith.runner.problems import Problem, Severity, Span
+from stepsmith.runner.pythons import PythonNotFound
+from stepsmith.runner.pythons.checker import grammar_known, validate
+from stepsmith.runner.pythons.pins import Pin
 from stepsmith.runner.rules.manifest_rules import rationale
+from stepsmith.runner.validator import StepUse
 
 from .crossref import did_you_mean, replace_fix, sub_span
 from .parse import ManifestDoc, parse_manifest
 from .signature import _check_signature, _def_reporter
 from .stepfiles import _digest, _read_step_from_disk, parse_step_file
-from .yamlpos import YMap, YScalar, YSeq
+from .yamlpos import MAX_MANIFEST_CHARS, YMap, YScalar, YSeq
 
 
 def _validate(text: str | bytes, python: str, uses: tuple, interpreter) -> list[Problem]:
@@ -34,13 +39,6 @@ def _validate(text: str | bytes, python: str, uses: tuple, interpreter) -> list[
     statement: the one cache; through a helper of that interpreter when it is not this
     process's minor version, runner/pythons/checker.py), with only the fixes that keep the
     file meaning what it meant (judged on the whole file)."""
-    try:
-        from stepsmith.runner.pythons.checker import validate
-    except ImportError as exc:  # fail closed, visibly
-        return [Problem(code="SS003", message=f"step validator unavailable ({exc}); "
-                        "the file was not checked", span=Span(1, 0, 1, 1))]
-    from stepsmith.runner.fix_safety import vet
-
     return vet(text, validate(text, python=python, uses=list(uses), interpreter=interpreter))
 
 
@@ -87,20 +85,8 @@ def _decode_error_problem(data: bytes, exc: UnicodeDecodeError, path: str, code:
     )
 
 
-def _step_use_cls():
-    try:
-        from stepsmith.runner.validator import StepUse
-
-        return StepUse
-    except ImportError:
-        from collections import namedtuple
-
-        return namedtuple("StepUse", "step_id function network effects", defaults=(None,))
-
-
 def read_manifest_text(path: Path) -> tuple[str | None, list[Problem]]:
     """Read a manifest from disk: (text, problems). Oversized/undecodable files -> problems."""
-    from .yamlpos import MAX_MANIFEST_CHARS
 
     p = str(path)
     try:
@@ -168,7 +154,6 @@ def check_workflow(
         folder_real = folder.absolute()
     folder_prefix = str(folder_real).rstrip(os.sep) + os.sep
     resolved: dict[str, tuple[Path, bool]] = {}  # normalised code path -> (path, inside)
-    StepUse = _step_use_cls()
     texts: dict[Path, tuple] = {}  # path -> (text, digest, raw bytes if not UTF-8)
     uses: dict[Path, list] = {}
 
@@ -278,19 +263,16 @@ def _pinned_interpreter(result: WorkflowCheck, doc: ManifestDoc, python: str, py
     step files can be validated: without the pinned interpreter only when this process's
     grammar is the pin's or newer (the parser's `feature_version` then reads the older one;
     a newer grammar it does not know, and the manifest's SM501 says why)."""
-    from stepsmith.runner.pythons.pins import Pin
 
     pin = Pin.parse(python)
     if python_for is None or pin is None:
         return True
-    from stepsmith.runner.pythons import PythonNotFound
 
     try:
         result.interpreter = python_for(python)
         return True
     except PythonNotFound as exc:
         add("SM501", exc.message, doc.locate(("python",)) or Span(1, 0, 1, 1))
-    from stepsmith.runner.pythons.checker import grammar_known
 
     return grammar_known(python)
 

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+from stepsmith.runner import rules
+from stepsmith.runner.validator import policy
+
 # the rules drafts break most: imports, classes and decorators from habit, module-level code,
 # unseeded randomness, the clock through an instance, wiring left to the code, undeclared
 # effects and connections, credentials passed as inputs
@@ -11,9 +14,6 @@ OFTEN_BROKEN = ("SS101", "SS102", "SS201", "SS301", "SS401", "SS402", "SS404", "
 
 
 def draft_step_prompt(task: str) -> str:
-    from stepsmith.runner import rules
-    from stepsmith.runner.validator import policy
-
     lines = [
         f"Draft one workflow step for this task: {task}",
         "",

@@ -8,7 +8,11 @@ import json
 from typing import Annotated
 
 from pydantic import Field
+from stepsmith.runner import rules
 from stepsmith.runner.agent import tools
+from stepsmith.runner.agent.schema_view import zone_names
+
+from .prompt import draft_step_prompt
 
 
 def register(server) -> None:
@@ -21,8 +25,6 @@ def register(server) -> None:
     @server.resource("stepsmith://rules", title="Every rule", mime_type="application/json",
                      description="every rule: code, summary, rationale, example, fix, page")
     def rules_resource() -> str:
-        from stepsmith.runner import rules
-
         return json.dumps([tools.explain_rule(r.code).model_dump() for r in rules.all_rules()],
                           separators=(",", ":"))
 
@@ -43,8 +45,6 @@ def register(server) -> None:
                      mime_type="application/json",
                      description="the IANA time zone names a manifest's timezone may take")
     def zones_resource() -> str:
-        from stepsmith.runner.agent.schema_view import zone_names
-
         return json.dumps(zone_names(tools.full_schema()))
 
     @server.prompt(name="draft_workflow_step", title="Draft a workflow step",
@@ -52,6 +52,4 @@ def register(server) -> None:
     def draft_workflow_step(task: Annotated[str, Field(
             description="what the step should do, in plain words (e.g. 'match each invoice "
             "to an open purchase order of the same supplier within a penny')")]) -> str:
-        from .prompt import draft_step_prompt
-
         return draft_step_prompt(task)

@@ -37,6 +37,11 @@ from stepsmith.runner.app.shapes import (
     TestInput,
     described,
 )
+from stepsmith.runner.errors import StepsmithError
+
+from stepsmith import __version__
+
+from .resources import register
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                             open_world_hint=False)
@@ -67,7 +72,6 @@ def answered(fn):
     """A refusal or a bad request the tool foresaw (outside the roots, a usage error, a
     workflow with check problems, a path stepsmith will not follow) reaches the agent as a tool
     error with its reason. The description is the docstring without its indentation."""
-    from stepsmith.runner.errors import StepsmithError
 
     @functools.wraps(fn)
     async def wrapper(*args, **kwargs):
@@ -115,9 +119,6 @@ def scope_of(roots: ListRootsResult | None, folder: Path, bounded: bool) -> Scop
 
 def build(root: Path, *, bounded: bool = False) -> MCPServer:
     """The server for `root`; `bounded`: FOLDER was given, so it bounds the client's roots."""
-    from stepsmith import __version__
-
-    from .resources import register
 
     server = MCPServer("stepsmith", title="stepsmith", version=__version__,
                        instructions=INSTRUCTIONS, log_level="WARNING")

@@ -15,6 +15,7 @@ Plain Python: the CLI, the fixture loader and the sandbox's parent side import i
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 EXAMPLE = "2026-12-01T07:00:00+00:00"
 
@@ -60,8 +61,6 @@ def normalised(text: str, zone: str | None) -> str:
 
 
 def _zone(name: str, text: str):
-    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, OSError) as exc:

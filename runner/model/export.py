@@ -12,6 +12,8 @@ import json
 import sys
 from pathlib import Path
 
+from stepsmith.runner.validator.policy import ALLOWED_MODULES, NETWORK_MODULES
+
 from . import grammar
 
 #: Relative to the repository root (the folder holding `runner/` and `vscode-extension/`).
@@ -32,8 +34,8 @@ def grammar_json() -> dict:
         "references": {"source_prefix": grammar.SOURCE_PREFIX,
                        "step_prefix": grammar.STEP_PREFIX, "step_suffix": grammar.STEP_SUFFIX},
         "fixtures": {"dir": grammar.FIXTURES_DIR, "workflow_cases": grammar.WORKFLOW_CASES_DIR},
-        "allowed_modules": sorted(grammar.ALLOWED_MODULES),
-        "network_modules": sorted(grammar.NETWORK_MODULES),
+        "allowed_modules": sorted(ALLOWED_MODULES),
+        "network_modules": sorted(NETWORK_MODULES),
     }
 
 

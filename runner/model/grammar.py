@@ -90,17 +90,3 @@ STEP_SUFFIX = ".output"
 
 FIXTURES_DIR = "fixtures"
 WORKFLOW_CASES_DIR = "_workflow"  # fixtures/_workflow/<case>.json
-
-
-# ------------------------------------------------------------------------ allowed modules
-
-
-def __getattr__(name: str):
-    # The list the validator enforces lives in validator/policy.py, the only place the
-    # validator (also shipped into the sandbox) may import it from; read it lazily so that
-    # importing the grammar stays cheap (the validator package costs ~40 ms).
-    if name in ("ALLOWED_MODULES", "NETWORK_MODULES"):
-        from stepsmith.runner.validator import policy
-
-        return getattr(policy, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

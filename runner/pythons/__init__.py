@@ -15,6 +15,7 @@ from pathlib import Path
 
 from stepsmith.runner import settings
 
+from . import probe
 from .discover import PythonNotFound, find, settings_mapping
 from .probe import Interpreter, running
 
@@ -55,7 +56,6 @@ def resolve(pin: str, near: str | os.PathLike | None = None) -> Interpreter:
 
 def forget() -> None:
     """Drop remembered answers and probes (tests; after installing an interpreter)."""
-    from . import probe
 
     with _lock:
         _answers.clear()

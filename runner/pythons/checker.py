@@ -14,17 +14,25 @@ from __future__ import annotations
 
 import atexit
 import functools
+import importlib.util
 import marshal
 import os
+import select
+import subprocess
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from stepsmith.runner.codeshape import Layout
+from stepsmith.runner.codeshape import layout as layout_here
+from stepsmith.runner.problems import Problem, Severity, Span
+from stepsmith.runner.validator import validate as validate_here
+from stepsmith.runner.validator.walk import rationale as why
+from stepsmith.runner.validator_sources import validator_files
+
+from .pins import Pin
 from .probe import Interpreter, running
-
-if TYPE_CHECKING:
-    import subprocess
 
 HELPER = Path(__file__).resolve().with_name("helper.py")
 ANSWER_TIMEOUT_S = 60.0  # a 1 MiB file parses in well under a second; a hung helper is killed
@@ -38,7 +46,6 @@ class HelperFailed(RuntimeError):
 def _sources() -> list[tuple[str, bool, str, bytes]]:
     """The modules the helper serves: the validator (as the harness ships it) and the parts
     of the runner the trace layout needs."""
-    from stepsmith.runner.validator_sources import validator_files
 
     files = list(validator_files())
     files.append(("stepsmith.runner.pyparse", _RUNNER / "pyparse.py"))
@@ -53,7 +60,6 @@ def _sources() -> list[tuple[str, bool, str, bytes]]:
 def _packages() -> dict[str, str]:
     """Pure-Python packages the helper imports from their folders, without running their
     `__init__` (coverage.py's parser: the static analysis of coverage reports)."""
-    import importlib.util
 
     spec = importlib.util.find_spec("coverage")
     locations = list(spec.submodule_search_locations or ()) if spec is not None else []
@@ -74,8 +80,6 @@ class Helper:
         self._proc: subprocess.Popen | None = None
 
     def _start(self) -> subprocess.Popen:
-        import subprocess  # (a check on this interpreter's own version starts none)
-
         proc = subprocess.Popen([self.interp.exe, "-I", "-S", "-B", str(HELPER)],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.DEVNULL, env={}, close_fds=True,
@@ -86,9 +90,6 @@ class Helper:
         return proc
 
     def _read(self, proc: subprocess.Popen, n: int, deadline: float) -> bytes:
-        import select
-        import time
-
         fd = proc.stdout.fileno()
         buf = bytearray()
         while len(buf) < n:
@@ -102,8 +103,6 @@ class Helper:
         return bytes(buf)
 
     def _exchange(self, request: tuple):
-        import time
-
         if self._proc is None or self._proc.poll() is not None:
             self._proc = self._start()
         proc = self._proc
@@ -172,7 +171,6 @@ def in_process(interp: Interpreter | None) -> bool:
 def grammar_known(pin: str) -> bool:
     """Whether this process can check code pinned to `pin` without its interpreter: its own
     grammar is the pin's or newer (the parser's `feature_version` reads the older one)."""
-    from .pins import Pin
 
     p = Pin.parse(pin)
     return p is None or (p.major, p.minor) <= running().version[:2]
@@ -181,11 +179,9 @@ def grammar_known(pin: str) -> bool:
 def validate(source: str | bytes, *, python: str, uses: Sequence = (), line_offset: int = 0,
              interpreter: Interpreter | None = None) -> list:
     """The validator's problems for `source` as the pinned interpreter sees it."""
-    from stepsmith.runner.validator import validate as local
 
     if in_process(interpreter):
-        return local(source, python=python, uses=list(uses), line_offset=line_offset)
-    from stepsmith.runner.problems import Problem, Span
+        return validate_here(source, python=python, uses=list(uses), line_offset=line_offset)
 
     assert interpreter is not None
     wire = tuple((str(u.step_id), str(u.function), str(getattr(u, "network", "none")),
@@ -193,8 +189,6 @@ def validate(source: str | bytes, *, python: str, uses: Sequence = (), line_offs
     try:
         return list(_remote(interpreter, source, python, wire, line_offset))
     except (HelperFailed, TypeError, ValueError) as exc:
-        from stepsmith.runner.validator.walk import rationale as why
-
         line = 1 + line_offset
         return [Problem("SS003", f"not checked: the check helper of {interpreter.label()} "
                         f"failed ({exc})"[:500], Span(line, 0, line, 1),
@@ -205,7 +199,6 @@ def validate(source: str | bytes, *, python: str, uses: Sequence = (), line_offs
 def _remote(interp: Interpreter, source, python: str, wire: tuple, line_offset: int) -> tuple:
     """The helper's problems, kept for the same question (every fixture of a step validates
     its file again before its sandbox; a failure is not kept)."""
-    from stepsmith.runner.problems import Problem, Severity, Span
 
     kind, value = helper(interp).ask(("validate", source, python, list(wire), line_offset))
     if kind != "ok":
@@ -218,11 +211,8 @@ def _remote(interp: Interpreter, source, python: str, wire: tuple, line_offset: 
 def layout(interp: Interpreter | None, source: str):
     """codeshape.layout(source) as `interp` parses it (SyntaxError when it does not);
     None: the running interpreter."""
-    from stepsmith.runner.codeshape import Layout
-    from stepsmith.runner.codeshape import layout as local
-
     if in_process(interp):
-        return local(source)
+        return layout_here(source)
     line_map, assigns, count = _parsed(interp, ("layout", source))
     return Layout(dict(line_map), {int(k): tuple(v) for k, v in assigns.items()}, int(count))
 

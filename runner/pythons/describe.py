@@ -7,9 +7,11 @@ from): the sandbox binds the base stdlib, never a venv's site-packages.
 """
 
 import json
+import opcode
 import os
 import sys
 import sysconfig
+from importlib.util import MAGIC_NUMBER
 
 
 def describe() -> dict:
@@ -25,13 +27,7 @@ def describe() -> dict:
     if shared and libdir and soname:
         cand = os.path.join(libdir, soname)
         library = os.path.realpath(cand) if os.path.exists(cand) else None
-    try:
-        from importlib.util import MAGIC_NUMBER
-
-        magic = MAGIC_NUMBER.hex()
-    except ImportError:  # pragma: no cover - every CPython has it
-        magic = ""
-    import opcode
+    magic = MAGIC_NUMBER.hex()
 
     site = sorted({os.path.realpath(p) for p in (
         own_paths.get("purelib"), own_paths.get("platlib"),

@@ -21,6 +21,7 @@ program only root or the user can change; otherwise it is refused with the reaso
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -119,15 +120,12 @@ def untrusted_reason(path: str) -> str | None:
 
 
 def _version_key(name: str) -> tuple[int, ...]:
-    import re
-
     m = re.search(r"(\d+)\.(\d+)\.(\d+)", name)
     return tuple(int(x) for x in m.groups()) if m else (0, 0, 0)
 
 
 def _managed(root: Path, pattern: str, exe: str) -> list[str]:
     """`root/<dir matching pattern>/bin/<exe>`, newest release first."""
-    import re
 
     try:
         names = [d.name for d in root.iterdir() if re.fullmatch(pattern, d.name)]
@@ -161,7 +159,6 @@ def _on_path(exe: str, environ: Mapping[str, str]) -> list[str]:
 
 def _candidates(pin: Pin, environ: Mapping[str, str]) -> Iterator[tuple[str, list[str]]]:
     """(where, candidate paths) after the explicit mappings, in the documented order."""
-    import re
 
     exe = f"python{pin.minor_text}"
     yield f"PATH ({exe})", _on_path(exe, environ)

@@ -18,6 +18,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from stepsmith.runner.validator.policy import ALLOWED_MODULES
+
 #: Run by each interpreter (`-I -S -c`): {"minor": 13, "names": {module: [names]}}, the names
 #: being what the sandbox facade's own `public_members` (harness/facades.py, run there) gives.
 ASK = r"""
@@ -39,7 +41,6 @@ TARGET = Path(__file__).resolve().parent.parent / "validator" / "module_names.py
 
 def ask(exe: str) -> tuple[int, dict[str, list[str]]]:
     """(minor version, {module: sorted names}) as interpreter `exe` has them."""
-    from stepsmith.runner.validator.policy import ALLOWED_MODULES
 
     done = subprocess.run([exe, "-I", "-S", "-c", ASK, ",".join(sorted(ALLOWED_MODULES)),
                            str(FACADES)],

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 from stepsmith.runner.model.grammar import is_python_pin
 
+from .probe import running
+
 
 @dataclass(frozen=True)
 class Pin:
@@ -39,7 +41,6 @@ def mismatch(python: str | None, interp) -> str | None:
     workflow pinned to `python`; None when it can (or there is no pin)."""
     if not python:
         return None
-    from .probe import running
 
     have = interp or running()
     pin = Pin.parse(str(python))

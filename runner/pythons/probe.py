@@ -12,12 +12,16 @@ answer never cached: the interpreter it picks can change without the shim changi
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
+import subprocess
 import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from . import describe
 
 PROBE_TIMEOUT_S = 15.0
 _DESCRIBE = Path(__file__).resolve().with_name("describe.py")
@@ -91,8 +95,6 @@ def running() -> Interpreter:
         key = f"running\0{real}\0{sys.prefix}"
         cached = _load_cached(key, real)
         if cached is None:
-            from . import describe
-
             info = describe.describe()
             cached = Interpreter.from_description(info)
             _store_cached(key, info, cached)
@@ -116,8 +118,6 @@ def _depends(interp: Interpreter) -> list[str]:
 
 
 def _cache_file(key: str) -> Path:
-    import hashlib
-
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     name = hashlib.sha256(f"{FORMAT}\0{key}".encode()).hexdigest()[:32]
     return Path(base) / "stepsmith" / "interpreters" / f"{name}.json"
@@ -181,8 +181,6 @@ def probe(candidate: str) -> Interpreter:
 
 
 def _ask(exe: str) -> dict:
-    import subprocess  # (only to probe: a check of pins already known starts none)
-
     try:
         done = subprocess.run([exe, "-I", "-S", str(_DESCRIBE)], capture_output=True,
                               timeout=PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL, check=False)

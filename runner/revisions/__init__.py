@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from stepsmith.runner.manifest import parse_manifest, read_manifest_text
+from stepsmith.runner.workspace.discovery import discover
+
 from .gitrev import GitError, Revision
 from .reach_changes import ReachChange, ReachDiff, WorkflowReachDiff, compare_workflows
 
@@ -19,7 +22,6 @@ __all__ = ["GitError", "ReachChange", "ReachDiff", "WorkflowReachDiff", "reach_d
 
 def _parse(text: str | None, where: str):
     """(workflow | None, error | None)."""
-    from stepsmith.runner.manifest import parse_manifest
 
     if text is None:
         return None, None
@@ -62,8 +64,6 @@ def _at(rev: Revision, relpath: str) -> bool:
 
 
 def _workdir_workflow(path: Path):
-    from stepsmith.runner.manifest import read_manifest_text
-
     text, problems = read_manifest_text(path)
     if text is None:
         p = problems[0] if problems else None
@@ -73,7 +73,6 @@ def _workdir_workflow(path: Path):
 
 def reach_diff(path: Path, rev: str = "HEAD") -> ReachDiff:
     """Compare every workflow under `path` (or the one `path` lies in) with `rev`."""
-    from stepsmith.runner.workspace.discovery import discover
 
     revision = Revision(path, rev)
     now = {revision.relative(f.manifest): f.manifest for f in discover([path])}

@@ -12,8 +12,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from stepsmith.runner import safeio
+from stepsmith.runner.manifest import parse_manifest, read_manifest_text
 from stepsmith.runner.problems import Problem, Severity, Span
+from stepsmith.runner.rules.manifest_rules import rationale
 
+from . import _decode, _parse
 from .gitrev import Revision
 
 
@@ -24,7 +28,6 @@ def _step_paths(workflow) -> set[str]:
 def _changed(rev: Revision, folder_rel: str, folder: Path, rel_files: set[str]) -> list[str]:
     """The files among `rel_files` (relative to the workflow folder) whose bytes differ from
     REV (added or removed count as changed)."""
-    from stepsmith.runner import safeio
 
     out = []
     for rel in sorted(rel_files):
@@ -39,11 +42,6 @@ def _changed(rev: Revision, folder_rel: str, folder: Path, rel_files: set[str]) 
 
 
 def version_problems(manifest: Path, rev: Revision) -> list[Problem]:
-    from stepsmith.runner.manifest import parse_manifest, read_manifest_text
-    from stepsmith.runner.rules.manifest_rules import rationale
-
-    from . import _decode, _parse
-
     rel = rev.relative(manifest)
     # GitError when the manifest cannot be read at REV: the check cannot say, so it fails
     before, _err = _parse(_decode(rev.read(rel)), f"{rev.rev}:{rel}")

@@ -38,6 +38,7 @@ from stepsmith.runner.store.canonical import (
     request_sha256,
 )
 from stepsmith.runner.store.identity import RuntimeIdentity, runtime_identity
+from stepsmith.runner.store.identity import _short as short
 
 SCHEMA_VERSION = 1
 STORE_DIR = ".stepsmith"
@@ -80,8 +81,6 @@ class StoreError(Refused):
 
 
 def _short(sha: str) -> str:
-    from stepsmith.runner.store.identity import _short as short
-
     return short(sha)
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from stepsmith.runner.sandbox import runtime_identity as of_sandbox
+
 
 @dataclass(frozen=True)
 class RuntimeIdentity:
@@ -50,7 +52,5 @@ def runtime_identity(interp=None) -> RuntimeIdentity:
     key = None if interp is None or interp.running else f"{interp.exe}\0{interp.build}"
     hit = _cached.get(key)
     if hit is None:
-        from stepsmith.runner.sandbox import runtime_identity as of_sandbox
-
         hit = _cached[key] = RuntimeIdentity(**of_sandbox(interp))
     return hit

@@ -21,7 +21,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from stepsmith.runner import safeio
 from stepsmith.runner.errors import Refused
+from stepsmith.runner.store.db import STORE_DIR
 
 LEASE_FILE = "leases.sqlite3"
 DEFAULT_TTL = 60.0  # seconds without renewal after which a holder is presumed gone
@@ -91,8 +93,6 @@ class RunLease:
 
     def __init__(self, workflow_dir: str | Path, workflow: str, version: int, run_id: str, *,
                  ttl: float | None = None):
-        from stepsmith.runner.store.db import STORE_DIR
-
         self.dir = Path(workflow_dir)
         self.path = self.dir / STORE_DIR / LEASE_FILE
         self.key = (workflow, int(version), run_id)
@@ -105,9 +105,6 @@ class RunLease:
 
     def _db(self) -> sqlite3.Connection:
         if self._conn is None:
-            from stepsmith.runner import safeio
-            from stepsmith.runner.store.db import STORE_DIR
-
             # a cloned folder's `.stepsmith -> /elsewhere` must not move the lease either
             safeio.safe_dir(self.dir, STORE_DIR)
             for suffix in ("", "-wal", "-shm", "-journal"):

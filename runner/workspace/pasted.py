@@ -8,13 +8,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from stepsmith.runner.workspace.discovery import nearest_manifests
+
 
 def from_inside(arg: str) -> str:
     """A PATH (or node id) as printed from inside a workflow folder, where stepsmith shows
     the folder by its name (`recon::step::case`, `stepsmith record recon ...`): when it does
     not exist from here but does from the parent of the workflow folder holding the current
     directory, the path from here. A path that exists as given always wins."""
-    from stepsmith.runner.workspace.discovery import nearest_manifests
 
     path_part, sep, node = arg.partition("::")
     if not path_part or os.path.isabs(path_part) or os.path.lexists(path_part):

@@ -8,6 +8,9 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from stepsmith.runner import manifest as manifests
+from stepsmith.runner.pythons import resolve
+
 
 def workflow_check(manifest: str | os.PathLike, read_text: Callable[[Path], str | None] | None = None,
                    *, validate_steps: bool = True, known=None):
@@ -17,9 +20,7 @@ def workflow_check(manifest: str | os.PathLike, read_text: Callable[[Path], str 
     here (runner/pythons: the settings found from the workflow's folder, PATH, uv, pyenv):
     the check's `interpreter` is the one its steps are checked and run on, SM501 when there
     is none."""
-    from stepsmith.runner.manifest import check_workflow
-    from stepsmith.runner.pythons import resolve
 
     folder = Path(manifest).parent
-    return check_workflow(Path(manifest), read_text, validate_steps=validate_steps, known=known,
-                          python_for=lambda pin: resolve(pin, folder))
+    return manifests.check_workflow(Path(manifest), read_text, validate_steps=validate_steps,
+                                    known=known, python_for=lambda pin: resolve(pin, folder))

@@ -7,6 +7,8 @@ which would rename keys that are not identifiers (a step's inputs may have any k
 
 from __future__ import annotations
 
+import json
+
 from stepsmith.server.handlers.common import invalid_params, param, require_trust, safe
 
 READ_ONLY = ("check", "reach", "explain_rule")
@@ -49,8 +51,6 @@ def register(ls) -> None:
     @ls.feature("stepsmith/agentTool")
     @safe
     async def agent_tool(ls, params):
-        import json
-
         from stepsmith.runner.agent.scope import Scope
         from stepsmith.runner.errors import StepsmithError
 

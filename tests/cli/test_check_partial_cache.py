@@ -4,8 +4,6 @@ again without validating the manifest's model (no pydantic import). The answer m
 one a fresh check gives, after every kind of step-file edit: compared with `--no-cache`."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 from stepsmith.runner.app import check as check_command
@@ -110,23 +108,6 @@ def test_a_manifest_or_fixture_edit_is_checked_whole(tree, kit, capsys, monkeypa
         same(cached, answer(kit, capsys, "--no-cache"), rel)
     # the wired fixture now holds add/x's output: no longer stale
     assert "SF001" not in all_codes(cached[1])
-
-
-def test_the_partial_check_imports_no_pydantic(tree):
-    (tree / "bad").rename(tree / "elsewhere")
-    run = [sys.executable, "-c", ("import sys; from stepsmith.runner.cli import main; "
-                                  "code = main(['check', '.']); "
-                                  "print('pydantic' in sys.modules); sys.exit(code)")]
-    env = {"XDG_CACHE_HOME": str(tree / "cache"), "PATH": "/usr/bin:/bin"}
-    full = subprocess.run(run, cwd=tree, env=env, capture_output=True, text=True, timeout=60,
-                          check=False)
-    assert full.stdout.strip().endswith("True"), full.stdout + full.stderr
-    calc = tree / "good" / "steps" / "calc.py"
-    calc.write_text(calc.read_text() + "\n# edited\n")
-    part = subprocess.run(run, cwd=tree, env=env, capture_output=True, text=True, timeout=60,
-                          check=False)
-    assert part.stdout.strip().endswith("False"), part.stdout + part.stderr
-    assert part.returncode == full.returncode == 1  # the fixture findings are still there
 
 
 def test_stale_fixtures_first_seen_when_the_step_file_is_fixed(tree, kit, capsys):

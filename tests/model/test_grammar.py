@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -100,15 +98,6 @@ def test_non_text_is_no_name():
         assert not grammar.is_slug(v) and not grammar.is_case_name(v) and not grammar.is_name(v)
 
 
-def test_allowed_modules_are_the_validators_list():
-    assert grammar.ALLOWED_MODULES is policy.ALLOWED_MODULES
-    from stepsmith.runner import model
-
-    assert model.ALLOWED_MODULES is policy.ALLOWED_MODULES
-    with pytest.raises(AttributeError):
-        _ = grammar.NO_SUCH_NAME
-
-
 def test_sandbox_facades_serve_exactly_the_allowed_modules():
     import marshal
 
@@ -117,20 +106,3 @@ def test_sandbox_facades_serve_exactly_the_allowed_modules():
     ns = {"REQ": {}, "VIOLATIONS": []}
     exec(marshal.loads(bundle()["facades"]), ns)  # noqa: S102 - our own compiled facades
     assert set(ns["_ALLOWED"]) == policy.ALLOWED_MODULES
-
-
-def test_importing_the_grammar_is_cheap():
-    # the pytest plugin and the CLI import it at start-up: no pydantic, no validator
-    code = ("import sys, stepsmith.runner.model as m; m.CodeRef.parse('a.py:f'); "
-            "m.parse_input_ref('sources.x'); "
-            "print(sorted(k for k in sys.modules if k == 'pydantic' "
-            "or k.startswith('stepsmith.runner.validator') or k == 'yaml'))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, timeout=60).stdout
-    assert out.strip() == "[]"
-    # the grammar alone (what the CLI needs first) does not even load the references
-    code = ("import sys, stepsmith.runner.model.grammar as g; g.is_manifest_name('x'); "
-            "print('stepsmith.runner.model.refs' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, timeout=60).stdout
-    assert out.strip() == "False"

@@ -1,6 +1,6 @@
 """The static checks of scripts/test can fail. The import contracts ([tool.importlinter],
-scripts/lint-imports): on a copy of the tree, one planted import (inside a function, where a
-third of our imports live) breaks exactly the contract it violates, and the report names it;
+scripts/lint-imports): on a copy of the tree, one planted import (inside a function, where
+grimp reads it too) breaks exactly the contract it violates, and the report names it;
 every part of the runner has a layer. The type checker ([tool.mypy], scripts/typecheck): a
 planted type error fails it."""
 

@@ -20,6 +20,7 @@ The composer never raises: it returns `(root, problems)`; `root` is None on a fa
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import yaml
@@ -63,7 +64,6 @@ def load(text: str, path: str | None = None) -> LoadResult:
 def _after_bom(result: LoadResult) -> LoadResult:
     """`result` of the text after a BOM, moved one column on along line 1 (a fresh tree,
     never a cached one: `cache=False`)."""
-    import dataclasses
 
     def moved(line: int, col: int) -> int:
         return col + 1 if line == 1 else col

@@ -7,11 +7,10 @@ import re
 
 import yaml
 from stepsmith.runner.problems import Problem, Span
+from stepsmith.runner.rules.manifest_rules import rationale
 
 
 def _problem(code: str, message: str, span: Span, path: str | None) -> Problem:
-    from stepsmith.runner.rules.manifest_rules import rationale
-
     return Problem(code=code, message=message, span=span, path=path, rationale=rationale(code))
 
 
