@@ -242,12 +242,10 @@ class Runner:
         read = snapshot.buffer_text if from_buffer else None
         return load_workflow(manifest_path, read_text=read, resolve=False)
 
-    def _done(self, cr, repeat: int, snapshot, replies: dict, progress) -> None:
+    def _done(self, cr, snapshot, replies: dict, progress) -> None:
         """(run pool, as each case ends) its reply, its target positioned on `snapshot`'s text
         of the fixture (read here, off the loop); the traced text analysed here too, so the
         editor's coverage (asked on the loop for the same text) finds it memoised."""
-        with self.lock:
-            self.started += max(1, repeat)  # sandbox invocations asked for
         target = fixture_target(snapshot, cr.case.path and str(cr.case.path),
                                 self.ls.session.encoding)
         replies[cr.case.id] = result_reply(cr, target)
@@ -314,8 +312,10 @@ class Runner:
             def run():  # the engine's runs, each a fresh sandbox (or spare) in the run pool
                 return run_cases(cases, values=True, repeat=repeat, group=group, stop=stop,
                                  executor=self.pool, on_done=lambda cr: self._done(
-                                     cr, repeat, snapshot, replies, progress))
+                                     cr, snapshot, replies, progress))
 
+            with self.lock:  # sandbox invocations asked for (the test hooks report it)
+                self.started += max(1, repeat) * len(cases)
             try:
                 case_results = await loop.run_in_executor(None, run)
             except asyncio.CancelledError:  # $/cancelRequest, shutdown: end the sandboxes too
