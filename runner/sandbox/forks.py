@@ -15,6 +15,7 @@ run never goes without a sandbox, and never without an answer.
 
 from __future__ import annotations
 
+import ast
 import marshal
 import os
 import select
@@ -23,7 +24,8 @@ import time
 from pathlib import Path
 
 from ..harness import SPARE_BOOTSTRAP, bundle, harness_fd
-from . import process
+from ..validator.policy import ALLOWED_MODULES
+from . import cmdline, process, seccomp
 from .prepared import Prepared, launch
 from .result import StepResult
 
@@ -46,10 +48,6 @@ _CHUNK = 65536  # the most the server reads of a child's result past its cap
 def _imports(source: str) -> list[str]:
     """The dialect's standard modules `source` imports (validator/policy.py), which the
     server imports before it forks."""
-    import ast
-
-    from ..validator.policy import ALLOWED_MODULES
-
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
@@ -104,8 +102,6 @@ class ForkServer:
     cancelled run kills (default: the calling thread's `process.joined` group)."""
 
     def __init__(self, interp, imports: list[str] = (), *, group=None) -> None:
-        from . import cmdline, seccomp
-
         self.interp = interp
         self.harness = bundle(interp)["sha256"]  # the harness its children run
         self.trusted: dict[str, bool] = {}  # the caller's own notes (the judge's controls)

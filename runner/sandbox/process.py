@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import select
@@ -285,8 +286,6 @@ def _grow_pipe(fd: int, size: int) -> None:
     if size <= 65536:
         return
     try:
-        import fcntl
-
         fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, min(size, 1 << 20))
     except (ImportError, AttributeError, OSError):
         pass
