@@ -26,7 +26,7 @@ from stepsmith.runner.app.suite import Case, CaseResult
 from stepsmith.runner.app.workflow import InvokeError, build_inputs, step_call, step_code
 from stepsmith.runner.fixtures.compare import describe_result
 from stepsmith.runner.sandbox import prepare_step, process
-from stepsmith.runner.sandbox.forks import ForkServer, _imports
+from stepsmith.runner.sandbox.forks import ForkServer, imports_of
 from stepsmith.runner.sandbox.result import StepResult
 
 
@@ -185,11 +185,11 @@ def run_batch(runs: list[tuple[Case, Case]]) -> list[CaseResult]:
         return [p if isinstance(p, CaseResult) else _compared(c, p)
                 for c, p in zip(cases, items, strict=True)]
     if shared is None:
-        servers = Servers(_imports(runnable[0].source))
+        servers = Servers(imports_of(runnable[0].source))
     else:
         servers = shared
     server = servers.take(runnable[0].interp)
-    server.adopt(getattr(process._local, "group", None))  # this run's: its cancel ends it
+    server.adopt(process.current_group())  # this run's: its cancel ends it
     try:
         fixtures = {c.id: (c, _prepared(c, memo)) for c, _m in runs}
         # a control counts for the very run it made: this fixture's bytes, this request

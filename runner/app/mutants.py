@@ -47,7 +47,7 @@ from stepsmith.runner.mutants.cache import Cache, enabled, key
 from stepsmith.runner.mutants.generate import closure, file_mutants
 from stepsmith.runner.mutants.verdicts import MutantsReport, OptedOut
 from stepsmith.runner.sandbox import runtime_identity
-from stepsmith.runner.sandbox.forks import _imports
+from stepsmith.runner.sandbox.forks import imports_of
 from stepsmith.runner.sandbox.process import joined
 from stepsmith.runner.sandbox.result import StepResult
 
@@ -200,7 +200,7 @@ class _Judge(Rounds):
         self.lock = threading.Lock()
         self._bytes: dict[str, bytes] = {}
 
-        imports = sorted({n for f in files for n in _imports(f.text)})
+        imports = sorted({n for f in files for n in imports_of(f.text)})
         self.servers = servers if servers is not None else Servers(
             imports, group, keep=self.sandboxes())
         self.servers.add_imports(imports)

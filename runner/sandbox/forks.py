@@ -45,7 +45,7 @@ _LIFE = 24 * 3600.0  # the sandbox's own wall: each run has its deadline (ForkSe
 _CHUNK = 65536  # the most the server reads of a child's result past its cap
 
 
-def _imports(source: str) -> list[str]:
+def imports_of(source: str) -> list[str]:
     """The dialect's standard modules `source` imports (validator/policy.py), which the
     server imports before it forks."""
     try:
@@ -70,7 +70,7 @@ def run_forked(runs: list[Prepared]) -> list[StepResult]:
     (validated), offline. One sandbox for all of them (see the module's text)."""
     if not runs:
         return []
-    server = ForkServer(runs[0].interp, _imports(runs[0].source))
+    server = ForkServer(runs[0].interp, imports_of(runs[0].source))
     try:
         return server.run(runs)
     finally:
@@ -106,8 +106,7 @@ class ForkServer:
         self.harness = bundle(interp)["sha256"]  # the harness its children run
         self.trusted: dict[str, bool] = {}  # the caller's own notes (the judge's controls)
         self.dead = False
-        self._own = _Own(group if group is not None else getattr(process._local, "group",
-                                                                 None))
+        self._own = _Own(group if group is not None else process.current_group())
         self._done = threading.Event()
         runs_r, self._runs_w = os.pipe()
         self._answers_r, answers_w = os.pipe()

@@ -61,6 +61,11 @@ class Group:
 _local = threading.local()
 
 
+def current_group() -> Group | None:
+    """The group this thread's sandboxes join (`joined`), or None."""
+    return getattr(_local, "group", None)
+
+
 class joined:  # noqa: N801 - used as `with joined(group):`
     """Sandboxes started by this thread inside the block belong to `group`."""
 
