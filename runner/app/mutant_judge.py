@@ -16,23 +16,24 @@ by one (app/case_run.run_case), as before.
 
 from __future__ import annotations
 
+import hashlib
+import marshal
 import threading
 
+from stepsmith.runner.app import case_run
+from stepsmith.runner.app.invocations import plain_result
 from stepsmith.runner.app.suite import Case, CaseResult
+from stepsmith.runner.app.workflow import InvokeError, build_inputs, step_call, step_code
+from stepsmith.runner.fixtures.compare import describe_result
+from stepsmith.runner.sandbox import prepare_step, process
+from stepsmith.runner.sandbox.forks import ForkServer, imports_of
+from stepsmith.runner.sandbox.result import StepResult
 
 
 def _prepared(case: Case, memo: dict | None = None):
     """The case's sandbox.Prepared run, or its CaseResult when it ends before a sandbox.
     `memo` (one batch's): what a fixture's runs share whatever the step file's text (the
     inputs, the call, the file's path, its text when read from disk), worked out once."""
-    from stepsmith.runner.app.workflow import (
-        InvokeError,
-        build_inputs,
-        step_call,
-        step_code,
-    )
-    from stepsmith.runner.sandbox import prepare_step
-
     lw, fx = case.workflow, case.known_fixture()
     shared = memo.get(case.id) if memo is not None else None
     if shared is None:
@@ -57,16 +58,12 @@ def _prepared(case: Case, memo: dict | None = None):
 
 def _compared(case: Case, raw) -> CaseResult:
     """A StepResult read as `run_case` reads its sandbox's answer."""
-    from stepsmith.runner.app.case_run import compare
-    from stepsmith.runner.app.invocations import plain_result
-    from stepsmith.runner.fixtures.compare import describe_result
-
     res = plain_result(raw)
     if res.get("status") == "unavailable":
         return CaseResult(case=case, outcome="error", result=res,
                           messages=describe_result(res) or ["sandbox unavailable"],
                           duration_ms=float(res.get("duration_ms") or 0.0))
-    out = compare(case, res)
+    out = case_run.compare(case, res)
     out.duration_ms = float(res.get("duration_ms") or 0.0)
     return out
 
@@ -97,8 +94,6 @@ class Servers:
             self.imports = sorted(set(self.imports) | set(names))
 
     def _start(self, interp):
-        from stepsmith.runner.sandbox.forks import ForkServer
-
         server = ForkServer(interp, self.imports, group=self.group)
         with self._lock:
             self._all = [s for s in self._all if not s.dead] + [server]
@@ -181,9 +176,6 @@ def run_batch(runs: list[tuple[Case, Case]]) -> list[CaseResult]:
     control run of each fixture on the unmutated code (once per sandbox); their results in
     order. The runs of a fixture whose control does not pass there go to fresh sandboxes.
     The sandbox: a fork server of the thread's `serving` pool, else one of its own."""
-    from stepsmith.runner.app.case_run import run_case
-    from stepsmith.runner.sandbox.result import StepResult
-
     shared: Servers | None = getattr(_local, "servers", None)
     cases = [m for _c, m in runs]
     memo: dict = {}
@@ -193,15 +185,11 @@ def run_batch(runs: list[tuple[Case, Case]]) -> list[CaseResult]:
         return [p if isinstance(p, CaseResult) else _compared(c, p)
                 for c, p in zip(cases, items, strict=True)]
     if shared is None:
-        from stepsmith.runner.sandbox.forks import _imports
-
-        servers = Servers(_imports(runnable[0].source))
+        servers = Servers(imports_of(runnable[0].source))
     else:
         servers = shared
     server = servers.take(runnable[0].interp)
-    from stepsmith.runner.sandbox import process
-
-    server.adopt(getattr(process._local, "group", None))  # this run's: its cancel ends it
+    server.adopt(process.current_group())  # this run's: its cancel ends it
     try:
         fixtures = {c.id: (c, _prepared(c, memo)) for c, _m in runs}
         # a control counts for the very run it made: this fixture's bytes, this request
@@ -225,17 +213,12 @@ def run_batch(runs: list[tuple[Case, Case]]) -> list[CaseResult]:
         servers.give(server)
         if shared is None:
             servers.close()
-    return [r if trusted.get(c.id, server.trusted.get(keys[c.id])) else run_case(m)
+    return [r if trusted.get(c.id, server.trusted.get(keys[c.id])) else case_run.run_case(m)
             for (c, m), r in zip(runs, results, strict=True)]
 
 
 def _control_key(case: Case, prepared) -> str | None:
     """What a control's verdict in a server stands for, or None (no sandbox run)."""
-    import hashlib
-    import marshal
-
-    from stepsmith.runner.sandbox.result import StepResult
-
     if isinstance(prepared, CaseResult | StepResult) or case.fixture is None:
         return None
     request = hashlib.sha256(marshal.dumps(prepared.request, 4)).hexdigest()

@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from stepsmith.runner.app import mutant_judge  # (its run_batch late: tests wrap it)
+from stepsmith.runner.app.mutant_select import closure_text
 from stepsmith.runner.mutants.verdicts import LIMITS, NOT_REACHED, MutantRecord, MutantsReport
 
 if TYPE_CHECKING:
@@ -50,8 +53,7 @@ class Rounds:
     def mutate(self, work: list) -> None:
         """Judge the planned mutants against the fixtures the baseline says reach them, in at
         most two rounds (see the module's text)."""
-        from stepsmith.runner.app.mutant_judge import run_batch
-
+        run_batch = mutant_judge.run_batch
         total, done = len(work), [0]
 
         def finish(record: MutantRecord | None) -> None:
@@ -107,15 +109,11 @@ class Rounds:
                 self._remember(state, i, r)
 
     def _batch(self, run_batch, b: list) -> list:
-        from stepsmith.runner.app.mutant_judge import serving
-
-        with serving(self.servers):  # both rounds' batches share the run's fork servers
+        with mutant_judge.serving(self.servers):  # both rounds' batches share the run's fork servers
             return run_batch([(s.cases[i], s.case(i)) for s, i in b])
 
     def sandboxes(self) -> int:
         """How many sandboxes a run shares out its mutants to (see _groups)."""
-        import os
-
         return max(1, min(self.jobs, os.cpu_count() or 1))
 
     def _groups(self, active: list[_Mutant]) -> list[list[_Mutant]]:
@@ -158,8 +156,6 @@ class Rounds:
                     codes: dict) -> str:
         """The cache key of a verdict of fixture `c` on a mutant (`text`, its `tree`);
         `codes`: the mutant's closures' text so far, by step function."""
-        from stepsmith.runner.app.mutant_select import closure_text
-
         fn = c.workflow.known_step(c.step_id).code_ref.function
         if fn not in codes:
             codes[fn] = closure_text(text, tree, fn, with_lines=False)

@@ -17,6 +17,10 @@ import ast
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
+from stepsmith.runner.app.selection import compile_keywords, keyword_match, parse_target
+from stepsmith.runner.app.suite import Case
+from stepsmith.runner.mutants.generate import closure
+
 if TYPE_CHECKING:
     from stepsmith.runner.app.workflow import LoadedWorkflow
     from stepsmith.runner.manifest.model import Step
@@ -25,13 +29,6 @@ if TYPE_CHECKING:
 def chosen_steps(selection, paths: list[str], steps: list[str], keywords: list[str]
                  ) -> list[tuple[LoadedWorkflow, Step]]:
     """(LoadedWorkflow, Step) pairs, in workflow then manifest order."""
-    from stepsmith.runner.app.selection import (
-        compile_keywords,
-        keyword_match,
-        parse_target,
-    )
-    from stepsmith.runner.app.suite import Case
-
     targets = [parse_target(p) for p in paths]
     compiled = compile_keywords(keywords)
     with_fixtures = {(c.workflow.manifest_path, c.step_id) for c in selection.selected}
@@ -63,8 +60,6 @@ def closure_text(text: str, tree: ast.Module, function: str, *, with_lines: bool
     them, and its pragmas are comments): the statements' text and first line numbers.
     Without (a verdict): their syntax trees without positions, so an edit to comments,
     blank lines or layout alone keeps every verdict (the same tree runs the same way)."""
-    from stepsmith.runner.mutants.generate import closure
-
     if not with_lines:
         return "\0".join(ast.dump(node) for node in closure(tree, [function]))
     lines = text.splitlines(keepends=True)

@@ -20,17 +20,38 @@ import dataclasses
 import threading
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import Executor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from stepsmith.runner import safeio
+from stepsmith.runner.app import case_run  # (run_cases late: tests wrap it)
+from stepsmith.runner.app import cases as suite
+from stepsmith.runner.app.mutant_judge import Servers, _prepared
 from stepsmith.runner.app.mutant_rounds import Rounds
+from stepsmith.runner.app.mutant_select import chosen_steps, closure_text
+from stepsmith.runner.app.suite import CaseResult
+from stepsmith.runner.app.workflow import (
+    InvokeError,
+    active_limits,
+    clock_timezone,
+    display_path,
+    step_code,
+)
+from stepsmith.runner.codeprint import code_fingerprint
+from stepsmith.runner.coverage.static import analyse
 from stepsmith.runner.errors import UsageError
+from stepsmith.runner.fixtures.effects import effects_declared
+from stepsmith.runner.mutants.cache import Cache, enabled, key
+from stepsmith.runner.mutants.generate import closure, file_mutants
 from stepsmith.runner.mutants.verdicts import MutantsReport, OptedOut
+from stepsmith.runner.sandbox import runtime_identity
+from stepsmith.runner.sandbox.forks import imports_of
+from stepsmith.runner.sandbox.process import joined
+from stepsmith.runner.sandbox.result import StepResult
 
 if TYPE_CHECKING:
-    from stepsmith.runner.app.mutant_judge import Servers
     from stepsmith.runner.app.workflow import LoadedWorkflow
 
 
@@ -75,9 +96,6 @@ def run_mutants(req: MutantsRequest, *, on_progress: Callable[[int, int], None] 
     `group` (sandbox.process.Group): every sandbox joins it, so `group.kill()` ends them.
     `servers` (app/mutant_judge.Servers): the fork servers to judge in, kept by the caller
     (the editor's, from one run to the next); by default the run's own, ended with it."""
-    from stepsmith.runner.app import cases as suite
-    from stepsmith.runner.mutants.cache import Cache, enabled
-
     started = time.perf_counter()
     stop = stop if stop is not None else threading.Event()
     if req.jobs is not None and req.jobs < 1:
@@ -95,8 +113,6 @@ def run_mutants(req: MutantsRequest, *, on_progress: Callable[[int, int], None] 
         # the mutants are worked out (parsing, validating each) and the fork servers that
         # will judge them started while the baseline's sandboxes run (or the editor's run
         # of the same fixtures ends): neither needs the other
-        from concurrent.futures import ThreadPoolExecutor
-
         with ThreadPoolExecutor(1, thread_name_prefix="stepsmith-mutants-plan") as planner:
             planned = planner.submit(judge.plan_and_warm)
             judge.baseline()
@@ -112,9 +128,6 @@ def run_mutants(req: MutantsRequest, *, on_progress: Callable[[int, int], None] 
 
 
 def _files(selection, req: MutantsRequest, report: MutantsReport) -> list[_File]:
-    from stepsmith.runner.app.mutant_select import chosen_steps
-    from stepsmith.runner.app.workflow import InvokeError, display_path, step_code
-
     chosen = chosen_steps(selection, req.paths, req.steps, req.keywords)
     texts = {Path(p).resolve(): t for p, t in req.texts.items()}
     files: dict[tuple[Path, Path], _File] = {}
@@ -164,8 +177,6 @@ _CODE: list[str] = []
 def _code() -> str:
     """stepsmith's code fingerprint (runner/codeprint.py), worked out once per process."""
     if not _CODE:
-        from stepsmith.runner.codeprint import code_fingerprint
-
         _CODE.append(code_fingerprint("mutants"))
     return _CODE[0]
 
@@ -177,13 +188,9 @@ class _Judge(Rounds):
     def __init__(self, files: list[_File], req: MutantsRequest, cache, report: MutantsReport,
                  stop: threading.Event, on_progress, pool: Executor | None = None,
                  group=None, servers: Servers | None = None) -> None:
-        from stepsmith.runner.app.case_run import default_jobs
-        from stepsmith.runner.app.workflow import active_limits
-        from stepsmith.runner.sandbox import runtime_identity
-
         self.files, self.req, self.cache, self.report = files, req, cache, report
         self.stop, self.on_progress, self.pool, self.group = stop, on_progress, pool, group
-        self.jobs = max(1, req.jobs or default_jobs())
+        self.jobs = max(1, req.jobs or case_run.default_jobs())
         limits = active_limits()
         self.salt = (_code(), runtime_identity(),
                      dataclasses.asdict(limits) if dataclasses.is_dataclass(limits)
@@ -192,18 +199,14 @@ class _Judge(Rounds):
         self.passing: dict[str, float] = {}  # case id -> baseline duration (passing only)
         self.lock = threading.Lock()
         self._bytes: dict[str, bytes] = {}
-        from stepsmith.runner.app.mutant_judge import Servers
-        from stepsmith.runner.sandbox.forks import _imports
 
-        imports = sorted({n for f in files for n in _imports(f.text)})
+        imports = sorted({n for f in files for n in imports_of(f.text)})
         self.servers = servers if servers is not None else Servers(
             imports, group, keep=self.sandboxes())
         self.servers.add_imports(imports)
 
     # ------------------------------------------------------------------ keys
     def _fixture_bytes(self, case) -> bytes:
-        from stepsmith.runner import safeio
-
         found = self._bytes.get(case.id)
         if found is None:
             found = self._bytes[case.id] = safeio.read_bytes(
@@ -211,10 +214,6 @@ class _Judge(Rounds):
         return found
 
     def _key(self, kind: str, f: _File, case, code: str) -> str:
-        from stepsmith.runner.app.workflow import clock_timezone
-        from stepsmith.runner.fixtures.effects import effects_declared
-        from stepsmith.runner.mutants.cache import key
-
         step = case.workflow.step(case.step_id)
         config = {"function": step.code_ref.function, "inputs": step.inputs,
                   "connections": list(step.connections or ()), "network": step.network,
@@ -225,10 +224,6 @@ class _Judge(Rounds):
     # ------------------------------------------------------------------ baseline
     def baseline(self) -> None:
         """Every fixture once on the unmutated code, traced (or its cached answer)."""
-        from stepsmith.runner.app.case_run import run_cases
-        from stepsmith.runner.app.mutant_select import closure_text
-        from stepsmith.runner.coverage.static import analyse
-
         need, keys = [], {}
         for f in self.files:
             tree = ast.parse(f.text)
@@ -242,7 +237,7 @@ class _Judge(Rounds):
                 else:
                     self._baseline_answer(c, hit)
         reused, need = self._ran(need)
-        results = run_cases(need, jobs=self.jobs, coverage=True, stop=self.stop,
+        results = case_run.run_cases(need, jobs=self.jobs, coverage=True, stop=self.stop,
                             group=self.group, executor=self.pool)
         self.report.baseline_runs = len(results)
         for r in reused + results:
@@ -291,13 +286,9 @@ class _Judge(Rounds):
     def _map(self, fn, items: list) -> list:
         """fn over items, `jobs` at a time (or on the caller's pool), in order; each call's
         sandboxes join the group."""
-        from concurrent.futures import ThreadPoolExecutor
-
         def one(item):
             if self.group is None:
                 return fn(item)
-            from stepsmith.runner.sandbox.process import joined
-
             with joined(self.group):
                 return fn(item)
 
@@ -322,10 +313,6 @@ class _Judge(Rounds):
         """`plan`, each mutant's verdict keys worked out (the closures' text: the first
         round's runs wait for none of it), then the fork servers of the first round started
         when a verdict is not cached (what the baseline leaves to run is not known yet)."""
-        from stepsmith.runner.app.mutant_judge import _prepared
-        from stepsmith.runner.app.suite import CaseResult
-        from stepsmith.runner.sandbox.result import StepResult
-
         work, interps = [], {}
         for f, m, steps, statement in self.plan():
             tree, codes = ast.parse(m.text), dict[str, str]()
@@ -343,9 +330,6 @@ class _Judge(Rounds):
     def plan(self) -> list:
         """Every mutant of the chosen files, with the steps whose code it is in and the
         statement it changes (nothing runs)."""
-        from stepsmith.runner.coverage.static import analyse
-        from stepsmith.runner.mutants.generate import closure, file_mutants
-
         work = []
         for f in self.files:
             tree = ast.parse(f.text)

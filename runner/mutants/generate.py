@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from stepsmith.runner.mutants.apply import Source, apply
 from stepsmith.runner.mutants.operators import OPERATORS, Context, Mutation
+from stepsmith.runner.validator import validate
 
 
 @dataclass(frozen=True)
@@ -99,8 +100,6 @@ def file_mutants(text: str, functions: Iterable[str], *, python: str,
                  uses: Sequence = ()) -> FileMutants:
     """The mutants of `functions` in `text` that the validator accepts (`uses`: the steps
     running functions of this file, as the check gives them)."""
-    from stepsmith.runner.validator import validate
-
     source = Source(text)
     out = FileMutants()
     opted: dict[int, int] = {}

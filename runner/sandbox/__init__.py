@@ -30,15 +30,22 @@ any other non-JSON value is an error. Non-finite floats are an error.
 from __future__ import annotations
 
 import functools
+import hashlib
+import importlib
+import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..harness import HARNESS_VERSION, bundle
+from ..problems import Problem, Span
+from ..pythons import checker
 from ..pythons.pins import mismatch as pin_mismatch
+from ..pythons.probe import running
 from .connections import load_connections
 from .prepared import Prepared, launch, prepare
 from .redact import Redactor, finish, redact
@@ -59,8 +66,6 @@ _FROM_TRACE = frozenset({"Coverage", "LineValue", "TraceMode", "ValueSnapshot"})
 
 
 def __getattr__(name: str):
-    import importlib
-
     if name in _LAZY_MODULES:
         return importlib.import_module(f"{__name__}.{name}")
     if name in _FROM_TRACE:
@@ -129,8 +134,6 @@ def _probe() -> tuple[bool, str]:
 
 
 def interpreter_version() -> str:
-    import sys
-
     return ".".join(str(n) for n in sys.version_info[:3])
 
 
@@ -139,11 +142,6 @@ def runtime_identity(interp=None) -> dict:
     `interp`: the pinned interpreter the sandbox runs (default: the running one); its
     `python_version` is that interpreter's release and build (sys.version on one line), so a
     result of another interpreter, even of the same release, is never reused."""
-    import hashlib
-    from pathlib import Path
-
-    from ..pythons.probe import running
-
     interp = interp or running()
     h = hashlib.sha256(bundle(interp)["sha256"].encode())
     here = Path(__file__).resolve().parent
@@ -218,11 +216,6 @@ def prepare_step(source: str | bytes, function: str, inputs: Mapping[str, Any], 
             source = source.decode("utf-8")
         except UnicodeDecodeError:
             pass  # the validator reports SS004 on the bytes
-    try:
-        from ..pythons.checker import validate  # noqa: F401 - fail closed when it is not there
-    except Exception as exc:  # noqa: BLE001 - fail closed, say why
-        return finish(StepResult("unavailable", message=f"validator not importable: {exc}"),
-                       red, t0)
     uses = list(uses)
     mismatch = pin_mismatch(python, interpreter)
     if mismatch is not None:
@@ -233,8 +226,6 @@ def prepare_step(source: str | bytes, function: str, inputs: Mapping[str, Any], 
         except TypeError:  # a question that cannot be a key (unhashable uses): not kept
             problems = list(_refusals.__wrapped__(source, python, tuple(uses), interpreter))
     except Exception as exc:  # noqa: BLE001 - the contract says never; fail closed anyway
-        from ..problems import Problem, Span
-
         problems = [Problem("SS003", f"validator failed: {type(exc).__name__}: {exc}"[:500],
                             Span(1, 0, 1, 1))]
     if problems:
@@ -260,9 +251,8 @@ def _refusals(source: str, python: str, uses: tuple, interpreter) -> tuple:
     """The validator's errors for this question, kept: every fixture of a step (and every
     mutant run of the fixture-strength judge) validates the same text again before its
     sandbox. A failure is not kept (lru_cache keeps no exception)."""
-    from ..pythons.checker import validate
-
-    return tuple(p for p in validate(source, python=python, uses=uses, interpreter=interpreter)
+    found = checker.validate(source, python=python, uses=uses, interpreter=interpreter)
+    return tuple(p for p in found
                  if getattr(getattr(p, "severity", None), "value", "error") == "error")
 
 

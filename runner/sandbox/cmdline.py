@@ -25,14 +25,17 @@ Containment, layer by layer (each holds on its own):
 
 from __future__ import annotations
 
+import importlib.resources
 import os
 import subprocess
 import sys
 import sysconfig
 import threading
+import zoneinfo
 from shutil import which
 
 from . import identity
+from .request import SANDBOX_ZONEINFO
 
 FAKETIME_CANDIDATES = (
     "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
@@ -41,7 +44,7 @@ FAKETIME_CANDIDATES = (
     "/usr/lib64/faketime/libfaketime.so.1",
 )
 SANDBOX_UID = 65534
-SANDBOX_ZONEINFO = "/usr/share/zoneinfo"
+SANDBOX_DIR = "/run/stepsmith"  # the egress proxy's directory (egress.py)
 #: The sandbox's fresh /proc is remounted read-only as a whole (`--remount-ro /proc`). The
 #: sandbox's "nobody" is the *runner's* uid on the host: when the runner is root, file
 #: permission checks see the owner (root) and the sysctl check sees the global root euid, so
@@ -85,14 +88,10 @@ def find_zoneinfo() -> str | None:
     package's copy), as a real path; None when there is none. Bound read-only into every
     sandbox at SANDBOX_ZONEINFO, so the sandbox's local time (TZ=":<that>/<zone>") is computed
     by the C library from the very TZif file zoneinfo reads in the parent."""
-    import zoneinfo
-
     for cand in zoneinfo.TZPATH:
         if os.path.isfile(os.path.join(cand, "UTC")):
             return os.path.realpath(cand)
     try:
-        import importlib.resources
-
         pkg = importlib.resources.files("tzdata") / "zoneinfo"
         path = os.path.realpath(str(pkg))
         return path if os.path.isfile(os.path.join(path, "UTC")) else None
@@ -254,7 +253,7 @@ def command(*, live_network: bool, faketime_spec: str, seccomp_fd: int, args_fd:
             bootstrap: str, egress_dir: str | None = None,
             bootstrap_args: tuple[str, ...] = (), interp=None) -> list[str]:
     """`live_network`: the run may reach the public internet, through the proxy directory
-    `egress_dir` (egress.py), bound at egress.SANDBOX_DIR. The sandbox never shares the host's
+    `egress_dir` (egress.py), bound at SANDBOX_DIR. The sandbox never shares the host's
     network namespace, live or not. `bootstrap_args`: the bootstrap's sys.argv[1:]. `interp`:
     the pinned interpreter (default: the running one)."""
     lay = layout(interp)
@@ -268,8 +267,6 @@ def command(*, live_network: bool, faketime_spec: str, seccomp_fd: int, args_fd:
             "--as-pid-1"]
     cmd += lay["mounts"]
     if live_network:
-        from .egress import SANDBOX_DIR
-
         # connect() works on a read-only bind; without a proxy (the command line alone, in
         # tests) the directory is empty and every request fails
         cmd += (["--ro-bind", egress_dir, SANDBOX_DIR] if egress_dir is not None

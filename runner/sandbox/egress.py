@@ -38,8 +38,8 @@ import time
 from collections.abc import Sequence
 
 from . import addresses, interfaces
+from .cmdline import SANDBOX_DIR
 
-SANDBOX_DIR = "/run/stepsmith"
 SANDBOX_PATH = SANDBOX_DIR + "/egress.sock"
 PORTS = frozenset({80, 443})
 MAX_CONNECTIONS = 32

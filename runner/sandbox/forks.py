@@ -15,6 +15,7 @@ run never goes without a sandbox, and never without an answer.
 
 from __future__ import annotations
 
+import ast
 import marshal
 import os
 import select
@@ -23,7 +24,8 @@ import time
 from pathlib import Path
 
 from ..harness import SPARE_BOOTSTRAP, bundle, harness_fd
-from . import process
+from ..validator.policy import ALLOWED_MODULES
+from . import cmdline, process, seccomp
 from .prepared import Prepared, launch
 from .result import StepResult
 
@@ -43,13 +45,9 @@ _LIFE = 24 * 3600.0  # the sandbox's own wall: each run has its deadline (ForkSe
 _CHUNK = 65536  # the most the server reads of a child's result past its cap
 
 
-def _imports(source: str) -> list[str]:
+def imports_of(source: str) -> list[str]:
     """The dialect's standard modules `source` imports (validator/policy.py), which the
     server imports before it forks."""
-    import ast
-
-    from ..validator.policy import ALLOWED_MODULES
-
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
@@ -72,7 +70,7 @@ def run_forked(runs: list[Prepared]) -> list[StepResult]:
     (validated), offline. One sandbox for all of them (see the module's text)."""
     if not runs:
         return []
-    server = ForkServer(runs[0].interp, _imports(runs[0].source))
+    server = ForkServer(runs[0].interp, imports_of(runs[0].source))
     try:
         return server.run(runs)
     finally:
@@ -104,14 +102,11 @@ class ForkServer:
     cancelled run kills (default: the calling thread's `process.joined` group)."""
 
     def __init__(self, interp, imports: list[str] = (), *, group=None) -> None:
-        from . import cmdline, seccomp
-
         self.interp = interp
         self.harness = bundle(interp)["sha256"]  # the harness its children run
         self.trusted: dict[str, bool] = {}  # the caller's own notes (the judge's controls)
         self.dead = False
-        self._own = _Own(group if group is not None else getattr(process._local, "group",
-                                                                 None))
+        self._own = _Own(group if group is not None else process.current_group())
         self._done = threading.Event()
         runs_r, self._runs_w = os.pipe()
         self._answers_r, answers_w = os.pipe()

@@ -7,11 +7,15 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
+from ..problems import Problem, Span
 from . import process
+from . import trace as _trace
 from .boundary import problem, visible
+from .redact import finish
 from .result import Limits, StepResult
 
 _SIGXCPU = 24
@@ -182,8 +186,6 @@ _DEF = re.compile(r"^(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
 def known_functions(source: str, function: str, uses: Sequence[tuple]) -> frozenset[str]:
     """Names a problem's `step` may carry: the file's top-level functions (as the parser
     normalises identifiers, NFKC), the function run, and the steps using the file."""
-    import unicodedata
-
     names = {unicodedata.normalize("NFKC", n) for n in _DEF.findall(source)}
     return frozenset({function, *names, *(str(x) for u in uses for x in u[:2])})
 
@@ -192,8 +194,6 @@ def _problem(p: Any, known: frozenset[str]):
     """A validator finding reported by the sandbox: its code must be a step-rule code and its
     step one of the functions/steps this run knows (a forged result carried a credential in
     both); every string is redacted later with the rest."""
-    from ..problems import Problem, Span
-
     _need(isinstance(p, dict), "problem")
     code, step = p.get("code"), p.get("step")
     _need(isinstance(code, str) and _CODE.fullmatch(code) is not None, "problem code")
@@ -223,9 +223,6 @@ def conclude(outcome: process.Outcome, source: str, function: str, uses, limits:
              effects: dict, tconf, red, t0: float) -> StepResult:
     """The StepResult of a finished sandbox: its output interpreted and checked, its trace
     checked and redacted, timed and redacted as a whole (redact.finish)."""
-    from . import trace as _trace
-    from .redact import finish
-
     known = known_functions(source, function, uses)
     res, raw_trace = interpret(outcome, limits, effects, known)
     res.exit_status = outcome.returncode

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import select
@@ -58,6 +59,11 @@ class Group:
 
 
 _local = threading.local()
+
+
+def current_group() -> Group | None:
+    """The group this thread's sandboxes join (`joined`), or None."""
+    return getattr(_local, "group", None)
 
 
 class joined:  # noqa: N801 - used as `with joined(group):`
@@ -285,8 +291,6 @@ def _grow_pipe(fd: int, size: int) -> None:
     if size <= 65536:
         return
     try:
-        import fcntl
-
         fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, min(size, 1 << 20))
     except (ImportError, AttributeError, OSError):
         pass

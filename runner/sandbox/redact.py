@@ -9,6 +9,7 @@ recognised; that is a documented limit, not something this function claims.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Mapping
@@ -103,8 +104,6 @@ def _cut(res: StepResult, limits: Limits) -> None:
         if isinstance(res.error.get("type"), str):
             res.error["type"] = res.error["type"][:200]
     if res.problems:
-        import dataclasses
-
         res.problems = [dataclasses.replace(p, message=p.message[:2000])
                         if dataclasses.is_dataclass(p) and len(p.message) > 2000 else p
                         for p in res.problems]
@@ -119,8 +118,6 @@ def _redact_result(res: StepResult, red: Redactor) -> None:
         res.stdout = red.text(res.stdout)
         res.message = red.text(res.message)
         if res.problems:
-            import dataclasses
-
             res.problems = [dataclasses.replace(
                 p, message=red.text(p.message), code=red.text(p.code),
                 step=red.text(p.step) if isinstance(p.step, str) else p.step)

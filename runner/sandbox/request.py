@@ -8,8 +8,13 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from stepsmith.runner.model.evaluation_time import parse
 
 from .boundary import InputError, problem
+
+SANDBOX_ZONEINFO = "/usr/share/zoneinfo"  # where the sandbox sees the parent's tz database
 
 
 def jsonable(value: Any) -> str:
@@ -42,8 +47,6 @@ def eval_time(value, timezone: str | None = None) -> datetime | None:
     """The evaluation instant: a time without an offset is wall time in the workflow's zone
     (`timezone`; None: UTC), read by the one parser (runner/model/evaluation_time.py);
     TimeRefused (a ValueError) for a wall time the zone repeats or skips."""
-    from stepsmith.runner.model.evaluation_time import parse
-
     if value is None:
         return None
     if isinstance(value, datetime):
@@ -66,8 +69,6 @@ def tz_variable(timezone: str | None, zoneinfo_dir: str | None) -> str:
     DST edges included. UTC needs no file."""
     if not timezone or timezone == "UTC":
         return "UTC0"
-    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
     try:
         ZoneInfo(timezone)  # refuses names that are not a zone (paths, "..", empty parts)
     except (ZoneInfoNotFoundError, ValueError) as exc:
@@ -75,8 +76,6 @@ def tz_variable(timezone: str | None, zoneinfo_dir: str | None) -> str:
     if zoneinfo_dir is None:
         raise ZoneUnavailable(f"no time zone database for {timezone!r}: apt-get install tzdata "
                               "(or pip install tzdata)")
-    from .cmdline import SANDBOX_ZONEINFO
-
     return f":{SANDBOX_ZONEINFO}/{timezone}"
 
 

@@ -29,6 +29,7 @@ import os
 import threading
 import time
 
+from ..harness import SPARE_BOOTSTRAP, bundle, harness_fd
 from . import cmdline, process, seccomp
 
 QUIET_S = 0.05
@@ -60,8 +61,6 @@ class Pool:
     def take(self, interp=None) -> process.Started | None:
         """A started sandbox of `interp` (default: the running interpreter) nobody else will
         ever get, or None (none ready: start fresh)."""
-        from ..harness import bundle
-
         key = self._key(interp)
         with self._cond:
             self._last_take = time.monotonic()
@@ -121,8 +120,6 @@ class Pool:
     def _start_one(self, interp) -> tuple[process.Started, str]:
         """A new spare of `interp`: it loads the harness (from that interpreter's harness
         memfd) as it starts."""
-        from ..harness import SPARE_BOOTSTRAP, bundle, harness_fd
-
         b = bundle(interp)
         hfd = harness_fd(interp)
         sfd = seccomp.memfd_with(seccomp.bpf(False), "stepsmith-seccomp")

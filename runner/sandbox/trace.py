@@ -11,9 +11,11 @@ is redacted (the Redactor, plus the forms a secret takes inside a repr) and cut 
 
 from __future__ import annotations
 
+import opcode
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..pythons.checker import layout
 from .redact import Redactor
 
 TraceMode = Literal["coverage", "values"]
@@ -101,8 +103,6 @@ def request(mode: str, source: str, filename: str, interp=None) -> dict | None:
     line map comes from its parser and the opcodes the tracer reads are its own."""
     if mode not in MODES:
         raise ValueError(f"trace must be one of {MODES} or None, not {mode!r}")
-    from ..pythons.checker import layout
-
     try:
         shape = layout(interp, source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -118,8 +118,6 @@ def _opcodes(interp) -> dict:
     """The opcodes the tracer's coverage.py tests read, as the sandbox's interpreter numbers
     them (they change between versions: RESUME is 151 on 3.11, 149 on 3.13)."""
     if interp is None or interp.running:
-        import opcode
-
         return {"resume": opcode.opmap.get("RESUME"),
                 "push_exc_info": opcode.opmap.get("PUSH_EXC_INFO")}
     return {"resume": interp.opcode("resume"), "push_exc_info": interp.opcode("push_exc_info")}

@@ -15,13 +15,20 @@ next run.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import threading
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lsprotocol import types as T
-from stepsmith.server.handlers.common import invalid_params, param, require_trust, safe
+from stepsmith.server.handlers.common import (
+    command_args,
+    invalid_params,
+    param,
+    require_trust,
+    safe,
+)
 from stepsmith.server.workspace import path_to_uri, uri_to_path
 
 SOURCE = "stepsmith-mutants"
@@ -53,8 +60,6 @@ class MutantRuns:
         wait for one to start."""
         with self._lock:
             if self._servers is None:
-                import atexit
-
                 from stepsmith.runner.app.mutant_judge import Servers
 
                 self._servers = Servers([])
@@ -293,8 +298,6 @@ def register(ls) -> None:
     @ls.command("stepsmith.mutants")
     @safe
     async def mutants_command(ls, *args):
-        from stepsmith.server.handlers.common import command_args
-
         require_trust(ls)
         a = command_args(args)
         if not a or not isinstance(a[0], str):

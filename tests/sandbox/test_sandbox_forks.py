@@ -263,14 +263,20 @@ def test_a_server_silent_past_a_runs_deadline_is_killed_and_the_run_made_fresh(m
     assert [forks.FORK_BOOTSTRAP in cmd for cmd in started] == [True, False, False, False]
 
 
-def test_a_fork_server_is_killed_with_its_callers_group():
-    """An editor's cancelled run kills its group: the fork servers it started go with it."""
+@pytest.mark.parametrize("given", [True, False], ids=["group-given", "thread-joined"])
+def test_a_fork_server_is_killed_with_its_callers_group(given):
+    """An editor's cancelled run kills its group: the fork servers it started go with it,
+    whether the group is handed in or the starting thread has joined it."""
     import time
 
     from stepsmith.runner.sandbox import process
 
     group = process.Group()
-    server = forks.ForkServer(None, [], group=group)
+    if given:
+        server = forks.ForkServer(None, [], group=group)
+    else:
+        with process.joined(group):
+            server = forks.ForkServer(None, [])
     try:
         end = time.monotonic() + 30
         while not group.pids() and time.monotonic() < end:
