@@ -127,9 +127,11 @@ def main() -> int:
         print(f"{name:44} {m * 1000:7.0f}ms {b * 1000:6.0f}ms {ratio:6.1f}x {target:5.0f}x  {flag}")
     wall, start = statistics.median(walls), statistics.median(starts)
     n = 20 if not args.quick else 5
-    share = start / wall
+    # the median of each run's share (a median start-up over another run's median wall is
+    # the share of no run)
+    share = statistics.median(s / w for s, w in zip(starts, walls))
     print(f"{f'test, {n} workflows / {n * 14} fixtures':44} {wall * 1000:7.0f}ms wall, start-up "
-          f"{start * 1000:.0f}ms = {share:.1%} of wall (target <= 10%)  "
+          f"{start * 1000:.0f}ms, median share {share:.1%} of wall (target <= 10%)  "
           f"{'ok' if share <= 0.10 else 'OVER'}; uncounted by the summary "
           f"{statistics.median(uncounted) * 1000:.0f}ms; start-up shares "
           f"{', '.join(f'{s / w:.1%}' for s, w in zip(starts, walls))}")
