@@ -96,6 +96,17 @@ describe('stepsmith extension in VS Code', function () {
       const wf = roots.find((r) => r.label === 'invoice-matching');
       return wf && wf.children.some((c) => c.kind === 'step') ? true : undefined;
     });
+    // and a run reads the server's buffers: open the saved text once more and wait until the
+    // server answers from it (a hover on `version:`, where the typo was), then close it, so the
+    // last buffer the server saw of this file is the file itself
+    const again = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+    await waitFor('the server to hover the reverted line', async () => {
+      const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
+        'vscode.executeHoverProvider', uri, new vscode.Position(line, 2));
+      const text = (hovers ?? []).map((h) => h.contents.map((c) => (typeof c === 'string' ? c : c.value)).join('')).join('');
+      return again.document.getText().split('\n')[line].startsWith('version:') && /Immutable version number/.test(text) ? true : undefined;
+    });
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
 
   it('opens the rule documentation for a diagnostic code', async () => {
