@@ -327,8 +327,6 @@ class Runner:
             if group.killed or not self.runs.current(gen):
                 return []  # superseded by a newer edit, or shut down: publish nothing
             results = [replies[cr.case.id] for cr in case_results]
-            if not self.runs.current(gen):
-                return []
             if not from_buffer:  # saved code: pending changes, as `stepsmith test` writes them
                 from stepsmith.server.handlers.pending import sync_results
 
@@ -346,9 +344,9 @@ class Runner:
 
     def _prepare(self, snapshot, manifest_path: str, step_id: str, from_buffer: bool,
                  only: str | None):
-        """(run pool) The workflow loaded, the step's cases, the source to run (the buffer's
-        when `from_buffer`), the step file and the text the runs execute; None when a
-        half-typed buffer blocks the run."""
+        """(run pool) The workflow loaded (the step file's buffer as its text to run, when
+        `from_buffer`), the step's cases, the step file and the text the runs execute; None
+        when a half-typed buffer blocks the run."""
         lw = self._load(snapshot, manifest_path, from_buffer)
         if from_buffer and step_blocked(lw, step_id):
             return None
