@@ -5,9 +5,10 @@ First every selected fixture runs once on the unmutated code, traced, through th
 engine (`app.case_run.run_cases`, the sandboxes `stepsmith test` uses), or is taken from
 the editor's own traced run of the same text (`MutantsRequest.ran`): that says what each
 fixture reaches (and which fixtures pass: one that fails already cannot judge a mutant and
-is left out, with a note). Then the mutants (each the text of its step file,
-`LoadedWorkflow.texts`) run the fixtures that reach their line, in rounds
-(app/mutant_rounds.py), many runs to a sandbox (app/mutant_judge.py: forked children of one
+is left out, with a note); the editor's refresh judges on its last run's baseline meanwhile
+(`MutantsRequest.guess`, app/mutant_baseline.py), kept only if the real one is the same. Then
+the mutants (each the text of its step file, `LoadedWorkflow.texts`) run the fixtures that
+reach their line, in rounds (app/mutant_rounds.py), many runs to a sandbox (app/mutant_judge.py: forked children of one
 sandbox, each with a `test` run's limits). Verdicts and baselines are cached
 (runner/mutants/cache.py). Nothing is written to a workflow folder: no pending change, no
 last-failed state, no durations.
@@ -28,9 +29,10 @@ from typing import TYPE_CHECKING
 from stepsmith.runner import safeio
 from stepsmith.runner.app import case_run  # (run_cases late: tests wrap it)
 from stepsmith.runner.app import cases as suite
+from stepsmith.runner.app.mutant_baseline import Baseline
 from stepsmith.runner.app.mutant_judge import Servers, _prepared
 from stepsmith.runner.app.mutant_rounds import Rounds
-from stepsmith.runner.app.mutant_select import chosen_steps, closure_text
+from stepsmith.runner.app.mutant_select import chosen_steps
 from stepsmith.runner.app.suite import CaseResult
 from stepsmith.runner.app.workflow import (
     InvokeError,
@@ -67,6 +69,9 @@ class MutantsRequest:
     # (it may wait for that run to end) only when a baseline is not cached; maps (manifest,
     # step id, case) to (the step file's text the run executed, its app.suite.CaseResult)
     ran: Callable[[], Mapping[tuple[str, str, str], tuple]] | None = None
+    # the baseline of the editor's last run of these files (MutantsReport.baselines): judged
+    # on first when it covers every fixture to run, then checked (app/mutant_baseline.py)
+    guess: Mapping[tuple[str, str, str], tuple] | None = None
 
 
 @dataclass
@@ -113,11 +118,19 @@ def run_mutants(req: MutantsRequest, *, on_progress: Callable[[int, int], None] 
         # the mutants are worked out (parsing, validating each) and the fork servers that
         # will judge them started while the baseline's sandboxes run (or the editor's run
         # of the same fixtures ends): neither needs the other
-        with ThreadPoolExecutor(1, thread_name_prefix="stepsmith-mutants-plan") as planner:
-            planned = planner.submit(judge.plan_and_warm)
-            judge.baseline()
+        with ThreadPoolExecutor(2, thread_name_prefix="stepsmith-mutants-plan") as helper:
+            planned = helper.submit(judge.plan_and_warm)
+            guessed = judge.baseline()
+            # judged on a guess: the real baseline meanwhile, and the verdicts stand only if
+            # it is the same (else judged again on it)
+            real = helper.submit(judge.settle) if guessed else None
             work = planned.result()
-        judge.mutate(work)
+            judge.mutate(work)
+            if real is not None and not judge.confirm(real.result()) \
+                    and not stop.is_set():
+                report.mutants.clear()
+                report.rejudged = True
+                judge.mutate(work)
     finally:
         if judge is not None and servers is None:
             judge.servers.close()
@@ -181,7 +194,7 @@ def _code() -> str:
     return _CODE[0]
 
 
-class _Judge(Rounds):
+class _Judge(Baseline, Rounds):
     """The two phases of a run over the chosen files, sharing the cache and the stop event
     (the mutants' rounds: app/mutant_rounds.py)."""
 
@@ -221,80 +234,20 @@ class _Judge(Rounds):
                   "python": f.python, "timezone": clock_timezone(case.workflow)}
         return key(kind, self.salt, config, code, self._fixture_bytes(case))
 
-    # ------------------------------------------------------------------ baseline
-    def baseline(self) -> None:
-        """Every fixture once on the unmutated code, traced (or its cached answer)."""
-        need, keys = [], {}
-        for f in self.files:
-            tree = ast.parse(f.text)
-            for c in f.cases:
-                fn = c.workflow.step(c.step_id).code_ref.function
-                keys[c.id] = (f, self._key("baseline", f, c,
-                                           closure_text(f.text, tree, fn, with_lines=True)))
-                hit = self.cache.get(keys[c.id][1])
-                if hit is None:
-                    need.append(c)
-                else:
-                    self._baseline_answer(c, hit)
-        reused, need = self._ran(need)
-        results = case_run.run_cases(need, jobs=self.jobs, coverage=True, stop=self.stop,
-                            group=self.group, executor=self.pool)
-        self.report.baseline_runs = len(results)
-        for r in reused + results:
-            f, k = keys[r.case.id]
-            lines: list[int] = []
-            if r.coverage is not None:
-                lines = sorted(analyse(f.text).translate(r.coverage.lines, r.coverage.arcs,
-                                                         r.coverage.truncated)[0])
-            why = (r.failure_text() or "").splitlines()
-            answer = {"outcome": r.outcome, "lines": lines, "ms": r.duration_ms,
-                      "why": why[0] if why else ""}
-            if r.outcome == "passed":  # a failure may be the machine's (a wall limit): ask again
-                self.cache.put(k, answer)
-            self._baseline_answer(r.case, answer)
-
-    def _ran(self, need: list) -> tuple[list, list]:
-        """(the editor's runs of these fixtures that are their baseline, the fixtures left to
-        run): a run counts when it executed this very text of the step file and this very
-        fixture file (its bytes' digest), and was traced."""
-        if not need or self.req.ran is None:
-            return [], need
-        got = self.req.ran()
-        texts = {c.id: f.text for f in self.files for c in f.cases}
-        reused, left = [], []
-        for c in need:
-            text, lc = got.get((str(c.workflow.manifest_path.resolve()), c.step_id, c.case),
-                               (None, None))
-            fx = getattr(lc.case, "fixture", None) if lc is not None else None
-            if (fx is not None and text == texts[c.id] and lc.coverage is not None
-                    and fx.sha256 and fx.sha256 == c.fixture.sha256):
-                reused.append(dataclasses.replace(lc, case=c))
-            else:
-                left.append(c)
-        return reused, left
-
-    def _baseline_answer(self, case, answer: dict) -> None:
-        if answer.get("outcome") != "passed":
-            why = f" ({answer['why']})" if answer.get("why") else ""
-            self.report.notes.append(
-                f"{case.id}: {answer.get('outcome')} on the unmutated code{why}, so it cannot "
-                "judge a mutant; left out (fix it, or review its pending change)")
-            return
-        self.ran[case.id] = frozenset(int(n) for n in answer.get("lines", ()))
-        self.passing[case.id] = float(answer.get("ms") or 0.0)
-
     def _map(self, fn, items: list) -> list:
-        """fn over items, `jobs` at a time (or on the caller's pool), in order; each call's
-        sandboxes join the group."""
+        """fn over items, `jobs` at a time, in order; each call's sandboxes join the group.
+        On threads of this run, never the caller's pool: a call mostly waits for its fork
+        server, and on the editor's pool it would hold the workers its run-on-save (the
+        real baseline of a guess, app/mutant_baseline.py) waits for."""
         def one(item):
             if self.group is None:
                 return fn(item)
             with joined(self.group):
                 return fn(item)
 
-        if self.pool is None and (self.jobs == 1 or len(items) <= 1):
+        if self.jobs == 1 or len(items) <= 1:
             return [one(item) for item in items]
-        pool = self.pool or ThreadPoolExecutor(self.jobs, thread_name_prefix="stepsmith-mutant")
+        pool = ThreadPoolExecutor(self.jobs, thread_name_prefix="stepsmith-mutant")
         futures = []
         try:
             futures = [pool.submit(one, item) for item in items]
@@ -305,8 +258,7 @@ class _Judge(Rounds):
                 f.cancel()
             raise
         finally:
-            if self.pool is None:
-                pool.shutdown(wait=False, cancel_futures=True)
+            pool.shutdown(wait=False, cancel_futures=True)
 
     # ------------------------------------------------------------------ mutants
     def plan_and_warm(self) -> list:

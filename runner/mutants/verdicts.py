@@ -80,6 +80,11 @@ class MutantsReport:
     baseline_runs: int = 0  # fixture runs on the unmutated code (coverage)
     blocked: int = 0  # workflows not mutated because of their check problems (in `notes`)
     cancelled: bool = False
+    # (not in the JSON) the baseline judged on, for the next run's guess (app/mutants.py):
+    # (manifest, step id, case) -> (step file's text, fixture sha256, statement lines), passing
+    baselines: dict = field(default_factory=dict)
+    guessed: int = 0  # fixtures judged first on a guessed baseline (checked after)
+    rejudged: bool = False  # a guess was not the real baseline: judged again on the real one
 
     def ordered(self) -> list[MutantRecord]:
         """Survivors first, then errors, timeouts and kills; by file and position in each."""

@@ -51,6 +51,10 @@ class MutantRuns:
         # step file -> {(manifest, step id, case): (text run, CaseResult)}: the editor's latest
         # runs of its fixtures (fixture_runs.Runner.listeners), a refresh's baseline
         self.saved: dict[str, dict[tuple[str, str, str], tuple]] = {}
+        # step file -> the baseline its last finished run judged on (MutantsReport.baselines):
+        # the next run judges on it while its own is worked out, and keeps those verdicts only
+        # if the two are the same (app/mutant_baseline.py)
+        self.baselines: dict[str, dict] = {}
         self._lock = threading.Lock()
         self._servers = None  # runner.app.mutant_judge.Servers: kept from one run to the next
 
@@ -150,9 +154,12 @@ class MutantRuns:
         # no spare refills while the mutants judge: their runs take none, and a refill
         # (a sandbox's start-up) competes with them for the CPU
         with held():
-            rep = run_mutants(MutantsRequest(paths=[path], texts=texts, ran=ran),
+            rep = run_mutants(MutantsRequest(paths=[path], texts=texts, ran=ran,
+                                             guess=self.baselines.get(path)),
                               on_progress=report, stop=stop, pool=runs.pool, group=group,
                               servers=self.servers())
+        if not stop.is_set():
+            self.baselines[path] = rep.baselines
         doc = rep.to_json()
         for m in doc["mutants"]:  # the records name the file as shown from here: say which
             m["uri"] = path_to_uri(str(Path(m["path"]).resolve()))
@@ -271,6 +278,7 @@ class MutantRuns:
     def forget(self, path: str) -> None:
         self.cancel(path)
         self.last.pop(path, None)
+        self.baselines.pop(path, None)
         self.watched.discard(path)
 
 

@@ -19,6 +19,7 @@ from lsp_kit import (
     open_doc,
     plain,
     push_capabilities,
+    uri,
 )
 from lsprotocol import types as T
 from mutants_kit import APPROVE_STEP as STEP
@@ -76,3 +77,47 @@ async def test_a_save_refreshes_on_the_run_on_save_baseline(client, ws):
     assert {k: summary[k] for k in ("mutants", "killed", "survived", "timeout", "error")} == \
         {k: fresh.summary()[k] for k in ("mutants", "killed", "survived", "timeout", "error")}
     assert summary["survived"] >= 1  # the boundary mutant of `<=`
+
+
+async def _saved(client, u: str, path: Path, text: str) -> dict:
+    """`text` typed and saved: the summary of the refresh it brings."""
+    change(client, u, text)
+    path.write_text(text)
+    before = len(client.custom.get("stepsmith/mutantResults", []))
+    client.text_document_did_save(T.DidSaveTextDocumentParams(
+        text_document=T.TextDocumentIdentifier(uri=u)))
+    loop = asyncio.get_running_loop()
+    end = loop.time() + 120
+    while len(client.custom.get("stepsmith/mutantResults", [])) <= before:
+        assert loop.time() < end, "no refresh after the save"
+        await asyncio.sleep(0.05)
+    return plain(client.custom["stepsmith/mutantResults"][-1])["summary"]
+
+
+async def test_a_refresh_after_a_behaviour_change_judges_on_the_new_results(client, ws):
+    """The refresh judges first on its last run's baseline (both fixtures passing); the edit
+    makes `large` fail on the unmutated code without moving a line, so those verdicts must
+    not stand: the records are those of a fresh run, `large` left out."""
+    from stepsmith.runner.app.mutants import MutantsRequest, run_mutants
+
+    path = ws / "steps/approve.py"
+    u = uri(path)
+    if u not in client.versions:
+        open_doc(client, path)
+    name = f"limit_{uuid.uuid4().hex[:8]}"  # new in every session: no baseline cached
+    before = STEP.replace("limit = Decimal(limit)\n    approved = amount <= limit",
+                          f"{name} = Decimal(limit)\n    approved = amount <= {name}")
+    change(client, u, before)
+    path.write_text(before)
+    first = plain(await client.protocol.send_request_async("stepsmith/mutants", {"uri": u}))
+    assert first["summary"]["killed"] >= 1 and not first["notes"]
+    after = before.replace(f"{name} = Decimal(limit)", f"{name} = Decimal(limit) * 2")
+    assert after.count("\n") == before.count("\n")
+    summary = await _saved(client, u, path, after)
+    fresh = run_mutants(MutantsRequest(paths=[str(path)], cache=False))
+    assert any("large" in n and "left out" in n for n in fresh.notes)
+    assert {k: summary[k] for k in ("mutants", "killed", "survived", "timeout", "error")} == \
+        {k: fresh.summary()[k] for k in ("mutants", "killed", "survived", "timeout", "error")}
+    shown = {(d.range.start.line + 1, d.data["replacement"])
+             for d in await diagnostics(client, u) if d.source == "stepsmith-mutants"}
+    assert shown == {(m.line, m.replacement) for m in fresh.mutants if m.status == "survived"}
