@@ -62,11 +62,13 @@ class Baseline:
                 fn = c.workflow.step(c.step_id).code_ref.function
                 self._keys[c.id] = (f, self._key("baseline", f, c, closure_text(
                     f.text, tree, fn, with_lines=True)))
-                hit = self.cache.get(self._keys[c.id][1])
-                if hit is None:
-                    self._need.append(c)
-                else:
-                    self._baseline_answer(c, hit)
+        self.cache.prefetch(k for _f, k in self._keys.values())
+        for c in (c for f in self.files for c in f.cases):
+            hit = self.cache.get(self._keys[c.id][1])
+            if hit is None:
+                self._need.append(c)
+            else:
+                self._baseline_answer(c, hit)
         guess = self._guessed(self._need)
         if guess:
             for c, lines in guess:
@@ -91,14 +93,15 @@ class Baseline:
             out.append((c, frozenset(lines)))
         return out
 
-    def settle(self) -> dict[str, dict]:
-        """The real baseline of the fixtures the cache does not answer: case id -> answer
-        (the editor's runs of this text, else runs of its own); passing answers cached."""
+    def settle(self) -> dict[str, tuple[Case, dict]]:
+        """The real baseline of the fixtures the cache does not answer: case id -> (case,
+        answer) (the editor's runs of this text, else runs of its own); passing answers
+        cached."""
         reused, need = self._ran(self._need)
         results = case_run.run_cases(need, jobs=self.jobs, coverage=True, stop=self.stop,
                                      group=self.group, executor=self.pool)
         self.report.baseline_runs = len(results)
-        answers = {}
+        answers: dict[str, tuple[Case, dict]] = {}
         for r in reused + results:
             f, k = self._keys[r.case.id]
             lines: list[int] = []

@@ -265,13 +265,15 @@ class _Judge(Baseline, Rounds):
         """`plan`, each mutant's verdict keys worked out (the closures' text: the first
         round's runs wait for none of it), then the fork servers of the first round started
         when a verdict is not cached (what the baseline leaves to run is not known yet)."""
-        work, interps = [], {}
+        work, interps, keys = [], {}, []
         for f, m, steps, statement in self.plan():
             tree, codes = ast.parse(m.text), dict[str, str]()
-            missing = [self.cache.get(self._mutant_key(f, m.text, tree, c, codes)) is None
-                       for c in f.cases]
+            keys.append([self._mutant_key(f, m.text, tree, c, codes) for c in f.cases])
             work.append((f, m, steps, statement, tree, codes))
-            if any(missing) and id(f) not in interps and not self.stop.is_set():
+        self.cache.prefetch(k for ks in keys for k in ks)
+        for (f, *_), ks in zip(work, keys, strict=True):
+            if any(self.cache.get(k) is None for k in ks) and id(f) not in interps \
+                    and not self.stop.is_set():
                 p = _prepared(f.cases[0])
                 if not isinstance(p, CaseResult | StepResult):
                     interps[id(f)] = p.interp

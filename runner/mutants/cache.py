@@ -52,11 +52,16 @@ def key(*parts: object) -> str:
 
 
 class Cache:
-    """get/put of JSON values by key; a store that cannot be opened is a cache that misses."""
+    """get/put of JSON values by key; a store that cannot be opened is a cache that misses.
+    One run's reads can be asked for at once (`prefetch`); its writes are kept in memory
+    (read back from there) and written in one transaction by `flush` or `close`: a
+    statement per verdict was most of a refresh's own time in the editor."""
 
     def __init__(self, where: Path | None = None, *, on: bool = True) -> None:
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
+        self._known: dict[str, dict | None] = {}  # read (None: not stored) or written
+        self._pending: dict[str, str] = {}  # written, not yet stored: key -> JSON
         if not on:
             return
         where = where or path()
@@ -76,34 +81,70 @@ class Cache:
     def on(self) -> bool:
         return self._db is not None
 
+    @staticmethod
+    def _decoded(raw: str) -> dict | None:
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            return None
+        return value if isinstance(value, dict) else None
+
     def get(self, k: str) -> dict | None:
         if self._db is None:
             return None
         with self._lock:
+            if k in self._known:
+                return self._known[k]
             try:
                 row = self._db.execute("SELECT value FROM verdict WHERE key = ?",
                                        (k,)).fetchone()
             except sqlite3.Error:
                 return None
-        if row is None:
-            return None
-        try:
-            value = json.loads(row[0])
-        except ValueError:
-            return None
-        return value if isinstance(value, dict) else None
+        return None if row is None else self._decoded(row[0])
+
+    def prefetch(self, keys) -> None:
+        """Read these keys' values now, in a few statements: their `get`s ask the store
+        nothing more."""
+        if self._db is None:
+            return
+        todo = sorted(set(keys) - set(self._known))
+        with self._lock:
+            for at in range(0, len(todo), 500):  # (SQLite's bound on parameters: 999)
+                part = todo[at:at + 500]
+                try:
+                    rows = self._db.execute(
+                        "SELECT key, value FROM verdict WHERE key IN (%s)"
+                        % ",".join("?" * len(part)), part).fetchall()
+                except sqlite3.Error:
+                    return
+                found = {k: self._decoded(v) for k, v in rows}
+                for k in part:
+                    self._known.setdefault(k, found.get(k))
 
     def put(self, k: str, value: dict) -> None:
         if self._db is None:
             return
+        raw = json.dumps(value)
         with self._lock:
+            self._pending[k] = raw
+            self._known[k] = self._decoded(raw)
+
+    def flush(self) -> None:
+        """Store what was put since the last flush, in one transaction."""
+        with self._lock:
+            if self._db is None or not self._pending:
+                return
+            rows, self._pending = list(self._pending.items()), {}
             try:
-                self._db.execute("INSERT OR REPLACE INTO verdict (key, value) VALUES (?, ?)",
-                                 (k, json.dumps(value)))
+                with self._db:
+                    self._db.execute("BEGIN")
+                    self._db.executemany(
+                        "INSERT OR REPLACE INTO verdict (key, value) VALUES (?, ?)", rows)
             except sqlite3.Error:
                 pass
 
     def close(self) -> None:
+        self.flush()
         with self._lock:
             if self._db is not None:
                 self._db.close()

@@ -1,0 +1,39 @@
+"""The verdict cache (runner/mutants/cache.py): what a run puts it reads back at once, stores in
+one transaction when it flushes or closes, and a later run reads, one key at a time or asked
+for together (`prefetch`), each key its own value."""
+
+from stepsmith.runner.mutants.cache import Cache, key
+
+
+def test_what_is_put_is_read_back_and_stored_on_close(tmp_path):
+    where = tmp_path / "v.sqlite3"
+    a, b = key("a"), key("b")
+    first = Cache(where)
+    first.put(a, {"verdict": "noticed"})
+    assert first.get(a) == {"verdict": "noticed"} and first.get(b) is None
+    assert Cache(where).get(a) is None  # not stored until the run flushes or closes
+    first.close()
+    assert Cache(where).get(a) == {"verdict": "noticed"}
+
+
+def test_prefetched_keys_read_their_own_values(tmp_path):
+    where = tmp_path / "v.sqlite3"
+    keys = [key("k", i) for i in range(1200)]  # more than one statement's parameters
+    writer = Cache(where)
+    for i, k in enumerate(keys[:1100]):
+        writer.put(k, {"i": i})
+    writer.flush()
+    reader = Cache(where)
+    reader.prefetch(keys)
+    writer.put(keys[1150], {"i": 1150})  # stored after the prefetch: it said "not stored"
+    writer.close()
+    assert [reader.get(k) for k in keys] == [{"i": i} for i in range(1100)] + [None] * 100
+    assert Cache(where).get(keys[1150]) == {"i": 1150}
+
+
+def test_a_cache_that_is_off_keeps_nothing(tmp_path):
+    off = Cache(tmp_path / "v.sqlite3", on=False)
+    off.put(key("a"), {"verdict": "passed"})
+    off.prefetch([key("a")])
+    assert off.get(key("a")) is None
+    off.close()
