@@ -45,7 +45,7 @@ from stepsmith.runner.codeprint import code_fingerprint
 from stepsmith.runner.coverage.static import analyse
 from stepsmith.runner.errors import UsageError
 from stepsmith.runner.fixtures.effects import effects_declared
-from stepsmith.runner.mutants.cache import Cache, enabled, key
+from stepsmith.runner.mutants.cache import Cache, enabled, key_after, prefix
 from stepsmith.runner.mutants.generate import closure, file_mutants
 from stepsmith.runner.mutants.verdicts import MutantsReport, OptedOut
 from stepsmith.runner.sandbox import runtime_identity
@@ -212,6 +212,7 @@ class _Judge(Baseline, Rounds):
         self.passing: dict[str, float] = {}  # case id -> baseline duration (passing only)
         self.lock = threading.Lock()
         self._bytes: dict[str, bytes] = {}
+        self._prefixes: dict[tuple[str, str], object] = {}  # (kind, case id) -> key prefix
 
         imports = sorted({n for f in files for n in imports_of(f.text)})
         self.servers = servers if servers is not None else Servers(
@@ -227,12 +228,17 @@ class _Judge(Baseline, Rounds):
         return found
 
     def _key(self, kind: str, f: _File, case, code: str) -> str:
-        step = case.workflow.step(case.step_id)
-        config = {"function": step.code_ref.function, "inputs": step.inputs,
-                  "connections": list(step.connections or ()), "network": step.network,
-                  "effects": effects_declared(case.workflow.workflow, step),
-                  "python": f.python, "timezone": clock_timezone(case.workflow)}
-        return key(kind, self.salt, config, code, self._fixture_bytes(case))
+        # what a fixture's keys share (a mutant's workflow differs from the step's in its
+        # text only), hashed once per fixture
+        first = self._prefixes.get((kind, case.id))
+        if first is None:
+            step = case.workflow.step(case.step_id)
+            config = {"function": step.code_ref.function, "inputs": step.inputs,
+                      "connections": list(step.connections or ()), "network": step.network,
+                      "effects": effects_declared(case.workflow.workflow, step),
+                      "python": f.python, "timezone": clock_timezone(case.workflow)}
+            first = self._prefixes[(kind, case.id)] = prefix(kind, self.salt, config)
+        return key_after(first, code, self._fixture_bytes(case))
 
     def _map(self, fn, items: list) -> list:
         """fn over items, `jobs` at a time, in order; each call's sandboxes join the group.

@@ -40,7 +40,21 @@ def path() -> Path:
 
 def key(*parts: object) -> str:
     """sha256 over the parts, each as canonical JSON (str for anything JSON cannot carry)."""
-    h = hashlib.sha256(str(FORMAT).encode())
+    return key_after(prefix(), *parts)
+
+
+def prefix(*parts: object):
+    """The hash of `key`'s first parts, for `key_after`: a run's keys share their first parts
+    (the salt, a step's configuration), worked out once rather than for every verdict."""
+    return _fed(hashlib.sha256(str(FORMAT).encode()), parts)
+
+
+def key_after(first, *parts: object) -> str:
+    """`key(*a, *parts)` given `first = prefix(*a)` (which it leaves as it was)."""
+    return _fed(first.copy(), parts).hexdigest()
+
+
+def _fed(h, parts):
     for part in parts:
         h.update(b"\0")
         if isinstance(part, bytes):
@@ -48,7 +62,7 @@ def key(*parts: object) -> str:
         else:
             h.update(json.dumps(part, sort_keys=True, default=str).encode("utf-8",
                                                                           "surrogatepass"))
-    return h.hexdigest()
+    return h
 
 
 class Cache:

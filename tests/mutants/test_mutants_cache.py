@@ -37,3 +37,16 @@ def test_a_cache_that_is_off_keeps_nothing(tmp_path):
     off.prefetch([key("a")])
     assert off.get(key("a")) is None
     off.close()
+
+
+def test_a_key_from_a_prefix_is_the_whole_key():
+    from stepsmith.runner.mutants.cache import key_after, prefix
+
+    salt, config = ("code", "harness", {"wall": 5}), {"function": "f", "inputs": {"a": 1}}
+    first = prefix("mutant", salt, config)
+    whole = key("mutant", salt, config, "closure", b"fixture bytes")
+    assert key_after(first, "closure", b"fixture bytes") == whole
+    assert key_after(first, "closure", b"fixture bytes") == whole  # the prefix is unchanged
+    assert key_after(first, "closure", b"other fixture") != whole
+    assert key_after(prefix("mutant", salt, {**config, "inputs": {"a": 2}}),
+                     "closure", b"fixture bytes") != whole
