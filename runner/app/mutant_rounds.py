@@ -164,10 +164,12 @@ class Rounds:
     def _answer_cached(self, state: _Mutant) -> None:
         """Take the cached verdicts of the mutant's next fixtures, as far as there are."""
         while not state.done:
-            hit = self.cache.get(self._case_key(state, state.next))
+            k = self._case_key(state, state.next)
+            hit = self.cache.get(k)
             if hit is None:
                 return
-            state.rec.cached += 1
+            # a verdict this run made (on a guessed baseline, judged again) is a run of it
+            state.rec.cached += not self.cache.mine(k)
             self._verdict(state, hit.get("verdict"), hit.get("status"))
 
     def _remember(self, state: _Mutant, i: int, r) -> tuple[str, str | None]:

@@ -76,6 +76,7 @@ class Cache:
         self._db: sqlite3.Connection | None = None
         self._known: dict[str, dict | None] = {}  # read (None: not stored) or written
         self._pending: dict[str, str] = {}  # written, not yet stored: key -> JSON
+        self._put: set[str] = set()  # every key this run wrote
         if not on:
             return
         where = where or path()
@@ -142,6 +143,12 @@ class Cache:
         with self._lock:
             self._pending[k] = raw
             self._known[k] = self._decoded(raw)
+            self._put.add(k)
+
+    def mine(self, k: str) -> bool:
+        """Whether this run wrote the key's value (a verdict it made, not one it was given)."""
+        with self._lock:
+            return k in self._put
 
     def flush(self) -> None:
         """Store what was put since the last flush, in one transaction."""

@@ -76,6 +76,9 @@ def test_a_stale_guess_is_never_a_verdict(pay):
                                          "limit = Decimal(limit) * 2"))
     rep = run_mutants(_request(step, guess=first.baselines))
     assert rep.guessed == 2 and rep.rejudged
+    # its verdicts are runs of this run (some made before the real baseline was known), not
+    # answers of the cache
+    assert all(m.cached == 0 for m in rep.mutants) and rep.summary()["fixture_runs"] > 0
     fresh = run_mutants(_request(step, cache=False))
     assert any("large" in n and "left out" in n for n in fresh.notes)
     assert not any(m.killed_by and "large" in m.killed_by for m in fresh.mutants)
