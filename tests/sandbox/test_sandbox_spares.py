@@ -99,7 +99,7 @@ def test_each_spare_runs_exactly_one_invocation(pool):
     assert pool.wait_ready(30) and pool.pids()[0] not in seen
 
 
-def test_the_validator_still_refuses_inside_a_spare(pool):
+def test_the_code_check_still_refuses_inside_a_spare(pool):
     # the parent's validation skipped (as `_execute(validate=True)` alone does): the harness
     # in the spare refuses on its own
     from stepsmith.runner import sandbox
