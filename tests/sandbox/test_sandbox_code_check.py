@@ -89,6 +89,15 @@ LEGAL = [
     'import datetime\n\n\ndef f():\n    return datetime.datetime.now().isoformat()\n',
     'import re\n\n\ndef f(s):\n    m = re.match("a", s)\n    return m.re.pattern if m else None\n',
     "def f(x):\n    return (" + " + ".join(f"x.real * {i}" for i in range(300)) + ")\n",
+    "import decimal\n\n\ndef f(x: int, *args: str, k: float = 1.0, **kw: dict) -> dict:\n"
+    "    total: int = 0\n    with decimal.localcontext() as ctx:\n        ctx.prec += 2\n"
+    "        total = decimal.Decimal(x) / 3\n    if (n := len(args)) > 1:\n"
+    "        first, *rest = args\n    assert n >= 0, 'never'\n    del kw['a']\n"
+    "    while False:\n        pass\n    else:\n        n = {a for a in args}\n"
+    "    return {'t': str(total), 'f': (lambda *a, **k: a)(1), 'n': len(n)}\n",
+    "def f(x):\n    try:\n        raise ValueError('x') from None\n"
+    "    except* ValueError as group:\n        return len(group.exceptions)\n",
+    "def f(rows):\n    return sorted(rows, key=lambda r: (r['a'], -r['b']), reverse=True)[:3]\n",
 ]
 
 
