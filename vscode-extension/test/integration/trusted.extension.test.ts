@@ -93,6 +93,9 @@ describe('stepsmith extension in VS Code', function () {
     assert.strictEqual(d.range.start.line, line);
     assert.match(d.message, /verison/);
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    // the later tests run this workflow from the disk: the typo never reached it (a revert
+    // after code-server's auto-save, 1 s when files.autoSave is not off, reloads the saved typo)
+    assert.strictEqual(fs.readFileSync(uri.fsPath, 'utf8'), saved, 'workflow.yaml was saved with the typo');
     await waitFor('manifest diagnostics to clear after revert', () => (stepsmithDiags(uri).length === 0 ? true : undefined));
     // a pull client drops a closed document's diagnostics itself: that they are gone does not
     // say the server has the reverted text yet; the next tests run on it, so wait until it has
@@ -101,9 +104,6 @@ describe('stepsmith extension in VS Code', function () {
       const wf = roots.find((r) => r.label === 'invoice-matching');
       return wf && wf.children.some((c) => c.kind === 'step') ? true : undefined;
     });
-    // the later tests run this workflow from the disk: the typo never reached it (a revert
-    // after code-server's auto-save, 1 s when files.autoSave is not off, reloads the saved typo)
-    assert.strictEqual(fs.readFileSync(uri.fsPath, 'utf8'), saved, 'workflow.yaml was saved with the typo');
   });
 
   it('opens the rule documentation for a diagnostic code', async () => {
