@@ -120,6 +120,20 @@ async def test_manifest_typo_closed_without_revert(client):
     await assert_disk_answers(client)
 
 
+async def test_manifest_closed_right_after_the_typo(client):
+    """The close follows the typo at once (its diagnostics not awaited): the typo's analysis is
+    queued or running when the close queues the disk text's check (which must not be dropped as
+    a duplicate, nor overtaken by a check of the typo recorded after it)."""
+    manifest = client.ws / WORKFLOW / "workflow.yaml"
+    mu = open_doc(client, manifest)
+    await diagnostics(client, mu)
+    line = manifest.read_text().split("\n").index("version: 3")
+    change(client, mu, (line, 0, line, 0, "verison: 4\n"))
+    close_doc(client, mu)
+    await assert_disk_answers(client)
+    await assert_disk_answers(client)  # and still, once every queued check has been recorded
+
+
 async def test_step_violation_undone_saved_and_closed(client):
     ws = client.ws
     risk = ws / "payment-chasing" / "steps" / "risk.py"
