@@ -74,8 +74,11 @@ def _import_resource():
     return resource
 
 
+_RESOURCE = []  # the `resource` module, once imported (a spare imports it while it waits)
+
+
 def _limits():
-    resource = _import_resource()
+    resource = _RESOURCE[0] if _RESOURCE else _import_resource()
 
     lim = REQ["limits"]
     cpu = lim["cpu_seconds"]
@@ -303,9 +306,11 @@ def _take_request():
     before any step code."""
     global REQ, _STEP_FILE, _SOURCE
     if REQ is None:
-        try:  # compile()'s one-time set-up, while the spare waits (forkserver.py `_warm`)
+        try:  # what every run needs, loaded while the spare waits: `resource` for the
+            # limits, compile()'s one-time set-up (forkserver.py `_warm`)
+            _RESOURCE.append(_import_resource())
             compile("pass", "<warm>", "exec", dont_inherit=True)
-        except BaseException:  # noqa: S110 - then the step's compile pays it
+        except BaseException:  # noqa: S110 - then the run itself pays for them
             pass
         REQ = marshal.loads(_READ(int.from_bytes(_READ(8), "big")))
         posix.dup2(_NULL, 0)
