@@ -4,8 +4,8 @@ Positions: `line` is 1-based, `column` is 0-based and counted in Unicode code po
 line (Python `str` indices), never UTF-8 bytes; the end is exclusive. Editors convert to their
 own encoding (the language server does UTF-16/UTF-8).
 
-Written by hand rather than with `dataclasses`/`enum`: this module is imported inside every
-sandbox (the harness re-validates each step), where `dataclasses` (which pulls in `inspect`,
+Written by hand rather than with `dataclasses`/`enum`: this module is imported by every
+pinned interpreter's check helper (pythons/helper.py) and on `check`'s cold start, where `dataclasses` (which pulls in `inspect`,
 `re`, `copy`, ...) and `enum` cost most of a step's start-up. The classes behave as the
 declarations in `_declarations()` would (`@dataclass(frozen=True, order=True) Span`,
 `@dataclass(frozen=True) Problem` with `data` excluded from eq/hash, `Severity(str, Enum)`):

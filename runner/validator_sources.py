@@ -1,6 +1,7 @@
 """The source files of the validator and of the runner modules it is built on, by module name:
-what a sandbox's harness ships (runner/harness) and what an interpreter's helper process runs
-(pythons/checker.py), so both re-validate with the very code the runner checked with."""
+what a pinned interpreter's helper process runs (pythons/checker.py), so it validates with the
+very code the runner checks with, and what a runtime identity covers (sandbox.runtime_identity:
+the validator decides a step may run)."""
 
 from __future__ import annotations
 

@@ -259,11 +259,16 @@ class Scheduler:
             self.schedule("manifest", p)
 
     def settled(self) -> bool:
-        """Workflows discovered (no discovery queued or running) and every known manifest
-        checked at least once: reach / fixture listings are complete. Any thread."""
+        """Workflows discovered (no discovery queued or running), every known manifest
+        checked at least once, and no manifest waiting for a re-check: reach / fixture
+        listings are complete and read the texts there are now. Any thread."""
         with self.cond:
             if not self.discovered or ("discover", "") in self.pending \
                     or self.running == ("discover", ""):
+                return False
+            # a manifest queued again (its buffer closed, its file changed) was last checked
+            # on a text that is gone: the index answers for it once the new check is in
+            if any(kind == "manifest" for kind, _ in (*self.pending, self.running or ("", ""))):
                 return False
         return self.session.model.index.all_checked(self.attempted)
 

@@ -143,6 +143,13 @@ class Servers:
         if not keep:
             server.close()
 
+    def idle_pids(self) -> list[int]:
+        """The sandbox pids of the idle servers kept for the next run (none serves a run:
+        a cancel of a run leaves them be)."""
+        with self._lock:
+            idle = [s for servers in self._idle.values() for s in servers]
+        return sorted(pid for s in idle for pid in s.pids())
+
     def close(self) -> None:
         with self._lock:
             self._closed = True

@@ -2,8 +2,7 @@
 
 The files next to this one (`inside.py`, `facades.py`, `tracer.py`) run INSIDE the sandbox. They are never
 imported by the runner: `bundle(interp)` has them compiled once per process and interpreter
-(and the validator's modules too: the harness re-validates every step before executing it) by
-the interpreter the sandbox runs, the workflow's pinned one (build.py; marshal's code format is
+by the interpreter the sandbox runs, the workflow's pinned one (build.py; marshal's code format is
 that interpreter's own), and caches the marshalled code objects. The constant `BOOTSTRAP` is
 the only code on the sandbox's command line; everything else arrives on stdin.
 """
@@ -17,8 +16,6 @@ import sys
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-from stepsmith.runner.validator_sources import validator_files
 
 from . import build
 
@@ -34,13 +31,12 @@ BOOTSTRAP = (
     "exec(c,{'__name__':'__stepsmith_harness__','ARGS':a})\n"
 )
 
-#: Both bootstraps turn the cycle collector off first: loading the harness and the validator
-#: allocates thousands of container objects that live as long as the sandbox, and collecting
+#: Both bootstraps turn the cycle collector off first: loading the harness allocates thousands of container objects that live as long as the sandbox, and collecting
 #: them over and over was ~2% of a fresh sandbox's CPU time. The harness turns it back on
 #: (its objects frozen out of later collections) before any step code runs
 #: (inside.py `_collector_on`).
-#: The bootstrap of every validated run. The harness frame (harness, facades, validator and
-#: trace code: ~290 KB) is read from a sealed memfd the parent creates once per process and
+#: The bootstrap of every validated run. The harness frame (harness, facades, the code
+#: check's table and trace code) is read from a sealed memfd the parent creates once per process and
 #: passes to every sandbox, its fd number the bootstrap's one argument (`harness_fd`): no
 #: pipe copy of it per sandbox (~0.6 ms); the fd is closed before the harness runs. Stdin
 #: carries the request alone: a frame (8-byte big-endian length, then marshal data), read by
@@ -73,8 +69,8 @@ def frame(obj) -> bytes:
 
 
 def harness_fd(interp: Interpreter | None = None) -> int:
-    """The sealed memfd holding the harness frame (harness, facades, validator and trace
-    code) for `interp` (default: the running interpreter), created once per bundle:
+    """The sealed memfd holding the harness frame (harness, facades, code check table and
+    trace code) for `interp` (default: the running interpreter), created once per bundle:
     SPARE_BOOTSTRAP's argument, passed to every validated sandbox of that interpreter. Sealed
     against writes, growing and shrinking, so no sandbox can change what the next one loads;
     read with pread (the shared file offset does not matter). Close-on-exec here: only the
@@ -95,42 +91,12 @@ def harness_fd(interp: Interpreter | None = None) -> int:
         return b["fd"]
 
 
-def shipped_validator(b: dict) -> tuple | None:
-    """The validator as the harness frame carries it (build.shipped_validator)."""
-    return build.shipped_validator(b)
-
-
 _HERE = Path(__file__).resolve().parent
 _RUNNER = _HERE.parent
 _lock = threading.Lock()
 _cache: dict[str, dict] = {}  # interpreter exe -> its bundle
 
-VALIDATOR_ROOTS = build.VALIDATOR_ROOTS
 HARNESS_PARTS = build.HARNESS_PARTS
-exec_order = build.exec_order
-
-
-_validator_files = validator_files
-
-#: Pure-Python standard-library modules the validator imports that `python -S` has not loaded
-#: (`__future__` for `from __future__ import annotations`, `warnings` for the parser's
-#: warnings). Shipped compiled from the sandbox interpreter's own stdlib files (the pinned
-#: interpreter's, bound read-only in its sandboxes), which saves the import system's file
-#: lookups and reads (~0.25 ms a sandbox). Anything else the sandbox imports comes from its
-#: read-only stdlib.
-SHIPPED_STDLIB = ("__future__", "warnings")
-
-
-def _stdlib_files(interp: Interpreter | None = None) -> list[tuple[str, Path]]:
-    import sysconfig
-
-    stdlib = Path(interp.stdlib if interp is not None else sysconfig.get_paths()["stdlib"])
-    out = []
-    for name in SHIPPED_STDLIB:
-        path = stdlib / f"{name}.py"
-        if path.is_file():
-            out.append((name, path))
-    return out
 
 
 def _sources(interp: Interpreter | None = None) -> list[tuple[str, Path, bytes]]:
@@ -147,20 +113,27 @@ def _sources(interp: Interpreter | None = None) -> list[tuple[str, Path, bytes]]
     add(_HERE / "build.py", "harness/build.py")
     add(_HERE / "facades.py", "harness/facades.py")
     add(_HERE / "tracer.py", "harness/tracer.py")
-    validator = validator_files(_RUNNER)
-    for _name, path in validator:
-        add(path, str(path.relative_to(_RUNNER)))
-    if validator:
-        for name, path in _stdlib_files(interp):
-            add(path, f"stdlib/{name}.py")
+    # the dialect's names the code check refuses are read from here (`_policy`)
+    add(_RUNNER / "validator" / "policy.py", "validator/policy.py")
     return out
 
 
 def _request(sources: list[tuple[str, Path, bytes]]) -> tuple:
-    """build.py's inputs: (sources, validator labels, allowed modules)."""
-    labels = {str(path.relative_to(_RUNNER)): name for name, path in validator_files(_RUNNER)}
-    return ([(label, str(path), src) for label, path, src in sources], labels,
+    """build.py's inputs: (sources, the code check's policy, allowed modules)."""
+    return ([(label, str(path), src) for label, path, src in sources], _policy(),
             tuple(sorted(_allowed_modules())))
+
+
+def _policy() -> dict:
+    """validator/policy.py's names, as the in-sandbox code check (codecheck.py) reads them:
+    the one definition of the dialect, shipped as data."""
+    from stepsmith.runner.validator import policy
+
+    return {"allowed": policy.ALLOWED_MODULES, "network": policy.NETWORK_MODULES,
+            "forbidden_builtins": policy.FORBIDDEN_BUILTINS,
+            "frame_prefixes": tuple(policy.FRAME_PREFIXES), "mro": policy.MRO_NAMES,
+            "module_leaks": policy.MODULE_LEAK_NAMES - frozenset(policy.MODULE_LEAK_EXEMPT),
+            "max_bytes": policy.MAX_SOURCE_BYTES}
 
 
 def _allowed_modules() -> frozenset:
@@ -209,18 +182,17 @@ class BuildFailed(RuntimeError):
 
 
 def bundle(interp: Interpreter | None = None) -> dict:
-    """Compiled harness, facades and validator for `interp` (default: the running interpreter),
+    """Compiled harness, facades and code check table for `interp` (default: the running interpreter),
     cached per process and interpreter, and compiled once per source version: the compiled
     parts are kept in the user's cache folder under the digest of their sources and the
     interpreter (bundle_cache.py; compiling is most of a test run's start-up). Another
     interpreter than the running one compiles its own (build.py run by it: marshal's code
     format is its own) and assembles its harness frame.
 
-    Returns {"main": bytes, "facades": bytes, "trace": bytes, "validator": bytes | None,
+    Returns {"main": bytes, "facades": bytes, "trace": bytes, "check": bytes,
     "sha256": str, "files": [...], "main_code", "frame"}; "sha256" covers the source of
-    everything that runs inside the sandbox, the shipped stdlib modules of `interp` included.
-    "validator" is marshal of ({module name: (is_package, marshalled code)}, `exec_order`):
-    each module's code is unmarshalled only if the sandbox imports it. "main_code" (the
+    everything that runs inside the sandbox and the policy its code check reads. "check" is
+    marshal of the code check's table (build.code_table). "main_code" (the
     harness as a code object) and "frame" (the harness memfd's bytes) are None for the
     running interpreter's bundle until needed / for another interpreter's respectively.
     """
@@ -240,7 +212,9 @@ def bundle(interp: Interpreter | None = None) -> dict:
         sha = digest.hexdigest()
         # the facades are compiled with the allowed modules this process imported, which
         # need not be what policy.py says now (edited under a running server)
-        inputs = f"{sha}\0{sorted(_allowed_modules())}"
+        policy = [(k, sorted(v) if isinstance(v, frozenset) else v)
+                  for k, v in sorted(_policy().items())]  # (a frozenset's order is per process)
+        inputs = f"{sha}\0{sorted(_allowed_modules())}\0{policy}"
         if not interp.running:  # bundle_cache keys by the running interpreter: name this one
             inputs += f"\0{interp.exe}\0{interp.build}\0{interp.magic}"
         parts = bundle_cache.load(inputs)

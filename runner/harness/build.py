@@ -1,101 +1,104 @@
 """Compiling the harness bundle, BY the interpreter the sandbox will run: marshal's code format
-is that interpreter's own. Parent side (nothing here runs in a sandbox), standard library only:
-the running interpreter imports it (`harness.bundle()`), a pinned one runs it as a script
+is that interpreter's own, and so is its bytecode, which the in-sandbox check reads
+(`code_table`). Parent side (nothing here runs in a sandbox), standard library only: the
+running interpreter imports it (`harness.bundle()`), a pinned one runs it as a script
 (`python -I -S -B build.py`, a marshal request on stdin, the answer on stdout; see `main`).
 
-A request is (sources, validator, allowed, want): `sources` [(label, filename, bytes)] of every
-file the bundle is made of (harness parts, facades, tracer, validator modules, the shipped
-stdlib modules); `validator` {label: module name} of the validator's modules; `allowed` the
+A request is (sources, policy, allowed, want): `sources` [(label, filename, bytes)] of every
+file the bundle is made of (harness parts, facades, tracer); `policy` the dialect's names the
+code check refuses (validator/policy.py, as `harness._policy()` gives them); `allowed` the
 allowed modules the facades are bound to; `want` "parts" (compile, and the frame) or "frame"
 (the frame of parts compiled earlier, `sources` then being those parts).
 """
 
 import marshal
 
-#: What the harness imports to re-validate: the validator, and its rule checks (which it
-#: imports on its first validation). The roots of the eager execution order (`exec_order`).
-VALIDATOR_ROOTS = ("stepsmith.runner.validator", "stepsmith.runner.validator.checks")
-
 #: The harness parts, executed (definitions only) before inside.py's own body, in one
 #: namespace: the harness is still one module and one code object, as if it were one file.
-HARNESS_PARTS = ("encode.py", "restricted.py", "revalidate.py")
+HARNESS_PARTS = ("encode.py", "restricted.py", "codecheck.py")
+
+#: Code using every construct whose instruction names something (co_names), each name used
+#: after four fillers so that its index tells how the opcode's argument encodes it
+#: (`code_table`). Compiled, never run.
+_PROBE = """
+import aa0
+import aa1.bb1
+from aa2 import bb2
+from . import bb3
+nn4 = 1
+del nn4
+nn5
+def f(x):
+    z0, z1, z2, z3
+    global gg6
+    gg6 = 1
+    del gg6
+    x.aa7
+    x.aa8 = 1
+    del x.aa9
+    x.aa10()
+    gg11
+    match x:
+        case C(aa12=1):
+            pass
+class K:
+    z0, z1, z2, z3
+    def m(self):
+        z0, z1, z2, z3
+        return super().aa13, super().aa14()
+"""
 
 
-def _import_time_statements(body):
-    """The import statements a module body runs when it is imported: not those inside
-    functions (deferred imports) nor under `if TYPE_CHECKING:`."""
-    import ast
+def code_table(policy):
+    """What the in-sandbox check (codecheck.py) needs to read THIS interpreter's bytecode:
+    for every opcode whose argument indexes co_names, its kind ("attr", "global", "import",
+    "store_global", or "unknown": refused wherever it appears) and how its argument encodes
+    the index (a right shift, found by compiling `_PROBE`: -1 if never seen), the opcodes of
+    constants, EXTENDED_ARG, CACHE, LOAD_BUILD_CLASS and MATCH_CLASS, the async code flags;
+    with `policy` merged in."""
+    import dis
 
-    todo = list(reversed(body))
+    names = {}
+    todo = [compile(_PROBE, "<probe>", "exec", dont_inherit=True)]
     while todo:
-        node = todo.pop()
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            yield node
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
-        elif isinstance(node, ast.If) and isinstance(node.test, ast.Name) \
-                and node.test.id == "TYPE_CHECKING":
-            todo.extend(reversed(node.orelse))
+        co = todo.pop()
+        todo.extend(c for c in co.co_consts if hasattr(c, "co_code"))
+        for ins in dis.get_instructions(co):
+            if ins.opcode in dis.hasname and isinstance(ins.argval, str) \
+                    and ins.argval in co.co_names and ins.arg is not None:
+                index = co.co_names.index(ins.argval)
+                fits = {s for s in (0, 1, 2) if ins.arg >> s == index}
+                names.setdefault(ins.opcode, fits)
+                names[ins.opcode] &= fits
+    kinds = {}
+    for op in dis.hasname:
+        opname = dis.opname[op]
+        shifts = names.get(op, set())
+        shift = min(shifts) if len(shifts) == 1 else -1
+        if opname == "IMPORT_NAME":
+            kind = "import"
+        elif opname == "IMPORT_FROM" or "ATTR" in opname or "METHOD" in opname:
+            kind = "attr"
+        elif "GLOBAL" in opname and opname.startswith(("STORE", "DELETE")):
+            kind = "store_global"
+        elif "GLOBAL" in opname or opname.endswith("_NAME"):
+            kind = "global"
         else:
-            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-                todo.extend(reversed(getattr(node, field, None) or []))
-
-
-def _bundled_imports(name, is_pkg, tree, bundled):
-    """The bundled modules `name` imports when it is imported, in execution order."""
-    import ast
-
-    package = name if is_pkg else name.rpartition(".")[0]
-    out = []
-    for node in _import_time_statements(tree.body):
-        if isinstance(node, ast.Import):
-            targets = [alias.name for alias in node.names]
-        else:
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".")
-                parts = parts[: len(parts) - (node.level - 1)]
-                base = ".".join(parts + ([base] if base else []))
-            # `from pkg import sub` imports the submodule; `from mod import name` the module
-            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in bundled else base
-                       for alias in node.names]
-        for target in targets:
-            if target in bundled and target != name and target not in out:
-                out.append(target)
-    return out
-
-
-def exec_order(trees, roots=VALIDATOR_ROOTS):
-    """The order in which importing `roots` makes Python execute the bundled modules
-    (`trees`: name -> (is_package, AST)): each module after its parent package and after the
-    modules its body imports, a cycle cut where Python would see a partially initialised
-    module. The harness executes the modules in this order itself rather than through
-    importlib (~20 µs a module); modules imported only later (inside functions, e.g. the
-    rules catalogue on the first report) are still served on import. A package's own code
-    runs after the submodules it imports have finished (as they finish in Python): a
-    submodule that needed a name its package defines *before* importing it would fail, and
-    the harness then refuses every step (SS003, fail closed; tests/sandbox would show it)."""
-    bundled = set(trees)
-    deps = {name: _bundled_imports(name, pkg, tree, bundled) for name, (pkg, tree) in
-            trees.items()}
-    order = []
-    seen = set()
-
-    def visit(name):
-        if name in seen:
-            return
-        seen.add(name)
-        parent = name.rpartition(".")[0]
-        if parent in bundled:
-            visit(parent)
-        for dep in deps[name]:
-            visit(dep)
-        order.append(name)
-
-    for root in roots:
-        if root in bundled:
-            visit(root)
-    return order
+            kind = "unknown"
+        kinds[op] = (kind if shift >= 0 else "unknown", shift)
+    flags = {name: flag for flag, name in dis.COMPILER_FLAG_NAMES.items()}
+    return {
+        **policy,
+        "names": kinds,
+        "consts": frozenset(dis.hasconst),
+        "extended_arg": dis.opmap["EXTENDED_ARG"],
+        "cache": dis.opmap.get("CACHE", -1),
+        "build_class": dis.opmap.get("LOAD_BUILD_CLASS", -1),
+        "match_class": dis.opmap.get("MATCH_CLASS", -1),
+        "small_int": dis.opmap.get("LOAD_SMALL_INT", -1),  # 3.14: `from x import y`'s level
+        "async_flags": flags["COROUTINE"] | flags["ITERABLE_COROUTINE"]
+        | flags["ASYNC_GENERATOR"],
+    }
 
 
 def compile_facades(src, allowed):
@@ -127,61 +130,34 @@ def compile_harness(by_label):
                    dont_inherit=True, optimize=0)
 
 
-def compile_parts(sources, validator, allowed):
-    """The marshalled code of the bundle's parts: {"main", "facades", "trace", "validator"}."""
+def compile_parts(sources, policy, allowed):
+    """The marshalled parts of the bundle: {"main", "facades", "trace", "check"}."""
     by_label = {label: src for label, _filename, src in sources}
     main = compile_harness(by_label)
     fac = compile_facades(by_label["harness/facades.py"], allowed)
     trace = compile(by_label["harness/tracer.py"], "<stepsmith-trace>", "exec",
                     dont_inherit=True, optimize=0)
-    mods = {}
-    trees = {}
-    for label, filename, src in sources:
-        if label in validator:
-            name, is_pkg = validator[label], filename.endswith("__init__.py")
-            code = compile(src, f"<stepsmith-validator:{label}>", "exec", dont_inherit=True)
-            mods[name] = (is_pkg, marshal.dumps(code))
-            trees[name] = (is_pkg, compile(src, label, "exec", 0x400, dont_inherit=True))
-        elif label.startswith("stdlib/"):
-            name = label[len("stdlib/"):-len(".py")]
-            code = compile(src, filename, "exec", dont_inherit=True)
-            mods[name] = (False, marshal.dumps(code))
-            trees[name] = (False, compile(src, filename, "exec", 0x400, dont_inherit=True))
-    has_validator = "stepsmith.runner.validator" in mods
     return {
         "main": marshal.dumps(main),
         "facades": marshal.dumps(fac),
         "trace": marshal.dumps(trace),  # sent only when a trace is asked for
-        "validator": marshal.dumps((mods, exec_order(trees))) if has_validator else None,
+        "check": marshal.dumps(code_table(policy)),
     }
 
 
-def shipped_validator(parts):
-    """The validator as the harness frame carries it: (eager, lazy). `eager`: (name,
-    is_package, code object) in `exec_order`, unmarshalled in the sandbox together with the
-    frame (one unmarshal rather than one per module and a bytes copy of each, ~0.25 ms);
-    `lazy`: name -> (is_package, marshalled code) of the rest (the rules catalogue), loaded
-    only if imported."""
-    if parts["validator"] is None:
-        return None
-    mods, order = marshal.loads(parts["validator"])
-    eager = tuple((name, mods[name][0], marshal.loads(mods[name][1])) for name in order)
-    return eager, {name: v for name, v in mods.items() if name not in set(order)}
-
-
 def harness_frame(parts):
-    """The bytes of the harness memfd (SPARE_BOOTSTRAP loads them): harness, facades,
-    validator and trace code, as this interpreter marshals them."""
+    """The bytes of the harness memfd (SPARE_BOOTSTRAP loads them): harness, facades, the
+    code check's table and trace code, as this interpreter marshals them."""
     return marshal.dumps((marshal.loads(parts["main"]), parts["facades"],
-                          shipped_validator(parts), None, parts["trace"]))
+                          marshal.loads(parts["check"]), None, parts["trace"]))
 
 
 def main():
     import sys
 
-    sources, validator, allowed, want = marshal.loads(sys.stdin.buffer.read())
+    sources, policy, allowed, want = marshal.loads(sys.stdin.buffer.read())
     if want == "parts":
-        parts = compile_parts(sources, validator, allowed)
+        parts = compile_parts(sources, policy, allowed)
     else:
         parts = dict(sources)
     answer = {"parts": parts, "frame": harness_frame(parts)}

@@ -33,8 +33,8 @@ import sys
 import warnings
 from pathlib import Path
 
-FORMAT = 2
-PARTS = ("main", "facades", "trace", "validator")
+FORMAT = 3
+PARTS = ("main", "facades", "trace", "check")
 _LABEL = b"stepsmith harness bundle cache\0"
 _MAX_BYTES = 64 * 1024 * 1024
 _DIRS = ("stepsmith", "harness")
@@ -176,8 +176,7 @@ def _authentic(name: str, data: bytes, where: str) -> dict | None:
     except (EOFError, ValueError, TypeError):
         parts = None
     if (not isinstance(parts, dict) or set(parts) != set(PARTS)
-            or not all(isinstance(parts[k], bytes) for k in ("main", "facades", "trace"))
-            or not (parts["validator"] is None or isinstance(parts["validator"], bytes))):
+            or not all(isinstance(parts[k], bytes) for k in PARTS)):
         _warn(where, "not a harness bundle of this version")
         return None
     return parts

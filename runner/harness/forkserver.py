@@ -3,12 +3,12 @@
 It runs INSIDE the sandbox, as its pid 1, never in the runner's process: the parent
 (sandbox/forks.py) ships this file's text on stdin after FORK_BOOTSTRAP, which loaded the
 harness frame from the harness memfd as every validated sandbox does. It executes the harness
-exactly as a spare (inside.py, REQ None) with its own READ: the harness installs the
-validator, then asks READ for its request. In this process READ never returns: it serves the
+exactly as a spare (inside.py, REQ None) with its own READ: the harness asks READ for its
+request. In this process READ never returns: it serves the
 requests on stdin one after the other, each in a FORKED child, and exits when they are done.
 In a child, READ returns that child's request and the harness goes on as in any sandbox:
 rlimits from the request (CPU, memory, files, processes, ...), the pinned clock and zone,
-validation, the step, one result on its result fd.
+the code check, the step, one result on its result fd.
 
 Why a child is as contained as a fresh sandbox's process: the same bwrap arguments,
 interpreter, harness and limits; before READ returns, the child points the harness's result
@@ -126,20 +126,13 @@ def _supervise(pid, out_r, wall, cap):
     return bytes(out), code, wall_killed, output_killed, usage.ru_utime + usage.ru_stime
 
 
-def _warm(request):
-    """The validator's first call made once here, on the first run's text (the unmutated
-    step: a control), rather than in every child: its lazy set-up (half a child's CPU time)
-    and its statement cache (engine.py: results by statement text) are then the children's
-    from the start. Each child still validates the bytes it received, with the same code;
-    the server has run no step code. Any failure: the children do it all themselves."""
+def _warm():
+    """compile()'s one-time set-up (the `ast` node types it checks its argument against,
+    most of a first compile's cost) done once here rather than in every child. The server
+    compiles no step code and runs none."""
     try:
-        req = marshal.loads(request)
-        if req["validate"]:
-            from stepsmith.runner.validator import StepUse, validate
-
-            validate(req["source"].removeprefix("\ufeff"), python=req["python"],
-                     uses=[StepUse(*u) for u in req["uses"]])
-    except BaseException:  # noqa: BLE001, S110
+        compile("pass", "<warm>", "exec", dont_inherit=True)
+    except BaseException:  # noqa: BLE001, S110 - then each child pays it
         pass
 
 
@@ -169,7 +162,7 @@ def _serve(harness):
         wall, cap, request = marshal.loads(run)
         if warm:
             warm = False
-            _warm(request)
+            _warm()
         out_r, out_w = posix.pipe()
         started = time.monotonic()
         pid = posix.fork()

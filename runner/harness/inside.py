@@ -4,15 +4,15 @@ It is not imported as a module: the parent compiles this file once and marshals 
 object; a validated run's bootstrap (`SPARE_BOOTSTRAP` in `stepsmith.runner.harness`) loads
 it from the harness memfd and the request from stdin, the test-only unvalidated one
 (`BOOTSTRAP`) both from stdin; either executes it with ``ARGS`` in its globals:
-``ARGS = [facades_code, validator_modules, request, trace_code]`` (validator_modules: the
-eager code objects and the other modules' marshalled code, see `_install_modules`;
-trace_code: None unless the request asks for a trace, ``REQ["trace"]``; see tracer.py).
-Its parts (encode.py, restricted.py, revalidate.py: definitions only) are compiled with it
+``ARGS = [facades_code, check, request, trace_code]`` (check: the code check's table,
+codecheck.py; trace_code: None unless the request asks for a trace, ``REQ["trace"]``; see
+tracer.py). Its parts (encode.py, restricted.py, codecheck.py: definitions only) are compiled
+with it
 as one module, their statements first (`HARNESS_PARTS`).
 
 Start-up cost is most of a step's cost, so this file imports nothing beyond what
 ``python -S`` has already loaded (``sys``, ``posix``, ``marshal``, ``io``) plus ``resource``;
-facade modules and the validator are loaded only when needed.
+facade modules are loaded only when needed.
 
 Output protocol: exactly one JSON object on the *result fd*, a non-inheritable duplicate of
 the original stdout; fds 1 and 2 are pointed at /dev/null before any step code runs, so a
@@ -22,15 +22,15 @@ timings, redaction, effect checks).
 """
 
 # ruff: noqa: BLE001, S102, F821  (the harness must catch everything and exec the step; its
-# parts' names: encode.py, restricted.py, revalidate.py, compiled with it as one module)
+# parts' names: encode.py, restricted.py, codecheck.py, compiled with it as one module)
 
 import marshal
 import posix
 import sys
 
-FACADES_CODE, VALIDATOR_MODULES, REQ, TRACE_CODE = ARGS  # from the bootstrap
+FACADES_CODE, CHECK, REQ, TRACE_CODE = ARGS  # from the bootstrap
 # A spare (sandbox/spares.py, SPARE_BOOTSTRAP) gets REQ None and the reader of its stdin: it
-# loads the validator first and reads its request after (`_take_request`).
+# reads its request when taken (`_take_request`).
 _READ = globals().pop("READ", None)
 del ARGS
 
@@ -46,7 +46,6 @@ if b"PWD" in posix.environ:  # set by bwrap's --chdir; the environment is exactl
 
 _STEP_FILE = None  # set from the request (_take_request), before anything uses them
 _SOURCE = None
-_VALIDATOR_READY = []  # [True] once the shipped validator modules are installed
 _VIOLATIONS = []  # runtime refusals (unseeded sampling, undeclared effect) even if caught
 _EFFECTS = []
 
@@ -75,8 +74,11 @@ def _import_resource():
     return resource
 
 
+_RESOURCE = []  # the `resource` module, once imported (a spare imports it while it waits)
+
+
 def _limits():
-    resource = _import_resource()
+    resource = _RESOURCE[0] if _RESOURCE else _import_resource()
 
     lim = REQ["limits"]
     cpu = lim["cpu_seconds"]
@@ -176,12 +178,47 @@ def _collector_on():
     gc.enable()
 
 
+def _compiled():
+    """The step's code, or the result that ends the run: a validated run refuses what the
+    code check (codecheck.py) finds, a syntax error included, before anything executes."""
+    if REQ["validate"] and CHECK is None:
+        return None, {"status": "refused", "problems": [{
+            "code": "SS003", "message": "the code check was not shipped into the sandbox",
+            "line": 1, "column": 0, "end_line": 1, "end_column": 1}]}
+    if REQ["validate"] and len(_SOURCE.encode("utf-8", "surrogatepass")) > CHECK["max_bytes"]:
+        return None, {"status": "refused", "problems": [{
+            "code": "SS002", "message": "the step file is larger than the size cap",
+            "line": 1, "column": 0, "end_line": 1, "end_column": 1}]}
+    try:
+        code = compile(_SOURCE, _STEP_FILE, "exec", dont_inherit=True)
+    except BaseException as exc:
+        if not REQ["validate"]:
+            return None, _error_result(exc)
+        syntax = isinstance(exc, (SyntaxError, ValueError))  # ValueError: a NUL byte
+        line = (getattr(exc, "lineno", None) or 1) if syntax else 1
+        offset = (getattr(exc, "offset", None) or 1) if syntax else 1
+        return None, {"status": "refused", "problems": [{
+            "code": "SS001" if syntax else "SS003",
+            "message": (f"{type(exc).__name__}: {_safe_str(exc)}")[:500],
+            "line": line, "column": max(0, offset - 1), "end_line": line,
+            "end_column": max(1, offset)}]}
+    if REQ["validate"]:
+        try:
+            problems = _check_code(code)
+        except BaseException as exc:  # fail closed
+            problems = [{"code": "SS003", "line": 1, "column": 0, "end_line": 1,
+                         "end_column": 1, "message": "the code check failed inside the "
+                         f"sandbox: {type(exc).__name__}: {_safe_str(exc)}"[:500]}]
+        if problems:
+            return None, {"status": "refused", "problems": problems}
+    return code, None
+
+
 def _main():
     _limits()
-    if REQ["validate"]:
-        problems = _revalidate()
-        if problems:
-            return {"status": "refused", "problems": problems}
+    code, refused = _compiled()
+    if refused is not None:
+        return refused
 
     facades = None
 
@@ -198,11 +235,6 @@ def _main():
 
         builtins_ns = dict(real.__dict__)
         builtins_ns["__import__"] = importer
-
-    try:
-        code = compile(_SOURCE, _STEP_FILE, "exec", dont_inherit=True)
-    except BaseException as exc:
-        return _error_result(exc)
 
     # room for one more credential past the cap: the parent redacts first, then cuts, so a
     # credential printed across the cap is never left half-visible
@@ -267,20 +299,19 @@ def _with_violations(res):
 
 
 def _take_request():
-    """The request's globals; a spare first installs the validator (its request is not
-    there yet), then reads the request. The pinned clock, the local zone and the granted
+    """The request's globals (a spare reads its request only now, when taken). The pinned clock, the local zone and the granted
     connections' variables arrive with it: libfaketime re-reads FAKETIME on every clock call
     (FAKETIME_NO_CACHE=1), TZ is re-read by tzset(), and a spare had none of them on its
     command line. All of this runs
     before any step code."""
     global REQ, _STEP_FILE, _SOURCE
     if REQ is None:
-        if VALIDATOR_MODULES is not None:
-            try:
-                _install_modules(*VALIDATOR_MODULES)
-                _VALIDATOR_READY.append(True)
-            except BaseException:  # noqa: S110 - _revalidate tries again and fails closed
-                pass
+        try:  # what every run needs, loaded while the spare waits: `resource` for the
+            # limits, compile()'s one-time set-up (forkserver.py `_warm`)
+            _RESOURCE.append(_import_resource())
+            compile("pass", "<warm>", "exec", dont_inherit=True)
+        except BaseException:  # noqa: S110 - then the run itself pays for them
+            pass
         REQ = marshal.loads(_READ(int.from_bytes(_READ(8), "big")))
         posix.dup2(_NULL, 0)
     for k, v in [(b"FAKETIME", REQ.get("faketime")), (b"TZ", REQ.get("tz"))] \

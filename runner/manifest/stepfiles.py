@@ -7,6 +7,7 @@ import ast
 import hashlib
 import os
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,10 +99,16 @@ def clear_caches() -> None:
 _DISK_CACHE: OrderedDict[Path, tuple] = OrderedDict()
 
 
+# a stamp younger than this may not tell two writes apart (check_cache.RACY_S: a coarse file
+# system clock, FAT's 2 s or a jiffy): such a file is read again (git's "racily clean")
+RACY_NS = 2_000_000_000
+
+
 def _read_step_from_disk(path: Path, root: Path) -> tuple:
     """(text, digest, raw bytes when not UTF-8) or (None, None, None); re-read only when the
-    file's (mtime_ns, size, inode) changed, so a re-check per keystroke does not re-hash files.
-    Only a regular file whose real path is inside the workflow folder `root`, capped."""
+    file's (mtime_ns, ctime_ns, size, inode) changed or is too recent to tell (RACY_NS), so a
+    re-check per keystroke does not re-hash files. Only a regular file whose real path is
+    inside the workflow folder `root`, capped."""
     try:
         st = path.stat()
     except OSError:
@@ -110,7 +117,8 @@ def _read_step_from_disk(path: Path, root: Path) -> tuple:
         return (None, None, None)
     stamp = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
     hit = _cache_get(_DISK_CACHE, path)
-    if hit is not None and hit[0] == stamp:
+    if hit is not None and hit[0] == stamp \
+            and time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) >= RACY_NS:
         return hit[1]
     try:
         data = safeio.read_bytes(path, root=root, cap=safeio.STEP_FILE_CAP)

@@ -46,6 +46,7 @@ from ..problems import Problem, Span
 from ..pythons import checker
 from ..pythons.pins import mismatch as pin_mismatch
 from ..pythons.probe import running
+from ..validator_sources import validator_files
 from .connections import load_connections
 from .prepared import Prepared, launch, prepare
 from .redact import Redactor, finish, redact
@@ -147,6 +148,9 @@ def runtime_identity(interp=None) -> dict:
     here = Path(__file__).resolve().parent
     for path in sorted(here.glob("*.py")):
         h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    # the validator, which decided the step may run (the sandbox checks its code on its own)
+    for name, path in validator_files(here.parent):
+        h.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
     return {"harness_version": f"{__version__}+h{HARNESS_VERSION}",
             "python_version": interp.identity,
             "harness_source_sha256": h.hexdigest()}

@@ -219,6 +219,10 @@ class ForkServer:
         was rebuilt is not used again)."""
         return not self.dead and self.harness == bundle(self.interp)["sha256"]
 
+    def pids(self) -> list[int]:
+        """Its sandbox's pid (bwrap's), while it runs."""
+        return self._own.pids()
+
     def adopt(self, group) -> None:
         """Answer to `group` from now on (a server kept for many runs serves each in turn):
         that group's kill ends it; None: no caller's."""

@@ -75,7 +75,7 @@ def prepare(source: str, function: str, inputs: Mapping[str, Any], *, filename: 
              timezone: str | None = None, trace: TraceMode | None = None,
              egress_policy: egress.AddressPolicy | None = None,
              interp: Interpreter | None = None) -> StepResult | Prepared:
-    """validate: the harness re-runs the validator before executing anything. restricted:
+    """validate: the harness checks the compiled code before executing anything. restricted:
     restricted builtins + facade-only imports (defaults to `validate`; tests probe the
     layers separately). Only run_unvalidated passes validate=False. `interp`: the sandbox's
     interpreter (None: the running one)."""

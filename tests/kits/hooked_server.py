@@ -5,8 +5,9 @@ read no test switches from the environment (issue 21).
     python tests/kits/hooked_server.py [--slow SECONDS] [--no-sandbox REASON] [server args]
 
   * requests `stepsmith/_raise` (a failing handler), `stepsmith/_print` (stray output on
-    stdout), `stepsmith/_sandboxes` (the bwrap pids of the runs in progress, the idle spares
-    and how many fixture runs were started);
+    stdout), `stepsmith/_sandboxes` (the bwrap pids of the runs in progress, the idle spares,
+    the idle fork servers the mutants keep between runs and how many fixture runs were
+    started);
   * a step file containing `# stepsmith-test: crash-analysis` fails its analysis;
   * `--slow`: seconds added to discovery and to every manifest check (start-up races);
   * `--no-sandbox`: the sandbox reports itself unavailable with REASON.
@@ -41,8 +42,11 @@ def register_requests(ls) -> None:
 
         runs = ls.runs
         pool = spares.current()
+        kept = getattr(ls, "mutant_runs", None)
+        kept = kept._servers if kept is not None else None
         return {"running": sorted(p for g in (runs.groups if runs else ()) for p in g.pids()),
                 "spares": pool.pids() if pool else [],
+                "kept": kept.idle_pids() if kept is not None else [],
                 "started": runs.started if runs else 0}
 
 

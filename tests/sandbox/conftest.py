@@ -4,6 +4,7 @@ under scripts/test (STEPSMITH_STRICT=1): there every test runs, and fails, witho
 import os
 
 import pytest
+from pythons_kit import py313  # noqa: F401  (the built 3.13: test_sandbox_code_check.py)
 from stepsmith.runner.sandbox import sandbox_available
 
 _OK, _WHY = sandbox_available()

@@ -60,14 +60,19 @@ def test_run_step_cannot_reach_unvalidated_mode():
         run_step("def f():\n    return 1\n", "f", {}, validate=False)
 
 
-def test_harness_revalidates_inside_the_sandbox():
+def test_harness_checks_inside_the_sandbox():
     # Skip the parent's validation (internal path) to show the harness refuses on its own.
     res = sandbox._execute("import os\ndef f():\n    return 1\n", "f", {}, filename="s.py",
                            validate=True, limits=Limits())
     assert res.status == "refused" and res.problems[0].code == "SS101"
+    res = sandbox._execute("def f():\n    return f.__globals__\n", "f", {},
+                           filename="s.py", validate=True, limits=Limits())
+    assert res.status == "refused" and res.problems[0].code == "SS201"
+    assert (res.problems[0].line, res.problems[0].column) == (2, 11)
+    # a name built at run time is the restricted getattr's to refuse (codecheck.py)
     res = sandbox._execute("def f():\n    return getattr(f, '_' + '_globals__')\n", "f", {},
                            filename="s.py", validate=True, limits=Limits())
-    assert res.status == "refused"
+    assert res.status == "error" and res.error["type"] == "AttributeError"
 
 
 def test_restricted_builtins_hold_without_the_validator():

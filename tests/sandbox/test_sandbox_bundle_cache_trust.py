@@ -68,7 +68,7 @@ def _forged_parts() -> bytes:
     main = compile("import sys\nsys.stdout.write('{\"status\": \"ok\", \"output\": 42}')\n",
                    "forged", "exec")
     return marshal.dumps({"main": marshal.dumps(main), "facades": marshal.dumps(main),
-                          "trace": marshal.dumps(main), "validator": None})
+                          "trace": marshal.dumps(main), "check": marshal.dumps({})})
 
 
 def _forge(path: Path, how: str) -> None:

@@ -99,7 +99,7 @@ def test_each_spare_runs_exactly_one_invocation(pool):
     assert pool.wait_ready(30) and pool.pids()[0] not in seen
 
 
-def test_the_validator_still_refuses_inside_a_spare(pool):
+def test_the_code_check_still_refuses_inside_a_spare(pool):
     # the parent's validation skipped (as `_execute(validate=True)` alone does): the harness
     # in the spare refuses on its own
     from stepsmith.runner import sandbox
@@ -173,3 +173,25 @@ def test_no_spare_starts_while_held_and_the_refill_resumes_after(pool):
         time.sleep(10 * spares.QUIET_S)  # many times what a refill waits for
         assert pool.pids() == []
     assert pool.wait_ready(30) and len(pool.pids()) == 1
+
+
+@pytest.mark.parametrize("on_spare", [True, False])
+def test_a_spare_run_has_the_limits_of_a_fresh_one(on_spare):
+    """A spare loads what the limits need while it waits (`resource`), and sets them only
+    once its request is in: the request's own limits, as in a fresh sandbox."""
+    pid = None
+    if on_spare:
+        pool = spares.enable(1)
+        assert pool.wait_ready(30), "no spare started"
+        (pid,) = pool.pids()
+    try:
+        grab = "def f():\n    return len(bytearray(200 * 1024 * 1024))\n"
+        res = run_step(grab, "f", {}, limits=Limits(memory_bytes=128 * 1024 * 1024))
+        assert res.status == "memory_limit", res
+        assert pid is None or not alive(pid)  # that run was the spare's
+        assert run_step(grab, "f", {}).output == 200 * 1024 * 1024  # the default: 512 MiB
+        spin = "def f():\n    n = 0\n    while True:\n        n += 1\n"
+        res = run_step(spin, "f", {}, limits=Limits(cpu_seconds=1, wall_seconds=30))
+        assert res.status == "cpu_limit", res
+    finally:
+        spares.disable()

@@ -22,9 +22,10 @@ from stepsmith.runner.store import identity as store_identity
 RUNNER = Path(harness.__file__).resolve().parent.parent
 COPIED = ("harness", "sandbox", "validator", "rules", "problems.py")
 #: every file whose change must change the identity: each part of the harness that runs in
-#: the sandbox (and its bootstrap), the validator it ships, the sandbox's own parent side
+#: the sandbox (and its bootstrap), the validator that decides a step may run, the sandbox's
+#: own parent side
 CHANGED = ("harness/__init__.py", "harness/build.py", "harness/inside.py", "harness/encode.py",
-           "harness/restricted.py", "harness/revalidate.py", "harness/facades.py",
+           "harness/restricted.py", "harness/codecheck.py", "harness/facades.py",
            "harness/tracer.py", "validator/engine.py", "validator/policy.py",
            "validator/checks/imports.py", "rules/step_rules.py", "problems.py",
            "sandbox/__init__.py", "sandbox/cmdline.py", "sandbox/seccomp.py",

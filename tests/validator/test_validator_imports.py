@@ -1,8 +1,7 @@
-"""The validator runs inside every sandbox (the harness re-validates each step), so importing
-and running it must stay cheap: no `ast` (the validator uses `_ast` and
+"""The validator runs in every pinned interpreter's check helper and on `check`'s cold start,
+so importing and running it must stay cheap: no `ast` (the validator uses `_ast` and
 `compile(..., PyCF_ONLY_AST)`), `dataclasses`/`inspect`, `typing`, `enum`, `re`, `functools`.
-Checked in a fresh interpreter, against what that interpreter had loaded before.
-(tests/sandbox/test_sandbox_startup.py checks the same inside the real sandbox.)"""
+Checked in a fresh interpreter, against what that interpreter had loaded before."""
 
 import json
 import subprocess
