@@ -93,14 +93,17 @@ class _File:
 
 def run_mutants(req: MutantsRequest, *, on_progress: Callable[[int, int], None] | None = None,
                 stop: threading.Event | None = None, pool: Executor | None = None,
-                group=None, servers: Servers | None = None) -> MutantsReport:
+                group=None, servers: Servers | None = None,
+                rounds: Executor | None = None) -> MutantsReport:
     """Mutate the chosen steps and judge every mutant with their fixtures. UsageError for a
     selection that names nothing; SandboxUnavailable when fixtures would have to run and
     cannot. `stop` (set from another thread): start nothing new, report `cancelled`.
     `pool`: run the fixtures there (the editor's run pool) instead of threads of this run;
     `group` (sandbox.process.Group): every sandbox joins it, so `group.kill()` ends them.
     `servers` (app/mutant_judge.Servers): the fork servers to judge in, kept by the caller
-    (the editor's, from one run to the next); by default the run's own, ended with it."""
+    (the editor's, from one run to the next); by default the run's own, ended with it.
+    `rounds`: the threads the mutants' rounds wait for their fork servers on (the editor's,
+    bounding its runs together), never `pool`; by default threads of this run."""
     started = time.perf_counter()
     stop = stop if stop is not None else threading.Event()
     if req.jobs is not None and req.jobs < 1:
@@ -115,6 +118,7 @@ def run_mutants(req: MutantsRequest, *, on_progress: Callable[[int, int], None] 
     judge = None
     try:
         judge = _Judge(files, req, cache, report, stop, on_progress, pool, group, servers)
+        judge.rounds = rounds
         # the mutants are worked out (parsing, validating each) and the fork servers that
         # will judge them started while the baseline's sandboxes run (or the editor's run
         # of the same fixtures ends): neither needs the other
@@ -240,11 +244,13 @@ class _Judge(Baseline, Rounds):
             first = self._prefixes[(kind, case.id)] = prefix(kind, self.salt, config)
         return key_after(first, code, self._fixture_bytes(case))
 
+    rounds: Executor | None = None
+
     def _map(self, fn, items: list) -> list:
-        """fn over items, `jobs` at a time, in order; each call's sandboxes join the group.
-        On threads of this run, never the caller's pool: a call mostly waits for its fork
-        server, and on the editor's pool it would hold the workers its run-on-save (the
-        real baseline of a guess, app/mutant_baseline.py) waits for."""
+        """fn over items, `jobs` at a time (or on the caller's `rounds`), in order; each
+        call's sandboxes join the group. Never on the caller's run pool: a call mostly waits
+        for its fork server, and there it would hold the workers the run-on-save (the real
+        baseline of a guess, app/mutant_baseline.py) waits for."""
         def one(item):
             if self.group is None:
                 return fn(item)
@@ -253,7 +259,7 @@ class _Judge(Baseline, Rounds):
 
         if self.jobs == 1 or len(items) <= 1:
             return [one(item) for item in items]
-        pool = ThreadPoolExecutor(self.jobs, thread_name_prefix="stepsmith-mutant")
+        pool = self.rounds or ThreadPoolExecutor(self.jobs, thread_name_prefix="stepsmith-mutant")
         futures = []
         try:
             futures = [pool.submit(one, item) for item in items]
@@ -264,7 +270,8 @@ class _Judge(Baseline, Rounds):
                 f.cancel()
             raise
         finally:
-            pool.shutdown(wait=False, cancel_futures=True)
+            if pool is not self.rounds:
+                pool.shutdown(wait=False, cancel_futures=True)
 
     # ------------------------------------------------------------------ mutants
     def plan_and_warm(self) -> list:

@@ -57,6 +57,19 @@ class MutantRuns:
         self.baselines: dict[str, dict] = {}
         self._lock = threading.Lock()
         self._servers = None  # runner.app.mutant_judge.Servers: kept from one run to the next
+        # the threads every run's rounds wait for their fork servers on (as many as the run
+        # pool's: runs of several files at once share them), apart from the run pool, which
+        # the run-on-save a refresh checks its guessed baseline against needs meanwhile
+        self._rounds = None
+
+    def rounds(self):
+        with self._lock:
+            if self._rounds is None:
+                from concurrent.futures import ThreadPoolExecutor
+
+                self._rounds = ThreadPoolExecutor(self.ls.runner.pool._max_workers,
+                                                  thread_name_prefix="stepsmith-mutant")
+            return self._rounds
 
     def servers(self):
         """The fork servers every mutants run of this editor judges in: kept between runs
@@ -157,7 +170,7 @@ class MutantRuns:
             rep = run_mutants(MutantsRequest(paths=[path], texts=texts, ran=ran,
                                              guess=self.baselines.get(path)),
                               on_progress=report, stop=stop, pool=runs.pool, group=group,
-                              servers=self.servers())
+                              servers=self.servers(), rounds=self.rounds())
         if not stop.is_set():
             self.baselines[path] = rep.baselines
         doc = rep.to_json()
@@ -209,6 +222,8 @@ class MutantRuns:
             self.cancel(path)
         if self._servers is not None:
             self._servers.close()
+        if self._rounds is not None:
+            self._rounds.shutdown(wait=False, cancel_futures=True)
 
     # ------------------------------------------------------------------ triggers
     def on_save(self, path: str) -> None:
