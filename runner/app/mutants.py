@@ -20,6 +20,7 @@ import ast
 import dataclasses
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -190,6 +191,34 @@ def _files(selection, req: MutantsRequest, report: MutantsReport) -> list[_File]
 
 _CODE: list[str] = []
 
+# the plans of the step-file texts judged last: (text, functions, python, uses) -> (their
+# FileMutants, {mutant text: (its syntax tree, its closures' text by function)}). A refresh
+# after a fixture or the manifest is saved judges the same text again; file_mutants is a
+# function of exactly these (and of this process's code), its Mutants immutable.
+_PLANS: OrderedDict[tuple, tuple] = OrderedDict()
+_PLANS_LOCK = threading.Lock()
+_PLANS_KEPT = 8
+
+
+def _file_plan(text: str, functions: list[str], python: str, uses) -> tuple:
+    """(file_mutants(...), the per-mutant memo), the last ones for these arguments kept."""
+    k = (text, tuple(functions), python, tuple(uses))
+    try:
+        hash(k)
+    except TypeError:  # a use that cannot be a key: not kept
+        return file_mutants(text, functions, python=python, uses=uses), {}
+    with _PLANS_LOCK:
+        hit = _PLANS.get(k)
+        if hit is not None:
+            _PLANS.move_to_end(k)
+            return hit
+    made = (file_mutants(text, functions, python=python, uses=uses), {})
+    with _PLANS_LOCK:
+        _PLANS[k] = made
+        while len(_PLANS) > _PLANS_KEPT:
+            _PLANS.popitem(last=False)
+    return made
+
 
 def _code() -> str:
     """stepsmith's code fingerprint (runner/codeprint.py), worked out once per process."""
@@ -279,8 +308,10 @@ class _Judge(Baseline, Rounds):
         round's runs wait for none of it), then the fork servers of the first round started
         when a verdict is not cached (what the baseline leaves to run is not known yet)."""
         work, interps, keys = [], {}, []
-        for f, m, steps, statement in self.plan():
-            tree, codes = ast.parse(m.text), dict[str, str]()
+        for f, m, steps, statement, memo in self.plan():
+            if m.text not in memo:  # (a text's tree and closures: the same in every run)
+                memo[m.text] = (ast.parse(m.text), dict[str, str]())
+            tree, codes = memo[m.text]
             keys.append([self._mutant_key(f, m.text, tree, c, codes) for c in f.cases])
             work.append((f, m, steps, statement, tree, codes))
         self.cache.prefetch(k for ks in keys for k in ks)
@@ -295,20 +326,20 @@ class _Judge(Baseline, Rounds):
         return work
 
     def plan(self) -> list:
-        """Every mutant of the chosen files, with the steps whose code it is in and the
-        statement it changes (nothing runs)."""
+        """Every mutant of the chosen files, with the steps whose code it is in, the
+        statement it changes and its file's memo (`_file_plan`; nothing runs)."""
         work = []
         for f in self.files:
             tree = ast.parse(f.text)
             closures = {s.id: {n.name for n in closure(tree, [s.code_ref.function])
                                if isinstance(n, ast.FunctionDef)} for s in f.steps}
             functions = set().union(*closures.values()) if closures else set()
-            found = file_mutants(f.text, sorted(functions), python=f.python, uses=f.uses)
+            found, memo = _file_plan(f.text, sorted(functions), f.python, f.uses)
             self.report.refused += found.refused
             self.report.opted_out += [OptedOut(f.shown, o.line, o.text, o.mutants)
                                       for o in found.opted_out]
             shape = analyse(f.text)
             for m in found.mutants:
                 steps = [s for s in f.steps if m.function in closures[s.id]]
-                work.append((f, m, steps, shape.statement_of(m.line)))
+                work.append((f, m, steps, shape.statement_of(m.line), memo))
         return work

@@ -50,3 +50,36 @@ def test_a_key_from_a_prefix_is_the_whole_key():
     assert key_after(first, "closure", b"other fixture") != whole
     assert key_after(prefix("mutant", salt, {**config, "inputs": {"a": 2}}),
                      "closure", b"fixture bytes") != whole
+
+
+def test_a_text_judged_again_is_not_mutated_again(tmp_path, monkeypatch):
+    """A run on a step text judged before (a fixture or the manifest saved since) takes the
+    mutants of that text as worked out then; other validation questions (uses, python) are
+    worked out anew."""
+    from mutants_kit import write_pay
+    from stepsmith.runner.app import mutants as app
+    from stepsmith.runner.app.mutants import MutantsRequest, run_mutants
+    from stepsmith.runner.mutants import generate
+    from stepsmith.runner.validator import StepUse
+
+    calls = []
+    real = generate.validate
+
+    def counted(text, **kw):
+        calls.append(text)
+        return real(text, **kw)
+
+    monkeypatch.setattr(generate, "validate", counted)
+    monkeypatch.setattr(app, "_PLANS", type(app._PLANS)())
+    step = write_pay(tmp_path, spin=False) / "steps/approve.py"
+    first = run_mutants(MutantsRequest(paths=[str(step)], cache=False))
+    assert len(calls) >= len(first.mutants) > 0
+    calls.clear()
+    again = run_mutants(MutantsRequest(paths=[str(step)], cache=False))
+    assert calls == []
+    assert [m.to_json() | {"duration_ms": 0} for m in again.ordered()] == \
+        [m.to_json() | {"duration_ms": 0} for m in first.ordered()]
+    text = step.read_text()
+    app._file_plan(text, ["approve"], "3.11", [StepUse("approve", "approve")])
+    app._file_plan(text, ["approve"], "3.11", [StepUse("approve", "approve", "public_egress")])
+    assert len(calls) == 2 * len(first.mutants)  # each question its own validations
