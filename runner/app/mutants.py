@@ -212,7 +212,7 @@ def _file_plan(text: str, functions: list[str], python: str, uses) -> tuple:
         if hit is not None:
             _PLANS.move_to_end(k)
             return hit
-    made = (file_mutants(text, functions, python=python, uses=uses), {})
+    made: tuple = (file_mutants(text, functions, python=python, uses=uses), {})
     with _PLANS_LOCK:
         _PLANS[k] = made
         while len(_PLANS) > _PLANS_KEPT:
