@@ -18,6 +18,7 @@ import asyncio
 import atexit
 import threading
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -65,8 +66,6 @@ class MutantRuns:
     def rounds(self):
         with self._lock:
             if self._rounds is None:
-                from concurrent.futures import ThreadPoolExecutor
-
                 self._rounds = ThreadPoolExecutor(self.ls.runner.pool._max_workers,
                                                   thread_name_prefix="stepsmith-mutant")
             return self._rounds
