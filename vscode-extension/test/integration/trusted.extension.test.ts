@@ -9,7 +9,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { StepsmithApi } from '../../src/extension';
-import { REACH_SENTENCE } from '../../src/protocol';
+import { MutantsResponse, REACH_SENTENCE } from '../../src/protocol';
 
 const EXT_ID = 'stepsmith.stepsmith';
 const ws = () => vscode.workspace.workspaceFolders![0].uri.fsPath;
@@ -409,5 +409,52 @@ describe('stepsmith extension in VS Code', function () {
     assert.ok(!api.pending.items.some((i) => i.fixtureUri === fxUri), 'still pending after Accept');
     const again = await api.server.executeServerCommand<any>('stepsmith.runFixture', [fxUri]);
     assert.strictEqual(again.results[0].status, 'passed');
+  });
+
+  it('Show Mutants That Survive: survivors as information squiggles and a lens; the boundary fixture, once recorded, kills its survivor (issue 32)', async function () {
+    this.timeout(300000);
+    const uri = vscode.Uri.file(path.join(ws(), 'payment-chasing', 'steps', 'escalate.py'));
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await vscode.window.showTextDocument(doc);
+    const line = doc.getText().split('\n').findIndex((l) => l.includes('row["days_late"] >= 60'));
+    assert.ok(line >= 0, 'escalate.py changed: no `row["days_late"] >= 60` line');
+    const survivors = () => vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'stepsmith-mutants');
+    // `>=` becoming `>` on the 60-days line: no fixture has exactly 60 days late
+    const boundary = (d: vscode.Diagnostic) => d.range.start.line === line && d.message.includes('`>=`') && d.message.includes('`>`');
+    let answered: MutantsResponse | undefined;
+    const done = Promise.resolve(vscode.commands.executeCommand<MutantsResponse>('stepsmith.showMutants', uri.toString()))
+      .then((r) => { answered = r; });
+    const shown = await waitFor('the survivors as diagnostics', () => (survivors().some(boundary) ? survivors() : undefined), 240000);
+    assert.ok(shown.every((d) => d.severity === vscode.DiagnosticSeverity.Information), 'survivors are notes, not errors');
+    // the command lists the survivors in a quick pick once it has the answer: close it until it returns
+    await waitFor('the command to return', async () => {
+      await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+      await Promise.race([done, new Promise((r) => setTimeout(r, 300))]);
+      return answered;
+    }, 60000);
+    const survived = answered!.mutants.filter((m) => m.status === 'survived');
+    assert.strictEqual(answered!.summary?.survived, survived.length);
+    assert.ok(survived.some((m) => m.line === line + 1 && m.original === '>=' && m.replacement === '>'),
+      JSON.stringify(survived.map((m) => [m.line, m.original, m.replacement])));
+    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri);
+    const titles = lenses.map((l) => l.command?.title ?? '');
+    assert.ok(titles.some((t) => /^\d+ mutants? survives?$/.test(t)), JSON.stringify(titles));
+    // the fixture the survivor asks for: 60 days late exactly (small, rarely late: only that reason)
+    const fixture = path.join(ws(), 'payment-chasing', 'fixtures', 'escalate', 'boundary-60-days.json');
+    const row = { invoice_id: 'S-4001', customer: 'Exact Sixty Ltd', email: 'ap@sixty.example', outstanding: '100.00',
+      days_late: 60, pays_soon: 0.0, typical_days_late: 30, late_payments: 0 };
+    fs.writeFileSync(fixture, JSON.stringify({
+      inputs: { scored: { as_of: '2026-12-01', scored: [row] }, threshold: '5000.00' },
+      evaluation_time: '2026-12-01T18:30:00+00:00',
+      expected: { output: { call_today: [{ customer: row.customer, invoice_id: row.invoice_id, why: '60 days late' }], count: 1 } },
+    }, null, 2) + '\n');
+    try {
+      // the step file is watched since its mutants ran: a fixture of its workflow runs them again
+      const after = await waitFor('the boundary survivor to be killed by the new fixture',
+        () => (survivors().length && !survivors().some(boundary) ? survivors() : undefined), 240000);
+      assert.ok(after.some((d) => d.range.start.line === line + 2), 'the other survivors stay (the owed-amount boundary)');
+    } finally {
+      fs.unlinkSync(fixture);
+    }
   });
 });
