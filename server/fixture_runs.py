@@ -59,8 +59,8 @@ class RunHost(Host, Protocol):
 class Runner:
     def __init__(self, ls: RunHost) -> None:
         self.ls = ls
-        self.pool = ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1)),
-                                       thread_name_prefix="stepsmith-run")
+        self.workers = max(1, min(4, os.cpu_count() or 1))  # the run pool's threads
+        self.pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="stepsmith-run")
         self.lock = threading.Lock()
         self.runs = Generations()  # which run of each step file is current, their sandboxes
         self.groups = self.runs.groups  # sandbox groups of the runs in progress
@@ -101,7 +101,7 @@ class Runner:
         try:
             from stepsmith.runner.sandbox import spares
 
-            spares.enable(max(6, 2 * self.pool._max_workers + 2))
+            spares.enable(max(6, 2 * self.workers + 2))
         except Exception as exc:  # fresh sandboxes then, as before
             self.ls.log_exception("could not start spare sandboxes", exc)
 

@@ -66,7 +66,7 @@ class MutantRuns:
     def rounds(self):
         with self._lock:
             if self._rounds is None:
-                self._rounds = ThreadPoolExecutor(self.ls.runner.pool._max_workers,
+                self._rounds = ThreadPoolExecutor(self.ls.runner.workers,
                                                   thread_name_prefix="stepsmith-mutant")
             return self._rounds
 
