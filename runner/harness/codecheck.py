@@ -28,8 +28,15 @@ opcode naming something that the table does not know is refused (SS003).
 # ruff: noqa: F821  (the harness's globals)
 
 
+#: Enough to say why; the first of them decides anyway. Past it the check stops (a file of
+#: thousands of refusals is refused in time, not killed at the CPU limit).
+_MAX_PROBLEMS = 100
+_CACHE = {}  # per check: the source's lines, each code object's position table
+
+
 def _check_code(code):
     """Problems (dicts, as the validator reports them) of `code` and the code inside it."""
+    _CACHE.clear()
     C = CHECK
     kinds, consts_ops, ext, cache = C["names"], C["consts"], C["extended_arg"], C["cache"]
     build_class, match_class = C["build_class"], C["match_class"]
@@ -38,7 +45,7 @@ def _check_code(code):
     CodeType = type(code)
     out = []
     todo = [code]
-    while todo:
+    while todo and len(out) < _MAX_PROBLEMS:
         co = todo.pop()
         consts, names, raw = co.co_consts, co.co_names, co.co_code
         todo.extend(c for c in consts if type(c) is CodeType)
@@ -51,6 +58,8 @@ def _check_code(code):
             op = raw[i]
             if op == cache:
                 continue
+            if len(out) >= _MAX_PROBLEMS:
+                break
             if op == ext:
                 arg = (arg | raw[i + 1]) << 8
                 continue
@@ -100,7 +109,8 @@ def _check_code(code):
                     for name in kw:
                         _attribute(name, co, i, out, None, names, consts, kinds, consts_ops)
             prev2, prev = prev, (op, a)
-    return out
+    _CACHE.clear()
+    return out[:_MAX_PROBLEMS]
 
 
 def _attribute(name, co, i, out, prev, names, consts, kinds, consts_ops):
@@ -170,14 +180,17 @@ def _at(co, offset, code, message):
     UTF-8 bytes; the validator reports characters)."""
     line, end_line, col, end_col = co.co_firstlineno, None, 0, None
     try:
-        for k, pos in enumerate(co.co_positions()):
-            if k == offset // 2:
-                if pos[0] is not None:
-                    line, end_line, col, end_col = pos
-                break
+        positions = _CACHE.get(id(co))
+        if positions is None:
+            positions = _CACHE[id(co)] = list(co.co_positions())
+        pos = positions[offset // 2] if offset // 2 < len(positions) else (None,)
+        if pos[0] is not None:
+            line, end_line, col, end_col = pos
     except BaseException:  # noqa: S110 - the position is a courtesy; the refusal is not
         pass
-    lines = _SOURCE.splitlines()
+    lines = _CACHE.get("lines")
+    if lines is None:
+        lines = _CACHE["lines"] = _SOURCE.splitlines()
 
     def chars(n, k):
         if n is None or not 0 < n <= len(lines) or k is None:

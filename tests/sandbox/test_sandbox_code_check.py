@@ -231,3 +231,16 @@ def test_this_interpreters_table_matches_dis():
                     assert co.co_names[ins.arg >> shift] == ins.argval, ins
                     seen += 1
     assert seen > 100
+
+
+def test_a_file_of_many_refusals_is_refused_in_time():
+    """Each problem's position is looked up once per code object, and the list is capped: a
+    file of 20,000 refusals (the parent's validation skipped) was a CPU-limit kill, its
+    positions found by walking the code's position table once per problem."""
+    src = "def f(x):\n" + "".join(f"    y{i} = x.__class__\n" for i in range(20000)) \
+        + "    return 1\n"
+    res = sandbox._execute(src, "f", {"x": 1}, filename="s.py", validate=True,
+                           limits=Limits())
+    assert res.status == "refused", (res.status, res.message)
+    assert 0 < len(res.problems) <= 100
+    assert [(p.code, p.line) for p in res.problems[:2]] == [("SS201", 2), ("SS201", 3)]
