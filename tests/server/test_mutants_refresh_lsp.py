@@ -56,17 +56,7 @@ async def test_a_save_refreshes_on_the_run_on_save_baseline(client, ws):
     edited = STEP.replace("limit = Decimal(limit)\n    approved = amount <= limit",
                           f"{name} = Decimal(str(limit))\n    approved = amount <= {name}")
     assert edited != STEP
-    change(client, u, edited)
-    path.write_text(edited)
-    before = len(client.custom.get("stepsmith/mutantResults", []))
-    client.text_document_did_save(T.DidSaveTextDocumentParams(
-        text_document=T.TextDocumentIdentifier(uri=u)))
-    loop = asyncio.get_running_loop()
-    end = loop.time() + 120
-    while len(client.custom.get("stepsmith/mutantResults", [])) <= before:
-        assert loop.time() < end, "no refresh after the save"
-        await asyncio.sleep(0.05)
-    summary = plain(client.custom["stepsmith/mutantResults"][-1])["summary"]
+    summary = await _saved(client, u, path, edited)
     assert summary["baseline_runs"] == 0  # the run-on-save's runs were the baseline
     assert summary["fixture_runs"] > 0  # judged again, not from the cache
     # the same verdicts as a fresh `stepsmith mutants` run of the saved text
