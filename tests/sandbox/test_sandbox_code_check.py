@@ -244,3 +244,16 @@ def test_a_file_of_many_refusals_is_refused_in_time():
     assert res.status == "refused", (res.status, res.message)
     assert 0 < len(res.problems) <= 100
     assert [(p.code, p.line) for p in res.problems[:2]] == [("SS201", 2), ("SS201", 3)]
+
+
+@pytest.mark.parametrize(("src", "code", "line"), [
+    ("def f():\n    return (1 +\n", "SS001", 2),  # a syntax error
+    ("def f():\n    return 1\x00\n", "SS001", 1),  # a NUL byte
+    ("def f():\n    return 1\n" + "#" * (1024 * 1024), "SS002", 1),  # past the size cap
+], ids=["syntax", "nul", "size"])
+def test_bad_bytes_are_refused_inside_with_a_position(src, code, line):
+    """The parent's validation skipped: what compile() cannot take is a refusal with the
+    rule and where, never an error of the harness nor a run."""
+    res = sandbox._execute(src, "f", {}, filename="s.py", validate=True, limits=Limits())
+    assert res.status == "refused", (res.status, res.message)
+    assert [(p.code, p.line) for p in res.problems] == [(code, line)], res.problems
