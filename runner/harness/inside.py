@@ -194,7 +194,7 @@ def _compiled():
     except BaseException as exc:
         if not REQ["validate"]:
             return None, _error_result(exc)
-        syntax = isinstance(exc, SyntaxError)  # a NUL byte too, on 3.11.4+ and 3.13
+        syntax = isinstance(exc, SyntaxError)  # a NUL byte too (3.11.7 and 3.13 both say so)
         line = (getattr(exc, "lineno", None) or 1) if syntax else 1
         offset = (getattr(exc, "offset", None) or 1) if syntax else 1
         return None, {"status": "refused", "problems": [{
