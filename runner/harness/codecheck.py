@@ -4,7 +4,7 @@ is checked before anything executes (fail closed).
 Part of the harness (inside.py): runs INSIDE the sandbox, in the harness's own namespace.
 `bundle()` compiles the harness parts and inside.py as one module, this file's body first:
 definitions only (tests/sandbox/test_sandbox_startup.py), so the names they use (`CHECK`,
-`REQ`, `_SOURCE`) are the harness's globals, resolved when called.
+`_SOURCE`) are the harness's globals, resolved when called.
 
 The parent validates the source with the whole dialect (validator/). This is the second,
 independent layer: a check of the code objects themselves, which needs no `ast` (running the
@@ -34,14 +34,15 @@ _MAX_PROBLEMS = 100
 _CACHE = {}  # per check: the source's lines, each code object's position table
 
 
-def _check_code(code):
-    """Problems (dicts, as the validator reports them) of `code` and the code inside it."""
+def _check_code(code, network):
+    """Problems (dicts, as the validator reports them) of `code` and the code inside it.
+    `network`: the request allows the network modules (its `allow_urllib`)."""
     _CACHE.clear()
     C = CHECK
     kinds, consts_ops, ext, cache = C["names"], C["consts"], C["extended_arg"], C["cache"]
     build_class, match_class = C["build_class"], C["match_class"]
     async_flags = C["async_flags"]
-    allowed = C["allowed"] | (C["network"] if REQ.get("allow_urllib") else frozenset())
+    allowed = C["allowed"] | (C["network"] if network else frozenset())
     CodeType = type(code)
     out = []
     todo = [code]

@@ -21,7 +21,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from . import launcher
+from . import launcher, namespaces
 from .cmdline import Unavailable, command, interpreter, layout  # noqa: F401  (their old home)
 
 
@@ -98,6 +98,11 @@ class Started:
 
     proc: subprocess.Popen
     info_r: int  # read end of bwrap's --info-fd
+    # once bwrap has named the sandbox's pid 1 (`settle`, or drive's loop): its pidfd and
+    # its namespaces, held until the call ends (namespaces.py)
+    init_pidfd: int | None = None
+    held: tuple[int, ...] = ()
+    pending: bytes = b""  # what `settle` read of --info-fd before bwrap finished reporting
 
 
 def spawn(cmd: list[str], pass_fds: tuple[int, ...], interp=None) -> Started:
@@ -122,6 +127,27 @@ def spawn(cmd: list[str], pass_fds: tuple[int, ...], interp=None) -> Started:
     finally:
         os.close(info_w)
     return Started(proc, info_r)
+
+
+def settle(started: Started, timeout: float = 5.0) -> None:
+    """Wait until bwrap has named the sandbox's pid 1, then open its pidfd and hold its
+    namespaces: a spare does this while it waits, not on the path of the call that takes
+    it."""
+    if started.init_pidfd is not None:
+        return
+    _wait_readable(started.info_r, timeout)
+    info = _read_rest(started.info_r, bytearray())
+    if b"}" in info:
+        _adopt(started, info)
+    else:  # not reported yet (or bwrap failed): drive reads the rest and decides
+        started.pending = info
+
+
+def _adopt(started: Started, info: bytes) -> None:
+    m = _CHILD_PID.search(info)
+    started.init_pidfd = _open_init_pidfd(info)
+    if m and started.init_pidfd is not None:
+        started.held = namespaces.hold(int(m.group(1)), started.init_pidfd)
 
 
 def discard(started: Started) -> None:
@@ -153,8 +179,8 @@ def drive(started: Started, stdin: bytes, *, wall: float, output_cap: int,
     if group is not None and not group._add(pid):
         _kill(pid)  # its run was cancelled meanwhile
     in_fd, out_fd, err_fd = proc.stdin.fileno(), proc.stdout.fileno(), proc.stderr.fileno()
-    info = bytearray()
-    init_pidfd = None
+    info = bytearray(started.pending)
+    init_pidfd = started.init_pidfd
     deadline = start + wall
     out = bytearray()
     err = bytearray()
@@ -182,7 +208,7 @@ def drive(started: Started, stdin: bytes, *, wall: float, output_cap: int,
             poller.register(in_fd, select.POLLOUT)
         else:
             proc.stdin.close()
-        for fd in (info_r, out_fd, err_fd):
+        for fd in ((out_fd, err_fd) if init_pidfd is not None else (info_r, out_fd, err_fd)):
             poller.register(fd, _IN)
         if pidfd is not None:
             poller.register(pidfd, select.POLLIN)
@@ -221,7 +247,8 @@ def drive(started: Started, stdin: bytes, *, wall: float, output_cap: int,
                     info += chunk
                     if not chunk or b"}" in info:
                         poller.unregister(info_r)
-                        init_pidfd = _open_init_pidfd(bytes(info))
+                        _adopt(started, bytes(info))
+                        init_pidfd = started.init_pidfd
                 else:
                     try:
                         chunk = os.read(fd, 65536)
@@ -252,7 +279,8 @@ def drive(started: Started, stdin: bytes, *, wall: float, output_cap: int,
         # takes every other process of the namespace with it.
         if init_pidfd is None:
             info += _read_rest(info_r, info)
-            init_pidfd = _open_init_pidfd(bytes(info))
+            _adopt(started, bytes(info))
+            init_pidfd = started.init_pidfd
         _kill(pid, init_pidfd)
         if init_pidfd is not None:
             _wait_readable(init_pidfd, 3.0)
@@ -274,6 +302,9 @@ def drive(started: Started, stdin: bytes, *, wall: float, output_cap: int,
                 pass
         if pidfd is not None:
             os.close(pidfd)
+        # pid 1 is gone and bwrap reaped: what is left is the empty namespaces' teardown
+        namespaces.release(started.held)
+        started.held = ()
         if group is not None:
             group._discard(pid)
     return Outcome(bytes(out), bytes(err), proc.returncode, wall_killed, output_killed,

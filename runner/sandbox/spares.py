@@ -130,6 +130,7 @@ class Pool:
             spare = process.spawn(cmd, (sfd, hfd), interp)
         finally:
             os.close(sfd)  # bwrap holds its own copy until it has loaded the filter
+        process.settle(spare)  # its pid 1's pidfd and namespaces, off the taking call's path
         return spare, b["sha256"]
 
     def _refill(self) -> None:

@@ -33,11 +33,11 @@ from test_hostile_snippets import HOSTILE, HOSTILE_FILES, in_step  # noqa: E402
 CODECHECK = (REPO / "runner" / "harness" / "codecheck.py").read_text()
 
 #: Runs codecheck.py BY an interpreter, on its own compile() of each source, as the harness
-#: does (its globals: CHECK, REQ, _SOURCE); answers each source's problems as (code, line).
+#: does (its globals: CHECK, _SOURCE); answers each source's problems as (code, line).
 DRIVER = r"""
 import marshal, sys
 check_src, table, sources, urllib = marshal.loads(sys.stdin.buffer.read())
-ns = {"CHECK": marshal.loads(table), "REQ": {"allow_urllib": urllib}}
+ns = {"CHECK": marshal.loads(table)}
 exec(compile(check_src, "codecheck.py", "exec"), ns)
 out = []
 for src in sources:
@@ -47,7 +47,7 @@ for src in sources:
     except SyntaxError:
         out.append(None)
         continue
-    out.append([(p["code"], p["line"]) for p in ns["_check_code"](code)])
+    out.append([(p["code"], p["line"]) for p in ns["_check_code"](code, urllib)])
 sys.stdout.buffer.write(marshal.dumps(out, 4))
 """
 
