@@ -298,16 +298,6 @@ def _with_violations(res):
     return res
 
 
-#: What a spare compiles and checks while it waits, so the parser, compiler and code check
-#: a step needs are loaded and warm when its request comes (cold, the first compile and
-#: check of a two-line step took ~0.2 ms). Our own constant code: nothing of it is kept.
-_WARM = (
-    "def step(rows, limit=1):\n"
-    "    kept = [r for r in rows if r['amount'] <= limit]\n"
-    "    return {'n': len(kept), 'total': sum(r['amount'] for r in kept), 'note': f'{limit}'}\n"
-)
-
-
 def _take_request():
     """The request's globals (a spare reads its request only now, when taken). The pinned clock, the local zone and the granted
     connections' variables arrive with it: libfaketime re-reads FAKETIME on every clock call
@@ -317,9 +307,11 @@ def _take_request():
     global REQ, _STEP_FILE, _SOURCE
     if REQ is None:
         try:  # what every run needs, loaded while the spare waits: `resource` for the
-            # limits, the parser, compiler and code check warm (`_WARM`)
+            # limits, compile()'s one-time set-up (forkserver.py `_warm`; compiling and
+            # checking a step-shaped text here too cost fresh sandboxes 0.03 of the floor's
+            # CPU ratio and gained a spare nothing measurable)
             _RESOURCE.append(_import_resource())
-            _check_code(compile(_WARM, "<warm>", "exec", dont_inherit=True), False)
+            compile("pass", "<warm>", "exec", dont_inherit=True)
         except BaseException:  # noqa: S110 - then the run itself pays for them
             pass
         REQ = marshal.loads(_READ(int.from_bytes(_READ(8), "big")))

@@ -90,6 +90,9 @@ class Outcome:
     output_killed: bool
     duration_s: float
     cpu_s: float | None
+    # from the hand-off to the last byte of stdout (the result) read; the rest of
+    # duration_s is the sandbox's teardown, waited for (bench/sandbox.py reports both)
+    result_s: float | None = None
 
 
 @dataclass
@@ -186,6 +189,7 @@ def drive(started: Started, stdin: bytes, *, wall: float, output_cap: int,
     err = bytearray()
     err_total = 0
     wall_killed = output_killed = False
+    result_at = None
     pidfd = None
     poller = select.poll()
     try:
@@ -260,6 +264,7 @@ def drive(started: Started, stdin: bytes, *, wall: float, output_cap: int,
                         continue
                     if fd == out_fd:
                         out += chunk
+                        result_at = time.monotonic()
                     else:
                         err_total += len(chunk)
                         room = stderr_cap - len(err)
@@ -308,7 +313,8 @@ def drive(started: Started, stdin: bytes, *, wall: float, output_cap: int,
         if group is not None:
             group._discard(pid)
     return Outcome(bytes(out), bytes(err), proc.returncode, wall_killed, output_killed,
-                   time.monotonic() - start, cpu)
+                   time.monotonic() - start, cpu,
+                   None if result_at is None else result_at - start)
 
 
 _CHILD_PID = re.compile(rb'"child-pid"\s*:\s*(\d+)')
