@@ -22,6 +22,7 @@ from __future__ import annotations
 import atexit
 import os
 import queue
+import signal
 import threading
 
 # the user namespace is kept alive by the others anyway; the cgroup and time namespaces
@@ -49,8 +50,6 @@ def hold(pid: int, pidfd: int | None) -> tuple[int, ...]:
         except OSError:
             break
     try:  # still the same process: then the fds are its namespaces
-        import signal
-
         signal.pidfd_send_signal(pidfd, 0)
     except OSError:
         _close(tuple(fds))
