@@ -102,6 +102,11 @@ def _spares(jobs: int | None) -> bool:
     return False
 
 
+def _n(count: int, word: str) -> str:
+    """`count` and `word`, plural unless it is one ("1 baseline run", "2 mutants")."""
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
 def _where(m) -> str:
     return f"{m.path}:{m.line}:{m.column + 1}"
 
@@ -118,7 +123,7 @@ def _print_text(report, *, verbose: bool) -> None:
         if m.status == "killed" and not verbose:
             continue
         shown += 1
-        ran = f"{m.fixtures_run} fixture{'s' if m.fixtures_run != 1 else ''} ran"
+        ran = f"{_n(m.fixtures_run, 'fixture')} ran"
         if m.status == "survived":
             print(f"survived  {_where(m)}  {_change(m)}  ({ran})")
             print(f"          {m.hint}")
@@ -128,7 +133,7 @@ def _print_text(report, *, verbose: bool) -> None:
             note = f" ({m.note})" if m.note else ""
             print(f"{m.status:<9} {_where(m)}  {_change(m)}  by {m.killed_by}{note}")
     for o in report.opted_out:
-        print(f"opted out {o.path}:{o.line}  ({o.mutants} mutant{'s' if o.mutants != 1 else ''}"
+        print(f"opted out {o.path}:{o.line}  ({_n(o.mutants, 'mutant')}"
               f", # stepsmith: no-mutate)  {o.text}")
     for note in report.notes:
         print(f"note: {note}")
@@ -143,12 +148,11 @@ def _summary_line(report, verbose: bool = True) -> str:
     extra = f", {report.refused} refused by the validator" if report.refused else ""
     cached = sum(m.cached for m in report.mutants)
     tail = " (cancelled)" if report.cancelled else ""
-    timeouts = f"{c['timeout']} timeout{'s' if c['timeout'] != 1 else ''}"
-    errors = f"{c['error']} error{'s' if c['error'] != 1 else ''}"
-    return (f"{len(report.mutants)} mutants: {killed}, {c['survived']} survived, "
-            f"{timeouts}, {errors}{extra}; {report.score:.1f}% noticed "
-            f"in {report.seconds:.2f}s ({s['baseline_runs']} baseline runs, "
-            f"{s['fixture_runs']} mutant runs, {cached} from the cache){tail}")
+    return (f"{_n(len(report.mutants), 'mutant')}: {killed}, {c['survived']} survived, "
+            f"{_n(c['timeout'], 'timeout')}, {_n(c['error'], 'error')}{extra}; "
+            f"{report.score:.1f}% noticed in {report.seconds:.2f}s "
+            f"({_n(s['baseline_runs'], 'baseline run')}, {_n(s['fixture_runs'], 'mutant run')}, "
+            f"{cached} from the cache){tail}")
 
 
 class _Progress:

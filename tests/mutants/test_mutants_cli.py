@@ -311,3 +311,19 @@ def test_a_wall_limit_verdict_is_asked_again_next_time(kit, wf, monkeypatch):
     second = run_mutants(MutantsRequest(paths=["wf"], jobs=1))
     timed_out = [m for m in second.mutants if m.status == "killed"]
     assert timed_out and all(m.cached == 0 for m in timed_out)  # judged again, not cached
+
+
+def test_the_summary_line_counts_in_english(kit, tmp_path, capsys, monkeypatch):
+    # one mutant, one baseline run, one mutant run: singular, as the other counts already are
+    monkeypatch.chdir(tmp_path)
+    one = '''def flag(n):\n    return n\n'''
+    kit.write_workflow(tmp_path / "wf", _manifest(kit, [{
+        "id": "flag", "explanation": "Pass the number on.", "code": "steps/flag.py:flag",
+        "inputs": {"n": "sources.numbers"}}]), {"steps/flag.py": one},
+        {"flag/one": {"inputs": {"n": 3}, "evaluation_time": AT,
+                      "expected": {"output": 3, "effects": []}}})
+    code, out, _ = kit.cli(capsys, "mutants", "wf", "--no-cache")
+    last = out.strip().splitlines()[-1]
+    assert last.startswith("1 mutant: 1 killed"), out
+    assert "(1 baseline run, 1 mutant run, 0 from the cache)" in last, last
+    assert code == 0

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from docblocks import fenced
+from docblocks import console_blocks, fenced, run_console
 
 REPO = Path(__file__).resolve().parents[2]
 GUIDE = REPO / "docs" / "guide.md"
@@ -63,3 +63,22 @@ def test_every_shell_block_of_the_guide_runs_as_written(tmp_path):
     assert '"USD": "1.26"' in (wf / "fixtures" / "rates" / "today.json").read_text()
     assert not list((wf / ".stepsmith" / "pending").rglob("*.json"))
     assert "6 passed, 2 recorded" in p.stdout
+
+
+def _untimed(lines: list[str]) -> list[str]:
+    """Output lines with their timings blanked (`in 0.23s`, `(23 ms)`): the rest must match."""
+    return [re.sub(r"\bin \d+\.\d+s\b|\(\d+ ms\)", "<time>", line) for line in lines]
+
+
+def test_the_fixture_strength_section_prints_what_it_shows(tmp_path):
+    # docs/guide.md section 8: the boundary survivor, the fixture that kills it, the cache
+    text = GUIDE.read_text()
+    blocks = console_blocks(text)
+    commands = [c for b in blocks for c in b.commands]
+    assert [c.line.split()[1] for c in commands] == ["mutants", "record", "mutants"]
+    # the step the page shows is the step the commands run
+    (shown_step,) = re.findall(r"^```python\n(def approve.*?)^```", text, re.S | re.M)
+    assert shown_step in blocks[0].setup
+    errors = run_console(blocks, tmp_path)
+    for c in commands:
+        assert _untimed(c.printed) == _untimed(c.shown), (c.line, c.printed, errors[-3000:])
