@@ -29,8 +29,8 @@ import threading
 # cost nothing to tear down (measured: no change)
 KINDS = ("mnt", "net", "ipc", "uts", "pid")
 # past this many waiting, the caller closes its own (a closer that cannot keep up must
-# not let empty namespaces pile up: each holds kernel memory)
-MAX_WAITING = 64
+# not let empty namespaces pile up: each holds kernel memory, and five of the runner's fds)
+MAX_WAITING = 16
 
 _queue: queue.SimpleQueue = queue.SimpleQueue()  # fd tuples, or an Event (drain)
 _lock = threading.Lock()
