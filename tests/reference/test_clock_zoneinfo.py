@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 from datetime import UTC, datetime, time, timedelta
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -266,6 +267,28 @@ def test_a_spare_started_before_its_request_gets_the_zone():
             assert pid not in pool.pids()  # the run took the spare
     finally:
         spares.disable()
+
+
+def test_the_zone_a_spare_sets_while_it_waits_is_the_default_one():
+    """A spare sets TZ to the zone of a request that names none before its request comes
+    (inside.py `_DEFAULT_ZONE`), so such a run re-reads nothing: the two must agree, or every
+    run pays the tzset again (still right: the request's zone is set whenever it differs)."""
+    import re
+
+    from stepsmith.runner.sandbox.request import tz_variable
+
+    inside = (Path(__file__).resolve().parents[2] / "runner/harness/inside.py").read_text()
+    (default,) = re.findall(r'^_DEFAULT_ZONE = b"(.*)"$', inside, re.M)
+    assert default == tz_variable(None, None)
+
+
+def test_a_run_after_the_default_zone_is_in_its_own_zone_and_back():
+    """Fresh sandboxes in turn: UTC (the zone already set while waiting), London, UTC again."""
+    src = "import datetime\ndef f():\n    return datetime.datetime.now().isoformat()\n"
+    at = "2026-07-01T12:00:00+00:00"
+    got = [run_step(src, "f", {}, evaluation_time=at, timezone=tz).output
+           for tz in (None, "Europe/London", "UTC")]
+    assert got == ["2026-07-01T12:00:00", "2026-07-01T13:00:00", "2026-07-01T12:00:00"]
 
 
 @pytest.mark.parametrize("at", ["1960-05-01T12:00:00+00:00", "1969-12-31T23:59:59+00:00"])
