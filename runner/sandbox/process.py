@@ -147,10 +147,16 @@ def settle(started: Started, timeout: float = 5.0) -> None:
 
 
 def _adopt(started: Started, info: bytes) -> None:
+    """From bwrap's --info-fd report: the pidfd of the sandbox's pid 1, and its namespaces
+    held (nothing when it named none, or that process is already gone)."""
     m = _CHILD_PID.search(info)
-    started.init_pidfd = _open_init_pidfd(info)
-    if m and started.init_pidfd is not None:
-        started.held = namespaces.hold(int(m.group(1)), started.init_pidfd)
+    if not m:
+        return
+    try:
+        started.init_pidfd = os.pidfd_open(int(m.group(1)))
+    except (AttributeError, OSError):  # already gone (or no pidfd support)
+        return
+    started.held = namespaces.hold(int(m.group(1)), started.init_pidfd)
 
 
 def discard(started: Started) -> None:
@@ -290,6 +296,7 @@ def drive(started: Started, stdin: bytes, *, wall: float, output_cap: int,
         if init_pidfd is not None:
             _wait_readable(init_pidfd, 3.0)
             os.close(init_pidfd)
+            started.init_pidfd = None
         os.close(info_r)
         cpu = None
         status = None
@@ -331,16 +338,6 @@ def _grow_pipe(fd: int, size: int) -> None:
         fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, min(size, 1 << 20))
     except (ImportError, AttributeError, OSError):
         pass
-
-
-def _open_init_pidfd(info: bytes) -> int | None:
-    m = _CHILD_PID.search(info)
-    if not m:
-        return None
-    try:
-        return os.pidfd_open(int(m.group(1)))
-    except (AttributeError, OSError):  # already gone (or no pidfd support)
-        return None
 
 
 def _wait_readable(fd: int, timeout: float) -> None:

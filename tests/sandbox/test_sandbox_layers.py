@@ -8,6 +8,10 @@ that another layer would otherwise hide, failing when that one flag is removed.
   root, the host-identity layer taken away.
 - `--new-session`: the step is the leader of a session of its own (pid 1 of its namespace), so
   no terminal the runner has is its controlling terminal (TIOCSTI cannot type into it).
+- the parent's SIGKILL to the sandbox's pid 1 through its pidfd (process.py): pid 1 is not in
+  bwrap's process group (its own session), so the group kill never reaches it, and
+  `--die-with-parent` would hide the missing kill; without that flag, a step that outlives
+  its wall deadline is still gone when the call returns.
 """
 
 from __future__ import annotations
@@ -16,7 +20,8 @@ import os
 import subprocess
 
 import pytest
-from stepsmith.runner.sandbox import cmdline, run_unvalidated, seccomp
+from sandbox_kit import new_marker, sandbox_pids_with
+from stepsmith.runner.sandbox import Limits, cmdline, run_unvalidated, seccomp
 
 pytestmark = pytest.mark.usefixtures("sandbox")
 
@@ -59,3 +64,23 @@ def f():
     res = run_unvalidated(src, "f", {})
     assert res.status == "ok", (res.status, res.message, res.error)
     assert res.output == {"pid": 1, "sid": 1, "pgid": 1, "setsid": "already a leader"}
+
+
+def test_the_parents_kill_reaches_pid_1_without_the_death_signal(monkeypatch):
+    real = cmdline.command
+
+    def command(**kw):
+        argv = real(**kw)
+        argv.remove("--die-with-parent")  # the other layer, taken away
+        return argv
+
+    monkeypatch.setattr(cmdline, "command", command)
+    marker = new_marker()
+    src = "import os\ndef f():\n    r, w = os.pipe()\n    os.read(r, 1)\n"  # forever
+    res = run_unvalidated(src, "f", {}, connections={"probe": marker},
+                          limits=Limits(wall_seconds=1.0))
+    left = sandbox_pids_with(marker)
+    for pid in left:  # (only when the kill failed: leave nothing behind)
+        os.kill(pid, 9)
+    assert res.status == "wall_limit", res
+    assert left == []

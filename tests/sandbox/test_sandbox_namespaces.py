@@ -82,7 +82,7 @@ def test_nothing_stays_held_run_after_run():
     assert _ns_fds() == before
 
 
-def test_every_process_is_gone_when_the_call_returns(released):
+def test_every_process_is_gone_when_the_call_returns(released, monkeypatch):
     # holding its namespaces changes nothing about the sandbox's processes: bwrap is reaped
     # and its pid 1 gone before the call returns
     pids = []
@@ -92,13 +92,8 @@ def test_every_process_is_gone_when_the_call_returns(released):
         pids.append(started.proc.pid)
         return real(started, *a, **k)
 
-    import stepsmith.runner.sandbox.process as proc_mod
-
-    proc_mod.drive = drive
-    try:
-        res = run_unvalidated("import os\ndef f():\n    return os.getpid()\n", "f", {})
-    finally:
-        proc_mod.drive = real
+    monkeypatch.setattr(process, "drive", drive)
+    res = run_unvalidated("import os\ndef f():\n    return os.getpid()\n", "f", {})
     assert res.output == 1 and pids and not alive(pids[0])
     assert released  # ... and its namespaces were held up to then
 
